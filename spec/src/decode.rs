@@ -1,0 +1,140 @@
+//! Decoding bytes into the owned [`Section`] model.
+//!
+//! Fails with the first malformed-class violation. Allocation is bounded by the input: the
+//! FDE count is checked against the bytes before anything is reserved, every FRE consumes at
+//! least two bytes of input, and function data blocks are checked to be disjoint as they are
+//! read (rule FDE-BLOCKS-DISJOINT), so no two functions can re-read the same bytes.
+
+use crate::constants::*;
+use crate::error::Violation;
+use crate::model::{Fre, Function, ReservedBits, Section};
+use crate::read::{FdeRef, SectionRef};
+use crate::rules::Rule;
+use std::collections::BTreeMap;
+
+/// Decode a whole section.
+pub fn decode(data: &[u8]) -> Result<Section, Violation> {
+    let s = SectionRef::parse(data)?;
+    let h = *s.header();
+    let aux_header = data.get(HEADER_SIZE..h.size()).unwrap_or_default().to_vec();
+    let mut functions = Vec::with_capacity(s.num_fdes());
+    let mut blocks = BlockSet::default();
+    for i in 0..s.num_fdes() {
+        let fde = s.fde(i)?;
+        let (function, block) = decode_function(&s, &fde)?;
+        blocks.insert(block.0, block.1).map_err(|_| {
+            Violation::new(Rule::FdeBlocksDisjoint, fde.offset).at_function(i).found(i64::from(fde.fre_off))
+        })?;
+        functions.push(function);
+    }
+    Ok(Section {
+        version: h.version,
+        endian: s.endian(),
+        flags: h.flags,
+        abi: s.abi(),
+        cfa_fixed_fp_offset: h.cfa_fixed_fp_offset,
+        cfa_fixed_ra_offset: h.cfa_fixed_ra_offset,
+        aux_header,
+        functions,
+    })
+}
+
+/// Decode one function; also returns the absolute `[start, end)` of its data block.
+pub fn decode_function(s: &SectionRef<'_>, fde: &FdeRef) -> Result<(Function, (usize, usize)), Violation> {
+    let version = s.version();
+    let mut fres = Vec::new();
+    let mut iter = s.fres(fde);
+    for fre in iter.by_ref() {
+        let fre = fre?;
+        let datawords = (0..fre.dataword_count())
+            .map(|k| fre.dataword(k).unwrap_or_default() as i32)
+            .collect();
+        fres.push(Fre {
+            start: fre.start,
+            base_reg: fre.base_reg(),
+            mangled_ra: fre.mangled_ra(),
+            dataword_size: fre.dataword_size,
+            datawords,
+        });
+    }
+    let block_start = fde.attr_offset.unwrap_or(fde.data_start);
+    let block_end = iter.position();
+    let function = Function {
+        start: fde.start,
+        size: fde.size,
+        fre_type: fde.fre_type,
+        pc_type: fde.pc_type(),
+        fde_type: fde.fde_type,
+        pauth_key: fde.pauth_key(),
+        signal: fde.signal(version),
+        rep_size: fde.rep_size,
+        reserved: ReservedBits {
+            info: fde.info_unused_bits(version),
+            info2: fde.info2_unused_bits(),
+            padding: fde.padding,
+        },
+        fre_offset: Some(fde.fre_off),
+        fres,
+    };
+    Ok((function, (block_start, block_end)))
+}
+
+/// Disjoint half-open intervals; empty intervals are accepted and never overlap.
+#[derive(Default)]
+pub(crate) struct BlockSet {
+    by_start: BTreeMap<usize, usize>,
+}
+
+impl BlockSet {
+    /// Insert `[start, end)`; `Err(other_start)` when it overlaps a block already there.
+    pub(crate) fn insert(&mut self, start: usize, end: usize) -> Result<(), usize> {
+        if end <= start {
+            return Ok(());
+        }
+        if let Some((&s, &e)) = self.by_start.range(..=start).next_back() {
+            if e > start {
+                return Err(s);
+            }
+        }
+        if let Some((&s, _)) = self.by_start.range(start..).next() {
+            if s < end {
+                return Err(s);
+            }
+        }
+        self.by_start.insert(start, end);
+        Ok(())
+    }
+
+    /// Bytes of `[lo, hi)` not covered by any block, as `(start, len)` gaps.
+    pub(crate) fn gaps(&self, lo: usize, hi: usize) -> Vec<(usize, usize)> {
+        let mut gaps = Vec::new();
+        let mut cursor = lo;
+        for (&s, &e) in &self.by_start {
+            if s > cursor {
+                gaps.push((cursor, s - cursor));
+            }
+            cursor = cursor.max(e);
+        }
+        if hi > cursor {
+            gaps.push((cursor, hi - cursor));
+        }
+        gaps
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BlockSet;
+
+    #[test]
+    fn block_set_detects_overlap_and_gaps() {
+        let mut b = BlockSet::default();
+        assert!(b.insert(10, 20).is_ok());
+        assert!(b.insert(20, 25).is_ok());
+        assert!(b.insert(5, 5).is_ok());
+        assert_eq!(b.insert(19, 21), Err(10));
+        assert_eq!(b.insert(0, 11), Err(10));
+        assert_eq!(b.insert(24, 30), Err(20));
+        assert_eq!(b.gaps(0, 30), vec![(0, 10), (25, 5)]);
+    }
+}

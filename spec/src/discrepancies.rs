@@ -1,0 +1,256 @@
+//! Disagreements between the texts (manual against manual, manual against `sframe.h`, a
+//! manual against itself), kept as data, with the reading the reference implementation takes.
+//!
+//! `sframe-conform rules --discrepancies` prints them; the corpus tests add the ones found by
+//! comparing each release's `sframe.h` with the constants of this crate.
+
+/// One quoted place in a text.
+#[derive(Debug, Clone, Copy)]
+pub struct Citation {
+    pub file: &'static str,
+    pub place: &'static str,
+    pub quote: &'static str,
+}
+
+/// A disagreement between texts.
+#[derive(Debug, Clone, Copy)]
+pub struct Discrepancy {
+    pub id: &'static str,
+    pub topic: &'static str,
+    pub versions: &'static [u8],
+    pub citations: &'static [Citation],
+    /// What the reference reader does, and why.
+    pub resolution: &'static str,
+}
+
+const V1T: &str = "sframe-spec-v1.texi";
+const V1H: &str = "sframe-v1.h";
+const V2T: &str = "sframe-spec-v2.info.txt";
+const V3T: &str = "sframe-spec-v3.txt";
+
+const fn c(file: &'static str, place: &'static str, quote: &'static str) -> Citation {
+    Citation { file, place, quote }
+}
+
+/// Every known discrepancy.
+pub const DISCREPANCIES: &[Discrepancy] = &[
+    Discrepancy {
+        id: "D-V1-ADDR-LIMIT-MACROS",
+        topic: "SFRAME_FRE_TYPE_ADDR*_LIMIT macros evaluate to 8, 16 and 32, not the limits their comments state",
+        versions: &[1],
+        citations: &[
+            c(V1H, "SFRAME_FRE_TYPE_ADDR1_LIMIT", "Upper limit of start address in sframe_frame_row_entry_addr1 is 0x100 (not inclusive). */ #define SFRAME_FRE_TYPE_ADDR1_LIMIT ((SFRAME_FRE_TYPE_ADDR1 + 1) * 8)"),
+            c(V1H, "SFRAME_FRE_TYPE_ADDR2_LIMIT", "is 0x10000 (not inclusive). */ #define SFRAME_FRE_TYPE_ADDR2_LIMIT ((SFRAME_FRE_TYPE_ADDR2 * 2) * 8)"),
+            c(V1H, "SFRAME_FRE_TYPE_ADDR4_LIMIT", "is 0x100000000 (not inclusive). */ #define SFRAME_FRE_TYPE_ADDR4_LIMIT ((SFRAME_FRE_TYPE_ADDR4 * 2) * 8)"),
+        ],
+        resolution: "The macros compute the field width in bits (8, 16, 32). The reference uses the limits the comments and the manuals' FRE type tables state: 0x100, 0x10000, 0x100000000.",
+    },
+    Discrepancy {
+        id: "D-V1-FUNC-START",
+        topic: "what sfde_func_start_address is relative to",
+        versions: &[1, 2],
+        citations: &[
+            c(V1T, "SFrame FDE table", "Signed 32-bit integral field denoting the virtual memory address of the described function."),
+            c(V1H, "sframe_func_desc_entry", "Function start address. Encoded as a signed offset, relative to the beginning of the current FDE."),
+            c(V2T, "2.3 table", "Signed 32-bit integral field denoting the virtual memory address of the described function."),
+            c(V3T, "1.3 [Errata 1]", "if unset, sfde_func_start_offset field contains the offset in bytes to the start PC of the associated function from the start of the SFrame section."),
+        ],
+        resolution: "Without SFRAME_F_FDE_FUNC_START_PCREL (and always in v1, which has no such flag) the reference reads the field as an offset from the start of the section, as the v3 manual's account of v2 Errata 1 says; an int32 cannot hold a 64-bit virtual address, and 'relative to the current FDE' is what the PCREL flag was introduced to say.",
+    },
+    Discrepancy {
+        id: "D-V1V2-FRE-OFF-BASE",
+        topic: "what sfde_func_start_fre_off is relative to",
+        versions: &[1, 2],
+        citations: &[
+            c(V1T, "SFrame FDE", "This offset is relative to the end of the SFrame FDE sub-section"),
+            c(V1T, "SFrame FDE table", "Unsigned 32-bit integral field specifying the offset in bytes of the function's first SFrame FRE in the SFrame section."),
+            c(V1H, "sframe_func_desc_entry", "Offset of the first SFrame Frame Row Entry of the function, relative to the beginning of the SFrame Frame Row Entry sub-section."),
+            c(V3T, "2.3.1", "This offset is relative to the beginning of the SFrame FRE sub-section."),
+        ],
+        resolution: "Relative to the start of the FRE sub-section (header comment, v3 manual; the same as 'end of the FDE sub-section' when the sub-sections tile, rule HDR-FDE-TILES).",
+    },
+    Discrepancy {
+        id: "D-V1-PCMASK-FORMULA",
+        topic: "how a PC-mask FDE's FREs match a PC",
+        versions: &[1, 2, 3],
+        citations: &[
+            c(V1H, "SFRAME_FDE_TYPE_PCMASK", "Unwinders perform a (PC & FRE_START_ADDR_AS_MASK >= FRE_START_ADDR_AS_MASK) to look up a matching FRE."),
+            c(V2T, "2.3.2", "(PC % REP_BLOCK_SIZE >= FRE_START_ADDR) to look up a matching FRE."),
+            c(V3T, "2.3.3.1", "(PC % REP_BLOCK_SIZE >= FRE_START_ADDR) to look up a matching FRE."),
+        ],
+        resolution: "Each version as its own text says: v1 masks by bitwise AND with the FRE's start address (v1 has no repetition block size), v2 and v3 by the remainder modulo sfde_func_rep_size. PC is taken relative to the function's start in both.",
+    },
+    Discrepancy {
+        id: "D-V1-PAUTH-BIT",
+        topic: "bit 5 of the v1 FDE info byte",
+        versions: &[1],
+        citations: &[
+            c(V1T, "The SFrame FDE info word", "@item 7--5 @tab @code{unused} @tab Unused bits."),
+            c(V1H, "sframe_func_desc_entry", "1-bit: PAC authorization A/B key (aarch64)."),
+        ],
+        resolution: "The header (the code producers and libsframe compile against) wins: bit 5 is the PAuth key in v1 too; bits 7-6 are unused.",
+    },
+    Discrepancy {
+        id: "D-V2-CURRENT-VERSION",
+        topic: "the v2 manual names version 1 as current",
+        versions: &[2],
+        citations: &[
+            c(V2T, "2.1 table", "Current version is ‘SFRAME_VERSION_1’."),
+            c(V2T, "2.1.2", "‘SFRAME_VERSION_2’ 2        Current version, under development."),
+        ],
+        resolution: "Editorial: version 2 is current in that manual.",
+    },
+    Discrepancy {
+        id: "D-V2-ABI-S390X",
+        topic: "s390x in version 2",
+        versions: &[2],
+        citations: &[
+            c(V2T, "2.2.1", "There are currently three identifiable ABI/arch values in the format."),
+            c(V3T, "1.3 [Errata 1]", "Add a new ABI/arch identifier SFRAME_ABI_S390X_ENDIAN_BIG for the s390 architecture (64-bit) s390x ABI."),
+        ],
+        resolution: "Version 2 is modelled with its errata: ABI id 4 is defined in v2 and v3, not in v1.",
+    },
+    Discrepancy {
+        id: "D-V2-COUNT-ZERO",
+        topic: "data-word (offset) count 0",
+        versions: &[1, 2],
+        citations: &[
+            c(V2T, "2.4", "The first offset is always used to locate the CFA"),
+            c(V3T, "1.3 [Errata 2]", "An offset count of zero in the SFrame FRE info byte indicates that the return address (RA) is undefined for the range of PCs covered by the SFrame FRE."),
+        ],
+        resolution: "v2 is modelled with Errata 2 (count 0: RA undefined, outermost frame); v1 has no erratum, so count 0 breaks FRE-COUNT-ZERO-V1.",
+    },
+    Discrepancy {
+        id: "D-COUNT-MAX",
+        topic: "largest data-word count",
+        versions: &[1, 2, 3],
+        citations: &[
+            c(V2T, "2.4.1", "A value of upto 3 is allowed to track all three of CFA, FP and RA."),
+            c(V3T, "2.4.1", "Being a 4-bit sized field, a max value of 15 is allowed. Typically, a value of up to 3 is sufficient for most ABIs"),
+        ],
+        resolution: "v1/v2: more than 3 breaks FRE-COUNT-MAX; v3 allows up to 15 in the field, with per-ABI and flex layout rules.",
+    },
+    Discrepancy {
+        id: "D-V3-FLEX-FP-INDEX",
+        topic: "Appendix A's flex pseudocode puts the FP control word at the wrong index",
+        versions: &[3],
+        citations: &[
+            c(V3T, "3.2", "The pair of data words appear in the order: CFA, RA, FP."),
+            c(V3T, "Appendix A", "if (ra_reg_data != SFRAME_FRE_RA_OFFSET_INVALID) ra_offset = sframe_fre_get_offset (fre, 3); fp_tracking_p = fre.num_offsets > 3; fp_data_index = 3; else fp_tracking_p = fre.num_offsets > 4; fp_data_index = 4;"),
+        ],
+        resolution: "Section 3.2 wins: with an RA pair (words 2-3) the FP control word is word 4; with an RA padding word (word 2) it is word 3. The appendix has the two indices swapped (and the RA pair's own offset at index 3 collides with its FP index).",
+    },
+    Discrepancy {
+        id: "D-V3-FLEX-CFA-SIGNED",
+        topic: "the flex CFA control word read as a signed offset",
+        versions: &[3],
+        citations: &[
+            c(V3T, "3.2", "The first data word of the pair is an unsigned integer of size fre_dataword_size."),
+            c(V3T, "Appendix A", "cfa_reg_data = sframe_fre_get_offset (fre, 0);"),
+        ],
+        resolution: "Control words are unsigned (3.2); the reference reads the data word's bits unsigned.",
+    },
+    Discrepancy {
+        id: "D-V3-SORT-KEY",
+        topic: "the sort key of sorted FDEs with PC-relative start offsets",
+        versions: &[2, 3],
+        citations: &[
+            c(V3T, "2.3.1", "If the SFrame header flag SFRAME_F_FDE_SORTED is set, then the entries are sorted by sfdi_func_start_offset"),
+            c(V3T, "2.1.3", "Function Descriptor Entries are sorted on PC."),
+        ],
+        resolution: "With SFRAME_F_FDE_FUNC_START_PCREL the stored field is relative to each entry, so field order is not PC order. The reference requires order by resolved start PC (the flag's meaning).",
+    },
+    Discrepancy {
+        id: "D-V3-NUM-FRES-NAME",
+        topic: "per-function FRE count named after the header's total",
+        versions: &[3],
+        citations: &[c(V3T, "2.2", "For each function, the SFrame FRE sub-section contains the SFrame FDE attribute data and sfh_num_fres number of variable-length array elements.")],
+        resolution: "Per function the count is sfda_func_num_fres; sfh_num_fres is the section's total (rule HDR-NUM-FRES).",
+    },
+    Discrepancy {
+        id: "D-V3-INFO-PARTS",
+        topic: "the v3 FDE info byte is 'split into four parts' but has five",
+        versions: &[3],
+        citations: &[c(V3T, "2.3.3", "The first info byte sfda_func_info is a bitfield split into four parts.")],
+        resolution: "Five fields: signal_p (7), unused (6), pauth_key (5), fde_pctype (4), fre_type (3-0), as the table lists.",
+    },
+    Discrepancy {
+        id: "D-V3-REP-SIZE-NAME",
+        topic: "v3 text refers to the v2 field name for the repetition size and two spellings of PC type names",
+        versions: &[3],
+        citations: &[
+            c(V3T, "2.3.3.1", "REP_BLOCK_SIZE is the size in bytes of the repeating block of program instructions and is encoded via sfde_func_rep_size in the SFrame FDE."),
+            c(V3T, "2.3.3", "SFRAME_FDE_PCTYPE_MASK (1), or SFRAME_FDE_PCTYPE_INC (0)."),
+            c(V3T, "2.3.3.1", "An FDE of PC type SFRAME_V3_FDE_PCTYPE_INC contains FREs"),
+        ],
+        resolution: "In v3 the field is sfda_func_rep_size of the FDE attribute; both macro spellings denote values 0 (INC) and 1 (MASK).",
+    },
+    Discrepancy {
+        id: "D-V1H-FP-OFFSET-TYPO",
+        topic: "v1 header comment interprets the third offset with offset2",
+        versions: &[1],
+        citations: &[c(V1H, "sframe_frame_row_entry comment", "offset3 (intrepreted as FP = CFA + offset2)")],
+        resolution: "FP = CFA + offset3 when RA is tracked (v1 manual 'SFrame FRE').",
+    },
+    Discrepancy {
+        id: "D-FRAME-POINTER-VERSIONS",
+        topic: "versions of SFRAME_F_FRAME_POINTER",
+        versions: &[1, 2, 3],
+        citations: &[
+            c(V2T, "2.1.3", "‘SFRAME_F_FRAME_POINTER’   All        0x2     Functions preserve"),
+            c(V3T, "2.1.3", "SFRAME_F_FRAME_POINTER1-20x2All functions in the object file preserve frame pointer."),
+        ],
+        resolution: "The v3 table is the later text: the flag is defined in v1 and v2 only; set in v3 it breaks HDR-FLAG-VERSION.",
+    },
+    Discrepancy {
+        id: "D-V3-APPENDIX-RA-UNCHANGED",
+        topic: "Appendix A's default-FDE pseudocode always reads the RA from the stack",
+        versions: &[2, 3],
+        citations: &[
+            c(V3T, "3.1.3", "RA remains unchanged, if the offset is not available or has a value of SFRAME_FRE_RA_OFFSET_INVALID."),
+            c(V3T, "Appendix A", "ra_stack_loc = cfa + ra_offset; // Get the address stored in the stack location. next_frame->pc = read_value (ra_stack_loc);"),
+        ],
+        resolution: "The per-ABI text wins: an RA that is not tracked at this row (AArch64 with one data word, s390x padding) stays in its register, which is only valid in the topmost frame.",
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_unique_and_every_discrepancy_cites_two_places_or_a_self_contradiction() {
+        let mut ids: Vec<_> = DISCREPANCIES.iter().map(|d| d.id).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), DISCREPANCIES.len());
+        for d in DISCREPANCIES {
+            assert!(!d.citations.is_empty() && !d.resolution.is_empty(), "{}", d.id);
+        }
+    }
+
+    #[test]
+    fn v1_limit_macros_really_evaluate_to_bit_widths() {
+        // Evaluate the macro bodies as quoted (SFRAME_FRE_TYPE_ADDR1 = 0, ADDR2 = 1, ADDR4 = 2).
+        let (addr1, addr2, addr4) = (0u64, 1u64, 2u64);
+        assert_eq!(((addr1 + 1) * 8, (addr2 * 2) * 8, (addr4 * 2) * 8), (8, 16, 32));
+    }
+
+    #[test]
+    fn quotes_are_in_the_cited_files() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/spec/");
+        let fold = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        for d in DISCREPANCIES {
+            for cit in d.citations {
+                let text = std::fs::read_to_string(format!("{dir}{}", cit.file))
+                    .unwrap_or_else(|e| panic!("{}: cannot read {}: {e}", d.id, cit.file));
+                let text = fold(&text).replace("@code{", "").replace("@emph{", "").replace('}', "");
+                let text = text.replace(" ;", ";");
+                for piece in cit.quote.split("...").map(str::trim).filter(|p| !p.is_empty()) {
+                    let piece = fold(piece).replace('}', "").replace("@code{", "");
+                    assert!(text.contains(&piece), "{}: not found in {}: {piece:?}", d.id, cit.file);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! # sframe-spec
+//!
+//! The SFrame stack-trace format of GNU binutils (versions 1, 2 and 3; ABIs AMD64, AArch64
+//! little and big endian, s390x) as executable rules.
+//!
+//! - [`read`]: zero-copy typed views over `&[u8]` with an explicit [`Endian`];
+//! - [`decode`] / [`encode`]: the owned [`Section`] model and its exact inverse writer;
+//! - [`lookup`](SectionRef::find), [`recovery`], [`unwind`]: what a row means, and one
+//!   unwind step per Appendix A of the v3 manual;
+//! - [`rules`]: the catalogue, each rule with an ID and the text it comes from;
+//!   [`validate`] reports every violation with its byte offset;
+//! - [`discrepancies`]: where the texts disagree, and which reading is taken.
+//!
+//! No `unsafe`, no panics and no allocation that the input's length does not back, on any
+//! input.
+#![forbid(unsafe_code)]
+
+pub mod constants;
+pub mod decode;
+pub mod discrepancies;
+pub mod endian;
+pub mod error;
+pub mod lookup;
+pub mod model;
+pub mod read;
+pub mod recovery;
+pub mod rules;
+pub mod unwind;
+pub mod validate;
+pub mod write;
+
+pub use constants::{Abi, BaseReg, DataWordSize, FdeType, FreType, PauthKey, PcType, Version};
+pub use decode::decode;
+pub use endian::Endian;
+pub use error::{Error, Violation};
+pub use model::{Fre, Function, ReservedBits, Section};
+pub use read::{FdeRef, FreRef, Header, SectionRef};
+pub use recovery::{Base, Control, Loc, Recovery};
+pub use rules::{Rule, RuleInfo, Severity};
+pub use validate::{is_malformed, is_valid, validate};
+pub use write::{encode, EncodeError};

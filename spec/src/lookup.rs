@@ -1,0 +1,131 @@
+//! Finding the FDE and the FRE for a PC.
+//!
+//! PCs are given as offsets from the start of the section (subtract the section's load
+//! address from a virtual address). FDE search is binary when `SFRAME_F_FDE_SORTED` is set
+//! (v3 manual §2.3.1: "allowing for efficient binary search") and linear otherwise. FRE
+//! search follows the FDE's PC type: v3 §2.3.3.1 (and v2 §2.3.2) for PC-increment and
+//! `PC % REP_BLOCK_SIZE` masks; v1 masks follow sframe-v1.h's
+//! `(PC & FRE_START_ADDR_AS_MASK >= FRE_START_ADDR_AS_MASK)`.
+
+use crate::constants::*;
+use crate::error::Violation;
+use crate::read::{FdeRef, FreRef, SectionRef};
+use crate::recovery::{recovery_rules, Recovery, Row, RowContext};
+use crate::rules::Rule;
+
+/// The row found for a PC.
+#[derive(Debug, Clone, Copy)]
+pub struct Found<'a> {
+    pub fde: FdeRef,
+    pub fre_index: usize,
+    pub fre: FreRef<'a>,
+}
+
+impl<'a> SectionRef<'a> {
+    /// The FDE whose function contains `pc` (section-relative), reading as a consumer would:
+    /// trusting the sorted flag.
+    pub fn find_fde(&self, pc: i64) -> Result<Option<FdeRef>, Violation> {
+        let n = self.num_fdes();
+        let idx = if self.is_sorted() {
+            // Last FDE whose start <= pc.
+            let (mut lo, mut hi) = (0usize, n);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                let (start, _) = self.fde_range(mid).ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))?;
+                if start <= pc {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            match lo.checked_sub(1) {
+                Some(i) => i,
+                None => return Ok(None),
+            }
+        } else {
+            let found = (0..n).find(|&i| {
+                self.fde_range(i).is_some_and(|(s, size)| pc >= s && pc.wrapping_sub(s) < i64::from(size))
+            });
+            match found {
+                Some(i) => i,
+                None => return Ok(None),
+            }
+        };
+        let (start, size) = self.fde_range(idx).ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))?;
+        if pc < start || pc.wrapping_sub(start) >= i64::from(size) {
+            return Ok(None);
+        }
+        self.fde(idx).map(Some)
+    }
+
+    /// The FRE of `fde` that covers `pc` (section-relative).
+    pub fn find_fre_in(&self, fde: &FdeRef, pc: i64) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
+        let pc_off = pc.wrapping_sub(fde.start);
+        if !fde.contains_offset(pc_off) {
+            return Ok(None);
+        }
+        let pc_off = pc_off as u64;
+        let matches: &dyn Fn(u64) -> bool = match (fde.pc_type(), self.version()) {
+            (PcType::Inc, _) => &|start| start <= pc_off,
+            (PcType::Mask, Version::V1) => &|start| (pc_off & start) >= start,
+            (PcType::Mask, _) => {
+                if fde.rep_size == 0 {
+                    return Err(Violation::new(Rule::FdeRepSizeMask, fde.attr_offset.map_or(fde.offset + 17, |a| a + 4))
+                        .at_function(fde.index)
+                        .found(0));
+                }
+                let in_block = pc_off % u64::from(fde.rep_size);
+                return self.last_fre_where(fde, |start| start <= in_block);
+            }
+        };
+        self.last_fre_where(fde, matches)
+    }
+
+    /// The last FRE, in order, whose start address satisfies `pred` (FREs are read until one
+    /// fails it, as starts increase in a valid section).
+    fn last_fre_where(&self, fde: &FdeRef, pred: impl Fn(u64) -> bool) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
+        let mut best = None;
+        for (k, fre) in self.fres(fde).enumerate() {
+            let fre = fre?;
+            if pred(u64::from(fre.start)) {
+                best = Some((k, fre));
+            } else if fde.pc_type() == PcType::Inc {
+                break;
+            }
+        }
+        Ok(best)
+    }
+
+    /// FDE and FRE for `pc` (section-relative).
+    pub fn find(&self, pc: i64) -> Result<Option<Found<'a>>, Violation> {
+        let Some(fde) = self.find_fde(pc)? else { return Ok(None) };
+        Ok(self.find_fre_in(&fde, pc)?.map(|(fre_index, fre)| Found { fde, fre_index, fre }))
+    }
+
+    /// Section-wide facts for interpreting rows.
+    pub fn row_context(&self) -> RowContext {
+        RowContext {
+            version: self.version(),
+            abi: self.abi(),
+            cfa_fixed_fp_offset: self.header().cfa_fixed_fp_offset,
+            cfa_fixed_ra_offset: self.header().cfa_fixed_ra_offset,
+        }
+    }
+
+    /// The recovery rules of an FRE of `fde`.
+    pub fn recovery(&self, fde: &FdeRef, fre: &FreRef<'_>) -> Result<Recovery, Rule> {
+        let mut words = [0i64; MAX_DATAWORD_COUNT as usize];
+        let n = fre.dataword_count();
+        for (k, w) in words.iter_mut().enumerate().take(n) {
+            *w = fre.dataword(k).unwrap_or_default();
+        }
+        let row = Row {
+            fde_type: fde.fde_type,
+            base_reg: fre.base_reg(),
+            mangled_ra: fre.mangled_ra(),
+            dataword_size: fre.dataword_size,
+            words: &words[..n],
+        };
+        recovery_rules(&self.row_context(), &row)
+    }
+}

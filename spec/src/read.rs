@@ -1,0 +1,492 @@
+//! Zero-copy reader: typed views of the header, FDEs and FREs over `&[u8]`.
+//!
+//! [`SectionRef::parse`] checks only what it needs to give bounded, well-typed access
+//! (the malformed-class rules of the header); per-function checks happen when a function is
+//! read, so one bad FDE does not hide the others. Nothing here allocates.
+
+use crate::constants::*;
+use crate::error::Violation;
+use crate::rules::Rule;
+use crate::Endian;
+
+/// Field offsets of `sframe_header` (v3 manual §2.2 table).
+pub mod header_offsets {
+    pub const MAGIC: usize = 0x00;
+    pub const VERSION: usize = 0x02;
+    pub const FLAGS: usize = 0x03;
+    pub const ABI_ARCH: usize = 0x04;
+    pub const CFA_FIXED_FP_OFFSET: usize = 0x05;
+    pub const CFA_FIXED_RA_OFFSET: usize = 0x06;
+    pub const AUXHDR_LEN: usize = 0x07;
+    pub const NUM_FDES: usize = 0x08;
+    pub const NUM_FRES: usize = 0x0c;
+    pub const FRE_LEN: usize = 0x10;
+    pub const FDEOFF: usize = 0x14;
+    pub const FREOFF: usize = 0x18;
+}
+
+/// The decoded `sframe_header` fields, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub version: Version,
+    pub flags: u8,
+    pub abi_arch: u8,
+    pub cfa_fixed_fp_offset: i8,
+    pub cfa_fixed_ra_offset: i8,
+    pub auxhdr_len: u8,
+    pub num_fdes: u32,
+    pub num_fres: u32,
+    pub fre_len: u32,
+    pub fdeoff: u32,
+    pub freoff: u32,
+}
+
+impl Header {
+    /// Size of the header including the auxiliary header: where sub-section offsets start.
+    pub fn size(&self) -> usize {
+        HEADER_SIZE + usize::from(self.auxhdr_len)
+    }
+}
+
+/// Read the preamble and header; checks PRE-MAGIC, PRE-VERSION, HDR-FITS only.
+pub fn read_header(data: &[u8]) -> Result<(Endian, Header), Violation> {
+    use header_offsets as o;
+    let e = Endian::from_magic(data).ok_or_else(|| {
+        let found = data.get(..2).map_or(-1, |b| i64::from(u16::from_be_bytes([b[0], b[1]])));
+        Violation::new(Rule::PreambleMagic, o::MAGIC).found(found).expected(i64::from(MAGIC))
+    })?;
+    let raw_version = data.get(o::VERSION).copied();
+    let version = raw_version.and_then(Version::from_u8).ok_or_else(|| {
+        let v = Violation::new(Rule::PreambleVersion, o::VERSION);
+        match raw_version {
+            Some(b) => v.found(b),
+            None => v,
+        }
+    })?;
+    if data.len() < HEADER_SIZE {
+        return Err(Violation::new(Rule::HeaderFits, 0)
+            .found(data.len() as i64)
+            .expected(HEADER_SIZE as i64));
+    }
+    // Infallible after the length check, but stay panic-free regardless.
+    let bad = || Violation::new(Rule::HeaderFits, 0);
+    Ok((
+        e,
+        Header {
+            version,
+            flags: e.read_u8(data, o::FLAGS).ok_or_else(bad)?,
+            abi_arch: e.read_u8(data, o::ABI_ARCH).ok_or_else(bad)?,
+            cfa_fixed_fp_offset: e.read_i8(data, o::CFA_FIXED_FP_OFFSET).ok_or_else(bad)?,
+            cfa_fixed_ra_offset: e.read_i8(data, o::CFA_FIXED_RA_OFFSET).ok_or_else(bad)?,
+            auxhdr_len: e.read_u8(data, o::AUXHDR_LEN).ok_or_else(bad)?,
+            num_fdes: e.read_u32(data, o::NUM_FDES).ok_or_else(bad)?,
+            num_fres: e.read_u32(data, o::NUM_FRES).ok_or_else(bad)?,
+            fre_len: e.read_u32(data, o::FRE_LEN).ok_or_else(bad)?,
+            fdeoff: e.read_u32(data, o::FDEOFF).ok_or_else(bad)?,
+            freoff: e.read_u32(data, o::FREOFF).ok_or_else(bad)?,
+        },
+    ))
+}
+
+/// A section whose header has been checked enough to read functions in bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct SectionRef<'a> {
+    data: &'a [u8],
+    endian: Endian,
+    header: Header,
+    abi: Abi,
+    /// Absolute offset of the FDE sub-section.
+    fde_start: usize,
+    /// Absolute offsets of the FRE sub-section, `[fre_start, fre_end)`.
+    fre_start: usize,
+    fre_end: usize,
+}
+
+impl<'a> SectionRef<'a> {
+    /// Check the header's malformed-class rules (PRE-MAGIC, PRE-VERSION, HDR-FITS, HDR-ABI,
+    /// HDR-AUX-FITS, HDR-FDE-FITS, HDR-FRE-FITS) and give access to the rest.
+    pub fn parse(data: &'a [u8]) -> Result<SectionRef<'a>, Violation> {
+        use header_offsets as o;
+        let (endian, header) = read_header(data)?;
+        let abi = Abi::from_u8(header.abi_arch)
+            .filter(|a| a.defined_in(header.version))
+            .ok_or_else(|| Violation::new(Rule::HeaderAbiKnown, o::ABI_ARCH).found(header.abi_arch))?;
+        let hsize = header.size();
+        if data.len() < hsize {
+            return Err(Violation::new(Rule::HeaderAuxFits, o::AUXHDR_LEN)
+                .found(header.auxhdr_len)
+                .expected((data.len() - HEADER_SIZE) as i64));
+        }
+        let fde_bytes = u64::from(header.num_fdes) * header.version.fde_entry_size() as u64;
+        let fde_start = hsize as u64 + u64::from(header.fdeoff);
+        if fde_start + fde_bytes > data.len() as u64 {
+            return Err(Violation::new(Rule::HeaderFdeSubsectionFits, o::NUM_FDES)
+                .found(header.num_fdes)
+                .expected(((data.len() as u64).saturating_sub(fde_start) / header.version.fde_entry_size() as u64) as i64));
+        }
+        let fre_start = hsize as u64 + u64::from(header.freoff);
+        let fre_end = fre_start + u64::from(header.fre_len);
+        if fre_end > data.len() as u64 {
+            return Err(Violation::new(Rule::HeaderFreSubsectionFits, o::FRE_LEN)
+                .found(i64::from(header.fre_len))
+                .expected((data.len() as u64).saturating_sub(fre_start) as i64));
+        }
+        Ok(SectionRef {
+            data,
+            endian,
+            header,
+            abi,
+            fde_start: fde_start as usize,
+            fre_start: fre_start as usize,
+            fre_end: fre_end as usize,
+        })
+    }
+
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+    pub fn version(&self) -> Version {
+        self.header.version
+    }
+    pub fn abi(&self) -> Abi {
+        self.abi
+    }
+    pub fn num_fdes(&self) -> usize {
+        self.header.num_fdes as usize
+    }
+    pub fn is_sorted(&self) -> bool {
+        self.header.flags & flags::FDE_SORTED != 0
+    }
+    pub fn is_pcrel(&self) -> bool {
+        // The flag exists only from v2 (Errata 1) on; in v1 the bit has no meaning.
+        self.header.version != Version::V1 && self.header.flags & flags::FDE_FUNC_START_PCREL != 0
+    }
+    /// `[start, end)` of the FRE sub-section, as absolute offsets.
+    pub fn fre_subsection(&self) -> (usize, usize) {
+        (self.fre_start, self.fre_end)
+    }
+    /// Absolute offset of FDE `i`.
+    pub fn fde_offset(&self, i: usize) -> usize {
+        self.fde_start + i * self.header.version.fde_entry_size()
+    }
+
+    /// The resolved start (offset from the section's start) and size of FDE `i`, reading only
+    /// the FDE index fields; for searching.
+    pub fn fde_range(&self, i: usize) -> Option<(i64, u32)> {
+        if i >= self.num_fdes() {
+            return None;
+        }
+        let off = self.fde_offset(i);
+        let e = self.endian;
+        let raw = match self.header.version {
+            Version::V1 | Version::V2 => e.read_int(self.data, off, 4)?,
+            Version::V3 => e.read_int(self.data, off, 8)?,
+        };
+        let size = e.read_u32(self.data, off + 4)?;
+        Some((self.resolve_start(off, raw), size))
+    }
+
+    /// Resolve a start-address field at absolute offset `field_off` holding `raw`, to an
+    /// offset from the start of the section. With `SFRAME_F_FDE_FUNC_START_PCREL` the field
+    /// is relative to itself; otherwise to the start of the section (v3 manual §1.3, Errata 1,
+    /// and §2.3.1; v1 is read the same way, see the discrepancy list).
+    pub fn resolve_start(&self, field_off: usize, raw: i64) -> i64 {
+        if self.is_pcrel() {
+            raw.wrapping_add(field_off as i64)
+        } else {
+            raw
+        }
+    }
+
+    /// Read FDE `i` (v3: its index entry and its attribute).
+    pub fn fde(&self, i: usize) -> Result<FdeRef, Violation> {
+        let bad_bounds = || Violation::new(Rule::HeaderFdeSubsectionFits, header_offsets::NUM_FDES).at_function(i);
+        if i >= self.num_fdes() {
+            return Err(bad_bounds());
+        }
+        let e = self.endian;
+        let d = self.data;
+        let off = self.fde_offset(i);
+        let version = self.header.version;
+        let (raw_start, size, fre_off, num_fres, info, info2, rep_size, padding, attr_off) = match version {
+            Version::V1 | Version::V2 => {
+                let raw = e.read_int(d, off, 4).ok_or_else(bad_bounds)?;
+                let size = e.read_u32(d, off + 4).ok_or_else(bad_bounds)?;
+                let fre_off = e.read_u32(d, off + 8).ok_or_else(bad_bounds)?;
+                let num = e.read_u32(d, off + 12).ok_or_else(bad_bounds)?;
+                let info = e.read_u8(d, off + 16).ok_or_else(bad_bounds)?;
+                let (rep, pad) = if version == Version::V2 {
+                    (e.read_u8(d, off + 17).ok_or_else(bad_bounds)?, e.read_u16(d, off + 18).ok_or_else(bad_bounds)?)
+                } else {
+                    (0, 0)
+                };
+                (raw, size, fre_off, num, info, 0u8, rep, pad, None)
+            }
+            Version::V3 => {
+                let raw = e.read_int(d, off, 8).ok_or_else(bad_bounds)?;
+                let size = e.read_u32(d, off + 8).ok_or_else(bad_bounds)?;
+                let fre_off = e.read_u32(d, off + 12).ok_or_else(bad_bounds)?;
+                let attr = self.fre_start as u64 + u64::from(fre_off);
+                if attr + FDE_ATTR_V3_SIZE as u64 > self.fre_end as u64 {
+                    return Err(Violation::new(Rule::FdeDataFits, off + 12).at_function(i).found(i64::from(fre_off)));
+                }
+                let a = attr as usize;
+                let oob = || Violation::new(Rule::FdeDataFits, off + 12).at_function(i);
+                let num = e.read_u16(d, a).ok_or_else(oob)?;
+                let info = e.read_u8(d, a + 2).ok_or_else(oob)?;
+                let info2 = e.read_u8(d, a + 3).ok_or_else(oob)?;
+                let rep = e.read_u8(d, a + 4).ok_or_else(oob)?;
+                (raw, size, fre_off, u32::from(num), info, info2, rep, 0, Some(a))
+            }
+        };
+        let info_off = attr_off.map_or(off + 16, |a| a + 2);
+        let fre_type = FreType::from_u8(info & 0xf)
+            .ok_or_else(|| Violation::new(Rule::FdeFreType, info_off).at_function(i).found(info & 0xf))?;
+        let fde_type = match version {
+            Version::V3 => FdeType::from_u8(info2 & 0x1f)
+                .ok_or_else(|| Violation::new(Rule::FdeType, info_off + 1).at_function(i).found(info2 & 0x1f))?,
+            _ => FdeType::Default,
+        };
+        let data_start = match attr_off {
+            Some(a) => a + FDE_ATTR_V3_SIZE,
+            None => {
+                let s = self.fre_start as u64 + u64::from(fre_off);
+                if s > self.fre_end as u64 || (num_fres > 0 && s >= self.fre_end as u64) {
+                    return Err(Violation::new(Rule::FdeDataFits, off + 8).at_function(i).found(i64::from(fre_off)));
+                }
+                s as usize
+            }
+        };
+        Ok(FdeRef {
+            index: i,
+            offset: off,
+            attr_offset: attr_off,
+            start: self.resolve_start(off, raw_start),
+            raw_start,
+            size,
+            fre_off,
+            num_fres,
+            info,
+            info2,
+            rep_size,
+            padding,
+            fre_type,
+            fde_type,
+            data_start,
+        })
+    }
+
+    /// Iterate over FDE `i`'s FREs.
+    pub fn fres(&self, fde: &FdeRef) -> FreIter<'a> {
+        FreIter {
+            data: self.data,
+            endian: self.endian,
+            end: self.fre_end,
+            pos: fde.data_start,
+            remaining: fde.num_fres,
+            index: 0,
+            function: fde.index,
+            fre_type: fde.fre_type,
+        }
+    }
+}
+
+/// One function descriptor, as stored, with its fields decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FdeRef {
+    pub index: usize,
+    /// Absolute offset of the FDE (v3: of the FDE index entry).
+    pub offset: usize,
+    /// v3: absolute offset of the FDE attribute.
+    pub attr_offset: Option<usize>,
+    /// Start address resolved to an offset from the start of the section.
+    pub start: i64,
+    /// The start-address field as stored.
+    pub raw_start: i64,
+    pub size: u32,
+    pub fre_off: u32,
+    pub num_fres: u32,
+    /// `sfde_func_info` / `sfda_func_info`.
+    pub info: u8,
+    /// v3 `sfda_func_info2` (0 before v3).
+    pub info2: u8,
+    pub rep_size: u8,
+    /// v2 `sfde_func_padding2` (0 otherwise).
+    pub padding: u16,
+    pub fre_type: FreType,
+    pub fde_type: FdeType,
+    /// Absolute offset of the first FRE.
+    pub data_start: usize,
+}
+
+impl FdeRef {
+    pub fn pc_type(&self) -> PcType {
+        if self.info & 0x10 != 0 {
+            PcType::Mask
+        } else {
+            PcType::Inc
+        }
+    }
+    pub fn pauth_key(&self) -> PauthKey {
+        if self.info & 0x20 != 0 {
+            PauthKey::B
+        } else {
+            PauthKey::A
+        }
+    }
+    /// v3 `signal_p`; bit 7 of the info byte is unused before v3.
+    pub fn signal(&self, version: Version) -> bool {
+        version == Version::V3 && self.info & 0x80 != 0
+    }
+    /// Unused bits of the info byte for `version`, in place (v1: 7-6, v2: 7-6, v3: 6).
+    pub fn info_unused_bits(&self, version: Version) -> u8 {
+        self.info & info_unused_mask(version)
+    }
+    /// Unused bits (7-5) of v3 info2, in place.
+    pub fn info2_unused_bits(&self) -> u8 {
+        self.info2 & 0xe0
+    }
+    /// Whether `pc_offset` (PC minus function start) lies in the function.
+    pub fn contains_offset(&self, pc_offset: i64) -> bool {
+        pc_offset >= 0 && pc_offset < i64::from(self.size)
+    }
+}
+
+/// Mask of the unused bits of the FDE info byte in `version`. v1's bit 5 is the PAuth key in
+/// sframe-v1.h but "unused" in the v1 manual; we follow the header (see the discrepancy list).
+pub fn info_unused_mask(version: Version) -> u8 {
+    match version {
+        Version::V1 | Version::V2 => 0xc0,
+        Version::V3 => 0x40,
+    }
+}
+
+/// One frame row entry, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FreRef<'a> {
+    /// Absolute offset of the FRE.
+    pub offset: usize,
+    /// Offset of the first byte after the FRE.
+    pub end: usize,
+    pub start: u32,
+    pub info: u8,
+    pub dataword_size: DataWordSize,
+    words: &'a [u8],
+    endian: Endian,
+}
+
+impl<'a> FreRef<'a> {
+    pub fn base_reg(&self) -> BaseReg {
+        if self.info & 1 != 0 {
+            BaseReg::Sp
+        } else {
+            BaseReg::Fp
+        }
+    }
+    pub fn dataword_count(&self) -> usize {
+        usize::from((self.info >> 1) & 0xf)
+    }
+    pub fn mangled_ra(&self) -> bool {
+        self.info & 0x80 != 0
+    }
+    /// Data word `i`, signed.
+    pub fn dataword(&self, i: usize) -> Option<i64> {
+        let s = self.dataword_size.bytes();
+        self.endian.read_int(self.words, i.checked_mul(s)?, s)
+    }
+    /// Data word `i`, unsigned (flex control words).
+    pub fn control_word(&self, i: usize) -> Option<u64> {
+        let s = self.dataword_size.bytes();
+        self.endian.read_uint(self.words, i.checked_mul(s)?, s)
+    }
+    /// Absolute offset of data word `i`.
+    pub fn dataword_offset(&self, i: usize) -> usize {
+        self.end - self.words.len() + i * self.dataword_size.bytes()
+    }
+}
+
+/// Iterator over a function's FREs; stops after the first error.
+#[derive(Debug, Clone)]
+pub struct FreIter<'a> {
+    data: &'a [u8],
+    endian: Endian,
+    end: usize,
+    pos: usize,
+    remaining: u32,
+    index: usize,
+    function: usize,
+    fre_type: FreType,
+}
+
+impl<'a> FreIter<'a> {
+    /// Offset just after the last FRE read so far.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+}
+
+impl<'a> Iterator for FreIter<'a> {
+    type Item = Result<FreRef<'a>, Violation>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let fail = |rule, at| {
+            Some(Err(Violation::new(rule, at).at_function(self.function).at_fre(self.index)))
+        };
+        let off = self.pos;
+        let asz = self.fre_type.addr_size();
+        let info_off = off + asz;
+        if info_off + 1 > self.end {
+            self.remaining = 0;
+            return fail(Rule::FreFits, off);
+        }
+        let (Some(start), Some(info)) = (self.endian.read_uint(self.data, off, asz), self.endian.read_u8(self.data, info_off)) else {
+            self.remaining = 0;
+            return fail(Rule::FreFits, off);
+        };
+        let Some(size) = DataWordSize::from_u8((info >> 5) & 3) else {
+            self.remaining = 0;
+            return Some(Err(Violation::new(Rule::FreDataWordSize, info_off)
+                .at_function(self.function)
+                .at_fre(self.index)
+                .found((info >> 5) & 3)));
+        };
+        let count = usize::from((info >> 1) & 0xf);
+        let words_start = info_off + 1;
+        let words_end = words_start + count * size.bytes();
+        if words_end > self.end {
+            self.remaining = 0;
+            return fail(Rule::FreFits, off);
+        }
+        let Some(words) = self.data.get(words_start..words_end) else {
+            self.remaining = 0;
+            return fail(Rule::FreFits, off);
+        };
+        self.pos = words_end;
+        self.remaining -= 1;
+        self.index += 1;
+        Some(Ok(FreRef {
+            offset: off,
+            end: words_end,
+            start: start as u32,
+            info,
+            dataword_size: size,
+            words,
+            endian: self.endian,
+        }))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        // Every FRE takes at least two bytes: the bound comes from the data, not the count.
+        let by_bytes = self.end.saturating_sub(self.pos) / 2;
+        (0, Some((self.remaining as usize).min(by_bytes)))
+    }
+}

@@ -1,0 +1,304 @@
+//! Recovery rules: what an FRE says about the caller's CFA, return address and frame pointer.
+//!
+//! One function, [`recovery_rules`], interprets a row's data words for every version, ABI
+//! and FDE type (v3 manual §3.1 default type per ABI, §3.2 flexible type; v1/v2 "SFrame FRE"
+//! ordering of tracked offsets; s390x CFA scaling and v2 register-number offsets). The
+//! validator, the unwinder, the dumper and the oracle all go through it.
+
+use crate::constants::*;
+use crate::rules::Rule;
+
+/// Where a recovered value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "rule", rename_all = "snake_case"))]
+pub enum Loc {
+    /// `value = base + offset`, or `value = *(base + offset)` when `deref`.
+    Expr { base: Base, offset: i64, deref: bool },
+    /// Not saved by this frame: the register still holds the caller's value.
+    SameValue,
+    /// The return address is undefined: this is the outermost frame (data-word count 0,
+    /// v3 manual §2.4.1, v2 Errata 2).
+    Undefined,
+}
+
+/// Base of an expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Base {
+    /// The CFA just recovered.
+    Cfa,
+    /// A DWARF register of the ABI.
+    Reg(u32),
+}
+
+/// The rules of one row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Recovery {
+    /// Never based on `Base::Cfa`. `Undefined` when the RA is undefined.
+    pub cfa: Loc,
+    pub ra: Loc,
+    pub fp: Loc,
+    /// `fre_mangled_ra_p`: the recovered RA carries authentication bits.
+    pub ra_mangled: bool,
+}
+
+/// Section-wide facts that the interpretation of a row depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowContext {
+    pub version: Version,
+    pub abi: Abi,
+    pub cfa_fixed_fp_offset: i8,
+    pub cfa_fixed_ra_offset: i8,
+}
+
+/// One row's stored facts.
+#[derive(Debug, Clone, Copy)]
+pub struct Row<'a> {
+    pub fde_type: FdeType,
+    pub base_reg: BaseReg,
+    pub mangled_ra: bool,
+    pub dataword_size: DataWordSize,
+    /// Data words, sign-extended.
+    pub words: &'a [i64],
+}
+
+fn stack_slot(offset: i64) -> Loc {
+    Loc::Expr { base: Base::Cfa, offset, deref: true }
+}
+
+fn fixed(offset: i8) -> Option<Loc> {
+    (offset != CFA_FIXED_OFFSET_INVALID).then(|| stack_slot(i64::from(offset)))
+}
+
+/// Interpret a tracked RA/FP offset of a default-type FDE.
+fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
+    if ctx.abi == Abi::S390x {
+        if is_ra && offset == FRE_RA_OFFSET_INVALID {
+            return Loc::SameValue;
+        }
+        if ctx.version == Version::V2 && s390x_v2_offset_is_regnum(offset) {
+            let reg = s390x_v2_offset_decode_regnum(offset);
+            return Loc::Expr { base: Base::Reg(reg as u32), offset: 0, deref: false };
+        }
+    }
+    stack_slot(offset)
+}
+
+/// The recovery rules of a row, or the rule its data words break.
+pub fn recovery_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
+    let w = row.words;
+    if w.is_empty() {
+        if ctx.version == Version::V1 {
+            return Err(Rule::FreCountZeroV1);
+        }
+        return Ok(Recovery { cfa: Loc::Undefined, ra: Loc::Undefined, fp: Loc::SameValue, ra_mangled: row.mangled_ra });
+    }
+    match row.fde_type {
+        FdeType::Default => Ok(default_rules(ctx, row)),
+        FdeType::Flex => flex_rules(ctx, row),
+    }
+}
+
+fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
+    let w = row.words;
+    let regs = ctx.abi.regs();
+    let base = match row.base_reg {
+        BaseReg::Sp => regs.sp,
+        BaseReg::Fp => regs.fp,
+    };
+    let cfa_offset = if ctx.abi == Abi::S390x && ctx.version != Version::V1 {
+        s390x_cfa_offset_decode(w[0])
+    } else {
+        w[0]
+    };
+    let cfa = Loc::Expr { base: Base::Reg(u32::from(base)), offset: cfa_offset, deref: false };
+    // v1/v2 "SFrame FRE": RA is tracked when the header gives no fixed RA offset; then the
+    // second offset is the RA and the third the FP, else the second is the FP.
+    let ra_tracked = ctx.cfa_fixed_ra_offset == CFA_FIXED_OFFSET_INVALID;
+    let ra = match fixed(ctx.cfa_fixed_ra_offset) {
+        Some(l) => l,
+        None => w.get(1).map_or(Loc::SameValue, |&o| tracked(ctx, o, true)),
+    };
+    let fp_idx = if ra_tracked { 2 } else { 1 };
+    let fp = match fixed(ctx.cfa_fixed_fp_offset) {
+        Some(l) => l,
+        None => w.get(fp_idx).map_or(Loc::SameValue, |&o| tracked(ctx, o, false)),
+    };
+    Recovery { cfa, ra, fp, ra_mangled: row.mangled_ra }
+}
+
+/// A flex control word's fields (v3 manual §3.2, "Encoding of Data Word 1").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Control {
+    pub reg_p: bool,
+    pub deref_p: bool,
+    pub unused: bool,
+    pub regnum: u32,
+}
+
+impl Control {
+    pub fn from_word(word: i64, size: DataWordSize) -> Control {
+        let bits = 8 * size.bytes() as u32;
+        let u = (word as u64) & ((1u64 << bits) - 1);
+        Control { reg_p: u & 1 != 0, deref_p: u & 2 != 0, unused: u & 4 != 0, regnum: (u >> 3) as u32 }
+    }
+    /// The sign-extended data word holding this control word (how the model stores it).
+    pub fn to_word(self, size: DataWordSize) -> i64 {
+        let u = (u64::from(self.regnum) << 3) | ((self.unused as u64) << 2) | ((self.deref_p as u64) << 1) | self.reg_p as u64;
+        let bits = 8 * size.bytes() as u32;
+        let shift = 64 - bits;
+        ((u << shift) as i64) >> shift
+    }
+    pub fn is_padding(self) -> bool {
+        !self.reg_p && !self.deref_p && !self.unused && self.regnum == 0
+    }
+    fn rule(self, offset: i64) -> Loc {
+        let base = if self.reg_p { Base::Reg(self.regnum) } else { Base::Cfa };
+        Loc::Expr { base, offset, deref: self.deref_p }
+    }
+}
+
+fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
+    let w = row.words;
+    let ctl = |i: usize| Control::from_word(w[i], row.dataword_size);
+    if w.len() < 2 {
+        return Err(Rule::FlexLayout);
+    }
+    let cfa_ctl = ctl(0);
+    if !cfa_ctl.reg_p {
+        return Err(Rule::FlexCfaRegister);
+    }
+    let cfa = cfa_ctl.rule(w[1]);
+    let mut i = 2;
+    // RA: a control/offset pair, or one padding word (then an FP pair must follow), or nothing.
+    let default_ra = fixed(ctx.cfa_fixed_ra_offset).unwrap_or(Loc::SameValue);
+    let ra = if w.len() > i {
+        let c = ctl(i);
+        if c.is_padding() {
+            i += 1;
+            if w.len() == i {
+                return Err(Rule::FlexLayout);
+            }
+            default_ra
+        } else {
+            let off = *w.get(i + 1).ok_or(Rule::FlexLayout)?;
+            i += 2;
+            c.rule(off)
+        }
+    } else {
+        default_ra
+    };
+    let fp = if w.len() > i {
+        let c = ctl(i);
+        if c.is_padding() {
+            return Err(Rule::FlexFpControl);
+        }
+        let off = *w.get(i + 1).ok_or(Rule::FlexLayout)?;
+        i += 2;
+        c.rule(off)
+    } else {
+        fixed(ctx.cfa_fixed_fp_offset).unwrap_or(Loc::SameValue)
+    };
+    if w.len() > i {
+        return Err(Rule::FlexLayout);
+    }
+    Ok(Recovery { cfa, ra, fp, ra_mangled: row.mangled_ra })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(version: Version, abi: Abi) -> RowContext {
+        let ra = if abi == Abi::Amd64 { -8 } else { 0 };
+        RowContext { version, abi, cfa_fixed_fp_offset: 0, cfa_fixed_ra_offset: ra }
+    }
+    fn row(fde_type: FdeType, words: &[i64]) -> Row<'_> {
+        Row { fde_type, base_reg: BaseReg::Sp, mangled_ra: false, dataword_size: DataWordSize::B1, words }
+    }
+    const fn slot(offset: i64) -> Loc {
+        Loc::Expr { base: Base::Cfa, offset, deref: true }
+    }
+
+    #[test]
+    fn amd64_second_offset_is_fp_and_ra_is_fixed() {
+        // v3 manual §3.1.1 summary table; §2.2 "in AMD64, the stack offset of the return address is CFA - 8".
+        let r = recovery_rules(&ctx(Version::V3, Abi::Amd64), &row(FdeType::Default, &[16, -16])).unwrap();
+        assert_eq!(r.cfa, Loc::Expr { base: Base::Reg(7), offset: 16, deref: false });
+        assert_eq!(r.ra, slot(-8));
+        assert_eq!(r.fp, slot(-16));
+    }
+
+    #[test]
+    fn aarch64_offsets_are_cfa_ra_fp() {
+        // v3 manual §3.1.2 summary table.
+        let r = recovery_rules(&ctx(Version::V2, Abi::Aarch64Le), &row(FdeType::Default, &[32, -8, -16])).unwrap();
+        assert_eq!(r.cfa, Loc::Expr { base: Base::Reg(31), offset: 32, deref: false });
+        assert_eq!((r.ra, r.fp), (slot(-8), slot(-16)));
+        let r = recovery_rules(&ctx(Version::V3, Abi::Aarch64Le), &row(FdeType::Default, &[0])).unwrap();
+        assert_eq!((r.ra, r.fp), (Loc::SameValue, Loc::SameValue));
+    }
+
+    #[test]
+    fn s390x_cfa_is_scaled_and_ra_padding_means_unchanged() {
+        // v3 manual §3.1.3: CFA = BASE_REG + offset1 * 8 + 160; RA unchanged when offset2 is
+        // SFRAME_FRE_RA_OFFSET_INVALID; FP = CFA + offset3.
+        let r = recovery_rules(&ctx(Version::V3, Abi::S390x), &row(FdeType::Default, &[20, 0, -72])).unwrap();
+        assert_eq!(r.cfa, Loc::Expr { base: Base::Reg(15), offset: 320, deref: false });
+        assert_eq!((r.ra, r.fp), (Loc::SameValue, slot(-72)));
+    }
+
+    #[test]
+    fn s390x_v2_odd_offsets_name_registers() {
+        // v3 manual §1.3 (Errata 1): SFRAME_V2_S390X_OFFSET_IS_REGNUM / _DECODE_REGNUM.
+        let r = recovery_rules(&ctx(Version::V2, Abi::S390x), &row(FdeType::Default, &[0, (16 << 1) | 1, (17 << 1) | 1])).unwrap();
+        assert_eq!(r.ra, Loc::Expr { base: Base::Reg(16), offset: 0, deref: false });
+        assert_eq!(r.fp, Loc::Expr { base: Base::Reg(17), offset: 0, deref: false });
+    }
+
+    #[test]
+    fn zero_words_mean_ra_undefined_except_in_v1() {
+        let r = recovery_rules(&ctx(Version::V2, Abi::Amd64), &row(FdeType::Default, &[])).unwrap();
+        assert_eq!(r.ra, Loc::Undefined);
+        assert_eq!(recovery_rules(&ctx(Version::V1, Abi::Amd64), &row(FdeType::Default, &[])), Err(Rule::FreCountZeroV1));
+    }
+
+    #[test]
+    fn flex_examples_of_the_manual() {
+        // v3 manual §3.2 examples: CFA = *(RBP - 8): (RBP << 3) | (1 << 1) | 1, -8;
+        // RA = *(CFA - 8): (0 << 3) | (1 << 1) | 0, -8; FP = *(RBP + 0).
+        let s = DataWordSize::B1;
+        let rbp_deref = Control { reg_p: true, deref_p: true, unused: false, regnum: 6 }.to_word(s);
+        assert_eq!(rbp_deref as u8, (6 << 3) | 2 | 1);
+        let cfa_deref = Control { reg_p: false, deref_p: true, unused: false, regnum: 0 }.to_word(s);
+        let c = ctx(Version::V3, Abi::Amd64);
+        let r = recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref, -8, rbp_deref, 0])).unwrap();
+        assert_eq!(r.cfa, Loc::Expr { base: Base::Reg(6), offset: -8, deref: true });
+        assert_eq!(r.ra, slot(-8));
+        assert_eq!(r.fp, Loc::Expr { base: Base::Reg(6), offset: 0, deref: true });
+        // padding word for RA, then FP pair: RA from the header's fixed offset.
+        let r = recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, 0, rbp_deref, 0])).unwrap();
+        assert_eq!(r.ra, slot(-8));
+        // CFA without a register, padding without FP, FP control 0, trailing words.
+        assert_eq!(recovery_rules(&c, &row(FdeType::Flex, &[cfa_deref, -8])), Err(Rule::FlexCfaRegister));
+        assert_eq!(recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, 0])), Err(Rule::FlexLayout));
+        assert_eq!(recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref, -8, 0, 0])), Err(Rule::FlexFpControl));
+        assert_eq!(recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref])), Err(Rule::FlexLayout));
+        assert_eq!(recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref, -8, rbp_deref, 0, 1])), Err(Rule::FlexLayout));
+    }
+
+    #[test]
+    fn control_words_round_trip_through_every_size() {
+        for s in DataWordSize::ALL {
+            for regnum in [0u32, 6, 15] {
+                let c = Control { reg_p: true, deref_p: regnum % 2 == 0, unused: false, regnum };
+                let w = c.to_word(s);
+                assert!(s.fits_signed(w));
+                assert_eq!(Control::from_word(w, s), c);
+            }
+        }
+    }
+}

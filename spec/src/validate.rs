@@ -1,0 +1,294 @@
+//! The validator: every rule of the catalogue checked against a section's bytes, reporting
+//! every violation with its byte offset (not just the first).
+
+use crate::constants::*;
+use crate::decode::BlockSet;
+use crate::error::Violation;
+use crate::read::{header_offsets as ho, read_header, FdeRef, SectionRef};
+use crate::recovery::Control;
+use crate::rules::{Class, Rule, Severity};
+
+/// Check every rule; violations come in section order as far as practical.
+pub fn validate(data: &[u8]) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let (endian, h) = match read_header(data) {
+        Ok(x) => x,
+        Err(v) => {
+            out.push(v);
+            return out;
+        }
+    };
+    let version = h.version;
+
+    // Flags (v3 §2.1.3).
+    let undefined = h.flags & !(flags::FDE_SORTED | flags::FRAME_POINTER | flags::FDE_FUNC_START_PCREL);
+    if undefined != 0 {
+        let rule = if version == Version::V3 { Rule::HeaderFlagsReserved } else { Rule::HeaderFlagsUnknownLegacy };
+        out.push(Violation::new(rule, ho::FLAGS).found(h.flags).expected(h.flags & !undefined));
+    }
+    let foreign = h.flags & (flags::FRAME_POINTER | flags::FDE_FUNC_START_PCREL) & !version.defined_flags();
+    if foreign != 0 {
+        out.push(Violation::new(Rule::HeaderFlagVersion, ho::FLAGS).found(foreign));
+    }
+
+    // Header-level malformed rules, each checked on its own so that all are reported.
+    let abi = Abi::from_u8(h.abi_arch).filter(|a| a.defined_in(version));
+    if abi.is_none() {
+        out.push(Violation::new(Rule::HeaderAbiKnown, ho::ABI_ARCH).found(h.abi_arch));
+    }
+    let section = match SectionRef::parse(data) {
+        Ok(s) => s,
+        Err(first) => {
+            // Report the bounds rules independently of the ABI.
+            let len = data.len() as u64;
+            let hsize = h.size() as u64;
+            if hsize > len {
+                out.push(Violation::new(Rule::HeaderAuxFits, ho::AUXHDR_LEN).found(h.auxhdr_len));
+            } else {
+                let fde_end = hsize + u64::from(h.fdeoff) + u64::from(h.num_fdes) * version.fde_entry_size() as u64;
+                if fde_end > len {
+                    out.push(Violation::new(Rule::HeaderFdeSubsectionFits, ho::NUM_FDES).found(h.num_fdes));
+                }
+                if hsize + u64::from(h.freoff) + u64::from(h.fre_len) > len {
+                    out.push(Violation::new(Rule::HeaderFreSubsectionFits, ho::FRE_LEN).found(i64::from(h.fre_len)));
+                }
+            }
+            if !out.iter().any(|v| v.rule == first.rule) {
+                out.push(first);
+            }
+            return out;
+        }
+    };
+    let abi = section.abi();
+
+    if abi.endian() != endian {
+        out.push(Violation::new(Rule::HeaderAbiEndian, ho::ABI_ARCH).found(h.abi_arch));
+    }
+    match abi {
+        Abi::Amd64 if h.cfa_fixed_ra_offset != -8 => {
+            out.push(Violation::new(Rule::HeaderFixedRaAmd64, ho::CFA_FIXED_RA_OFFSET).found(h.cfa_fixed_ra_offset).expected(-8))
+        }
+        Abi::Aarch64Be | Abi::Aarch64Le | Abi::S390x if h.cfa_fixed_ra_offset != CFA_FIXED_OFFSET_INVALID => out.push(
+            Violation::new(Rule::HeaderFixedRaTracked, ho::CFA_FIXED_RA_OFFSET).found(h.cfa_fixed_ra_offset).expected(0),
+        ),
+        _ => {}
+    }
+    if h.fdeoff != 0 {
+        out.push(Violation::new(Rule::HeaderFdeOffsetZero, ho::FDEOFF).found(i64::from(h.fdeoff)).expected(0));
+    }
+    let fde_bytes = i64::from(h.num_fdes) * version.fde_entry_size() as i64;
+    if i64::from(h.freoff) - i64::from(h.fdeoff) != fde_bytes {
+        out.push(
+            Violation::new(Rule::HeaderFdeSubsectionTiles, ho::FREOFF)
+                .found(i64::from(h.freoff))
+                .expected(i64::from(h.fdeoff) + fde_bytes),
+        );
+    }
+    let (fre_lo, fre_hi) = section.fre_subsection();
+    if fre_hi != data.len() {
+        out.push(Violation::new(Rule::HeaderSectionEnd, fre_hi).found(data.len() as i64).expected(fre_hi as i64));
+    }
+
+    // Functions.
+    let mut blocks = BlockSet::default();
+    let mut blocks_sound = true;
+    let mut fre_total: u64 = 0;
+    let mut ranges: Vec<(i64, u32, usize)> = Vec::with_capacity(section.num_fdes());
+    for i in 0..section.num_fdes() {
+        if let Some((start, size)) = section.fde_range(i) {
+            ranges.push((start, size, i));
+        }
+        let fde = match section.fde(i) {
+            Ok(f) => f,
+            Err(v) => {
+                out.push(v);
+                blocks_sound = false;
+                continue;
+            }
+        };
+        fre_total += u64::from(fde.num_fres);
+        check_fde(&section, &fde, &mut out);
+        match check_fres(&section, &fde, &mut out) {
+            Some(end) => {
+                let start = fde.attr_offset.unwrap_or(fde.data_start);
+                if blocks.insert(start, end).is_err() {
+                    out.push(Violation::new(Rule::FdeBlocksDisjoint, fde.offset).at_function(i).found(i64::from(fde.fre_off)));
+                    blocks_sound = false;
+                }
+            }
+            None => blocks_sound = false,
+        }
+    }
+    if fre_total != u64::from(h.num_fres) {
+        out.push(Violation::new(Rule::HeaderNumFres, ho::NUM_FRES).found(i64::from(h.num_fres)).expected(fre_total as i64));
+    }
+    if section.is_sorted() {
+        for w in ranges.windows(2) {
+            if w[1].0 < w[0].0 {
+                out.push(
+                    Violation::new(Rule::FdeSorted, section.fde_offset(w[1].2))
+                        .at_function(w[1].2)
+                        .found(w[1].0)
+                        .expected(w[0].0),
+                );
+            }
+        }
+    }
+    let mut by_start: Vec<_> = ranges.iter().filter(|r| r.1 > 0).copied().collect();
+    by_start.sort();
+    for w in by_start.windows(2) {
+        let end0 = w[0].0.saturating_add(i64::from(w[0].1));
+        if w[1].0 < end0 {
+            out.push(Violation::new(Rule::FdeOverlap, section.fde_offset(w[1].2)).at_function(w[1].2).found(w[1].0).expected(end0));
+        }
+    }
+    if blocks_sound {
+        for (start, len) in blocks.gaps(fre_lo, fre_hi) {
+            out.push(Violation::new(Rule::FreSubsectionDense, start).found(len as i64));
+        }
+    }
+    out
+}
+
+fn check_fde(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) {
+    let v = s.version();
+    let i = fde.index;
+    let info_off = fde.attr_offset.map_or(fde.offset + 16, |a| a + 2);
+    let rep_off = fde.attr_offset.map_or(fde.offset + 17, |a| a + 4);
+    let unused = fde.info_unused_bits(v);
+    if unused != 0 {
+        out.push(Violation::new(Rule::FdeInfoUnused, info_off).at_function(i).found(unused));
+    }
+    if fde.info2_unused_bits() != 0 {
+        out.push(Violation::new(Rule::FdeInfoUnused, info_off + 1).at_function(i).found(fde.info2_unused_bits()));
+    }
+    if !s.abi().is_aarch64() && fde.pauth_key() == PauthKey::B {
+        out.push(Violation::new(Rule::FdePauthKeyAbi, info_off).at_function(i));
+    }
+    if v != Version::V1 {
+        match fde.pc_type() {
+            PcType::Mask if fde.rep_size == 0 => out.push(Violation::new(Rule::FdeRepSizeMask, rep_off).at_function(i).found(0)),
+            PcType::Inc if fde.rep_size != 0 => {
+                out.push(Violation::new(Rule::FdeRepSizeInc, rep_off).at_function(i).found(fde.rep_size).expected(0))
+            }
+            _ => {}
+        }
+    }
+    if v == Version::V2 && fde.padding != 0 {
+        out.push(Violation::new(Rule::FdePadding, fde.offset + 18).at_function(i).found(fde.padding).expected(0));
+    }
+    if fde.signal(v) && fde.num_fres == 0 {
+        out.push(Violation::new(Rule::FdeSignalV3, info_off).at_function(i));
+    }
+}
+
+/// Check the FREs of `fde`; returns the end of its data, or `None` when it could not be read.
+fn check_fres(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) -> Option<usize> {
+    let v = s.version();
+    let abi = s.abi();
+    let i = fde.index;
+    let mut prev: Option<u32> = None;
+    let mut iter = s.fres(fde);
+    let mut k = 0usize;
+    for fre in iter.by_ref() {
+        let fre = match fre {
+            Ok(f) => f,
+            Err(e) => {
+                out.push(e);
+                return None;
+            }
+        };
+        let at = |rule| Violation::new(rule, fre.offset).at_function(i).at_fre(k);
+        if let Some(p) = prev {
+            if fre.start <= p {
+                out.push(at(Rule::FreStartIncreasing).found(i64::from(fre.start)).expected(i64::from(p) + 1));
+            }
+        }
+        prev = Some(fre.start);
+        let limit = match (fde.pc_type(), v) {
+            (PcType::Mask, Version::V2 | Version::V3) if fde.rep_size > 0 => Some(u32::from(fde.rep_size)),
+            (PcType::Mask, Version::V2 | Version::V3) => None,
+            _ => Some(fde.size),
+        };
+        if let Some(limit) = limit {
+            if fre.start >= limit {
+                out.push(at(Rule::FreStartInFunction).found(i64::from(fre.start)).expected(i64::from(limit)));
+            }
+        }
+        if k == 0 && fde.pc_type() == PcType::Inc && fre.start != 0 {
+            out.push(at(Rule::FreFirstAtZero).found(i64::from(fre.start)).expected(0));
+        }
+        let count = fre.dataword_count();
+        let info_at = |rule| Violation::new(rule, fre.offset + fde.fre_type.addr_size()).at_function(i).at_fre(k);
+        if fde.fde_type == FdeType::Default {
+            if v != Version::V3 && count > 3 {
+                out.push(info_at(Rule::FreCountMax).found(count as i64).expected(3));
+            }
+            match abi {
+                Abi::Amd64 if count > 2 => out.push(info_at(Rule::FreCountAmd64).found(count as i64)),
+                Abi::Aarch64Be | Abi::Aarch64Le if v == Version::V3 && (count == 2 || count > 3) => {
+                    out.push(info_at(Rule::FreCountAarch64).found(count as i64))
+                }
+                Abi::S390x if count > 3 => out.push(info_at(Rule::FreCountS390x).found(count as i64)),
+                _ => {}
+            }
+            if abi == Abi::S390x {
+                if v == Version::V3 {
+                    for w in 1..count.min(3) {
+                        if fre.dataword(w).is_some_and(s390x_v2_offset_is_regnum) {
+                            out.push(
+                                Violation::new(Rule::FreS390xV3NoRegnum, fre.dataword_offset(w)).at_function(i).at_fre(k),
+                            );
+                        }
+                    }
+                }
+                if count == 2 && fre.dataword(1) == Some(FRE_RA_OFFSET_INVALID) {
+                    out.push(Violation::new(Rule::FreS390xRaPadding, fre.dataword_offset(1)).at_function(i).at_fre(k));
+                }
+            }
+        } else {
+            for c in flex_control_positions(&fre) {
+                if fre.control_word(c).is_some_and(|w| w & 4 != 0) {
+                    out.push(Violation::new(Rule::FlexControlUnused, fre.dataword_offset(c)).at_function(i).at_fre(k));
+                }
+            }
+        }
+        if fre.mangled_ra() && !abi.is_aarch64() {
+            out.push(info_at(Rule::FreMangledRaAbi));
+        }
+        if let Err(rule) = s.recovery(fde, &fre) {
+            out.push(info_at(rule).found(count as i64));
+        }
+        k += 1;
+    }
+    Some(iter.position())
+}
+
+/// Indices of the control words of a flex FRE, as far as its layout can be followed.
+fn flex_control_positions(fre: &crate::read::FreRef<'_>) -> Vec<usize> {
+    let n = fre.dataword_count();
+    let mut pos = Vec::new();
+    if n == 0 {
+        return pos;
+    }
+    pos.push(0);
+    if n > 2 {
+        pos.push(2);
+        let ra = fre.dataword(2).map(|w| Control::from_word(w, fre.dataword_size));
+        let fp_at = if ra.is_some_and(|c| c.is_padding()) { 3 } else { 4 };
+        if n > fp_at {
+            pos.push(fp_at);
+        }
+    }
+    pos
+}
+
+/// Whether a list of violations leaves the section valid: no error-severity rule broken.
+pub fn is_valid(violations: &[Violation]) -> bool {
+    violations.iter().all(|v| v.rule.info().severity != Severity::Error)
+}
+
+/// Whether any violation is of a malformed-class rule (the reader cannot decode the bytes).
+pub fn is_malformed(violations: &[Violation]) -> bool {
+    violations.iter().any(|v| v.rule.info().class == Class::Malformed)
+}
