@@ -72,7 +72,6 @@ pub fn s390x_v2_offset_encode_regnum(regnum: i64) -> i64 {
 
 /// An SFrame format version (`sfp_version`, v3 manual §2.1.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Version {
     V1 = 1,
     V2 = 2,
@@ -133,7 +132,6 @@ pub mod flags {
 
 /// The ABI/arch identifier (`sfh_abi_arch`, v3 manual §2.2.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Abi {
     /// `SFRAME_ABI_AARCH64_ENDIAN_BIG` = 1.
     Aarch64Be = 1,
@@ -411,5 +409,35 @@ mod tests {
         assert_eq!(FreType::for_start(255), FreType::Addr1);
         assert_eq!(FreType::for_start(256), FreType::Addr2);
         assert_eq!(FreType::for_start(65536), FreType::Addr4);
+    }
+}
+
+/// Versions serialize as their number, ABIs as their short name.
+#[cfg(feature = "serde")]
+mod serde_impls {
+    use super::{Abi, Version};
+    use serde::{de::Error, Deserialize, Deserializer, Serialize, Serializer};
+
+    impl Serialize for Version {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_u8(self.number())
+        }
+    }
+    impl<'de> Deserialize<'de> for Version {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let v = u8::deserialize(d)?;
+            Version::from_u8(v).ok_or_else(|| D::Error::custom(format!("unknown SFrame version {v}")))
+        }
+    }
+    impl Serialize for Abi {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(self.name())
+        }
+    }
+    impl<'de> Deserialize<'de> for Abi {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let v = String::deserialize(d)?;
+            Abi::from_name(&v).ok_or_else(|| D::Error::custom(format!("unknown ABI {v:?}")))
+        }
     }
 }

@@ -144,3 +144,32 @@ impl Function {
         }
     }
 }
+
+impl Section {
+    /// Section-wide facts for interpreting rows.
+    pub fn row_context(&self) -> crate::recovery::RowContext {
+        crate::recovery::RowContext {
+            version: self.version,
+            abi: self.abi,
+            cfa_fixed_fp_offset: self.cfa_fixed_fp_offset,
+            cfa_fixed_ra_offset: self.cfa_fixed_ra_offset,
+        }
+    }
+
+    /// The recovery rules of `fre`, an FRE of `function`, or the rule its data words break.
+    pub fn recovery(&self, function: &Function, fre: &Fre) -> Result<crate::Recovery, crate::Rule> {
+        let mut words = [0i64; MAX_DATAWORD_COUNT as usize];
+        let n = fre.datawords.len().min(words.len());
+        for (w, &v) in words.iter_mut().zip(&fre.datawords) {
+            *w = i64::from(v);
+        }
+        let row = crate::recovery::Row {
+            fde_type: function.fde_type,
+            base_reg: fre.base_reg,
+            mangled_ra: fre.mangled_ra,
+            dataword_size: fre.dataword_size,
+            words: &words[..n],
+        };
+        crate::recovery::recovery_rules(&self.row_context(), &row)
+    }
+}

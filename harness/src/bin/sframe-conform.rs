@@ -1,0 +1,125 @@
+//! `sframe-conform`: the conformance suite's command line.
+//!
+//! Exit status: 0 when everything checked is valid (or agrees), 1 when something violates a
+//! rule (or disagrees), 2 on usage or I/O errors.
+
+use clap::{Parser, Subcommand};
+use sframe_harness::input::{expand_paths, read_input};
+use sframe_harness::{check, dump, rules_cmd};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "sframe-conform", version, about = "Conformance checks and differential testing for SFrame (.sframe) sections")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check sections (ELF files or raw .sframe sections; directories are searched) against
+    /// the rule catalogue.
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+        /// Fail on warnings too.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Print sections in readable form, or their normalized model as JSON.
+    Dump {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the rule catalogue (or the discrepancies between the texts).
+    Rules {
+        #[arg(long)]
+        json: bool,
+        #[arg(long)]
+        discrepancies: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("sframe-conform: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn print_json(v: &serde_json::Value) {
+    println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Check { files, json, strict } => {
+            let mut failed = false;
+            let mut reports = Vec::new();
+            for f in &expand_paths(&files).map_err(|e| e.to_string())? {
+                let input = read_input(f).map_err(|e| e.to_string())?;
+                let r = check::check(&input);
+                failed |= r.fails(strict);
+                if json {
+                    reports.push(check::render_json(&input, &r));
+                } else {
+                    print!("{}", check::render_text(&input, &r));
+                }
+            }
+            if json {
+                print_json(&serde_json::Value::Array(reports));
+            }
+            Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Command::Dump { files, json } => {
+            let mut failed = false;
+            let mut out = Vec::new();
+            for f in &expand_paths(&files).map_err(|e| e.to_string())? {
+                let input = read_input(f).map_err(|e| e.to_string())?;
+                match sframe_spec::decode(&input.loaded.bytes) {
+                    Ok(s) => {
+                        if json {
+                            let mut v = dump::render_json(&s, input.loaded.vaddr);
+                            v["file"] = serde_json::Value::String(f.display().to_string());
+                            out.push(v);
+                        } else {
+                            println!("{}: SFrame section ({})\n", f.display(), input.origin());
+                            print!("{}", dump::render_text(&s, input.loaded.vaddr));
+                        }
+                    }
+                    Err(e) => {
+                        failed = true;
+                        if json {
+                            out.push(serde_json::json!({"file": f.display().to_string(), "error": {"rule": e.rule.id(), "offset": e.offset, "message": e.to_string()}}));
+                        } else {
+                            eprintln!("{}: cannot decode: {e}", f.display());
+                        }
+                    }
+                }
+            }
+            if json {
+                print_json(&serde_json::Value::Array(out));
+            }
+            Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Command::Rules { json, discrepancies } => {
+            match (json, discrepancies) {
+                (true, false) => print_json(&rules_cmd::rules_json()),
+                (true, true) => print_json(&rules_cmd::discrepancies_json()),
+                (false, false) => print!("{}", rules_cmd::rules_text()),
+                (false, true) => print!("{}", rules_cmd::discrepancies_text()),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
