@@ -10,4 +10,5 @@ pub mod check;
 pub mod dump;
 pub mod hexdump;
 pub mod input;
+pub mod ledger;
 pub mod rules_cmd;

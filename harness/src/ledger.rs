@@ -1,0 +1,200 @@
+//! The findings ledger: every known disagreement, crash, hang or oracle mismatch, one
+//! directory each under `corpus/findings/`, with a verdict.
+//!
+//! A finding is `corpus/findings/<ID>/finding.json` (format in `corpus/findings/README.md`)
+//! beside its minimized reproducer and a Markdown report. A tool that observes a
+//! discrepancy computes its *signature* (a stable string naming what disagreed, where) and
+//! asks the ledger whether a finding covers it; the gate passes when every observed
+//! signature is covered and fails naming the first new one.
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// What a finding says happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// Two implementations give different results for the same input.
+    Disagreement,
+    /// An implementation crashed (signal, abort) on the input.
+    Crash,
+    /// An implementation did not answer in time.
+    Hang,
+    /// An implementation accepts what a rule of the spec rejects.
+    AcceptedInvalid,
+    /// An implementation rejects a section that breaks no rule.
+    RejectedValid,
+    /// The SFrame row for a PC does not recover the emulator's truth.
+    OracleMismatch,
+    /// A real producer wrote a section that breaks a rule.
+    ProducerViolation,
+}
+
+/// What we concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    ImplementationBug,
+    ProducerBug,
+    SpecAmbiguity,
+    SpecTextDiscrepancy,
+    ReferenceBugFixed,
+    /// Not decided yet: still a finding, still covered by the ledger.
+    Open,
+}
+
+/// A tool and its exact version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolVersion {
+    pub name: String,
+    pub version: String,
+}
+
+/// One ledger entry (`finding.json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Finding {
+    /// Stable ID, also the directory name, e.g. `F0001-libsframe-mask-rep-size-zero`.
+    pub id: String,
+    pub title: String,
+    pub kind: Kind,
+    pub verdict: Verdict,
+    /// Implementations or producers involved, with exact versions.
+    pub tools: Vec<ToolVersion>,
+    /// Rule IDs of the catalogue involved, if any.
+    #[serde(default)]
+    pub rules: Vec<String>,
+    /// Signatures this finding covers; a trailing `*` matches any suffix.
+    pub signatures: Vec<String>,
+    /// Reproducer files, relative to the finding's directory.
+    #[serde(default)]
+    pub reproducers: Vec<String>,
+    /// Command that reproduces it from the repository's root.
+    #[serde(default)]
+    pub reproduce: String,
+    /// Releases in which the finding no longer reproduces ("fixed in"), with versions.
+    #[serde(default)]
+    pub fixed_in: Vec<ToolVersion>,
+    #[serde(default)]
+    pub notes: String,
+}
+
+impl Finding {
+    pub fn covers(&self, signature: &str) -> bool {
+        self.signatures.iter().any(|s| match s.strip_suffix('*') {
+            Some(prefix) => signature.starts_with(prefix),
+            None => s == signature,
+        })
+    }
+}
+
+/// All findings of a ledger directory.
+#[derive(Debug, Clone, Default)]
+pub struct Ledger {
+    pub dir: PathBuf,
+    pub findings: Vec<Finding>,
+}
+
+/// A ledger entry that could not be read.
+#[derive(Debug)]
+pub struct LedgerError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl std::fmt::Display for LedgerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+impl Ledger {
+    /// The repository's ledger, `corpus/findings/` (found from this crate's location).
+    pub fn default_dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/findings")
+    }
+
+    /// Load every `*/finding.json` under `dir`. A missing directory is an empty ledger; an
+    /// unreadable entry is an error (a broken ledger must not hide findings).
+    pub fn load(dir: &Path) -> Result<Ledger, LedgerError> {
+        let mut findings = Vec::new();
+        let entries = match std::fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Ledger { dir: dir.to_path_buf(), findings }),
+            Err(e) => return Err(LedgerError { path: dir.to_path_buf(), message: e.to_string() }),
+        };
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path().join("finding.json"))).collect();
+        paths.sort();
+        for p in paths.into_iter().filter(|p| p.is_file()) {
+            let text = std::fs::read_to_string(&p).map_err(|e| LedgerError { path: p.clone(), message: e.to_string() })?;
+            let f: Finding = serde_json::from_str(&text).map_err(|e| LedgerError { path: p.clone(), message: e.to_string() })?;
+            let dir_name = p.parent().and_then(|d| d.file_name()).map(|n| n.to_string_lossy().into_owned());
+            if dir_name.as_deref() != Some(f.id.as_str()) {
+                return Err(LedgerError { path: p, message: format!("id {:?} differs from its directory name", f.id) });
+            }
+            findings.push(f);
+        }
+        Ok(Ledger { dir: dir.to_path_buf(), findings })
+    }
+
+    /// The finding covering `signature`, if any.
+    pub fn lookup(&self, signature: &str) -> Option<&Finding> {
+        self.findings.iter().find(|f| f.covers(signature))
+    }
+
+    /// Write a new finding: `finding.json`, the reproducer files and a Markdown report.
+    pub fn record(&self, finding: &Finding, files: &[(&str, &[u8])], report_md: &str) -> std::io::Result<PathBuf> {
+        let d = self.dir.join(&finding.id);
+        std::fs::create_dir_all(&d)?;
+        for (name, bytes) in files {
+            std::fs::write(d.join(name), bytes)?;
+        }
+        std::fs::write(d.join("README.md"), report_md)?;
+        let json = serde_json::to_string_pretty(finding).map_err(std::io::Error::other)?;
+        std::fs::write(d.join("finding.json"), json + "\n")?;
+        Ok(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(sigs: &[&str]) -> Finding {
+        Finding {
+            id: "F0000-test".into(),
+            title: "t".into(),
+            kind: Kind::Crash,
+            verdict: Verdict::Open,
+            tools: vec![],
+            rules: vec![],
+            signatures: sigs.iter().map(|s| s.to_string()).collect(),
+            reproducers: vec![],
+            reproduce: String::new(),
+            fixed_in: vec![],
+            notes: String::new(),
+        }
+    }
+
+    #[test]
+    fn signatures_match_exactly_or_by_prefix() {
+        let f = finding(&["crash:libsframe-2.47:decode:*", "diff:a:b"]);
+        assert!(f.covers("crash:libsframe-2.47:decode:FDE-REP-SIZE"));
+        assert!(f.covers("diff:a:b"));
+        assert!(!f.covers("diff:a:bc"));
+        assert!(!f.covers("crash:libsframe-2.44:decode:x"));
+    }
+
+    #[test]
+    fn record_then_load_round_trips_and_rejects_misnamed_entries() {
+        let dir = std::env::temp_dir().join(format!("sframe-ledger-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let l = Ledger { dir: dir.clone(), findings: vec![] };
+        l.record(&finding(&["x"]), &[("input.sframe", b"\xe2\xde")], "# t\n").unwrap();
+        let back = Ledger::load(&dir).unwrap();
+        assert_eq!(back.findings.len(), 1);
+        assert!(back.lookup("x").is_some());
+        std::fs::rename(dir.join("F0000-test"), dir.join("F0001-other")).unwrap();
+        assert!(Ledger::load(&dir).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
