@@ -184,11 +184,10 @@ impl<'a> SectionRef<'a> {
         }
         let off = self.fde_offset(i);
         let e = self.endian;
-        let raw = match self.header.version {
-            Version::V1 | Version::V2 => e.read_int(self.data, off, 4)?,
-            Version::V3 => e.read_int(self.data, off, 8)?,
+        let (raw, size) = match self.header.version {
+            Version::V1 | Version::V2 => (e.read_int(self.data, off, 4)?, e.read_u32(self.data, off + 4)?),
+            Version::V3 => (e.read_int(self.data, off, 8)?, e.read_u32(self.data, off + 8)?),
         };
-        let size = e.read_u32(self.data, off + 4)?;
         Some((self.resolve_start(off, raw), size))
     }
 
