@@ -189,8 +189,7 @@ fn check_fres(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) -> Opt
     let i = fde.index;
     let mut prev: Option<u32> = None;
     let mut iter = s.fres(fde);
-    let mut k = 0usize;
-    for fre in iter.by_ref() {
+    for (k, fre) in iter.by_ref().enumerate() {
         let fre = match fre {
             Ok(f) => f,
             Err(e) => {
@@ -259,7 +258,6 @@ fn check_fres(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) -> Opt
         if let Err(rule) = s.recovery(fde, &fre) {
             out.push(info_at(rule).found(count as i64));
         }
-        k += 1;
     }
     Some(iter.position())
 }
