@@ -144,7 +144,8 @@ pub fn render_json(s: &Section, vaddr: u64) -> Value {
                 "mangled_ra": fre.mangled_ra,
                 "dataword_size": fre.dataword_size.bytes(),
                 "datawords": fre.datawords,
-                "rules": s.recovery(f, fre).map_err(|r| r.id()),
+                "rules": s.recovery(f, fre).ok(),
+                "rules_error": s.recovery(f, fre).err().map(|r| r.id()),
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })

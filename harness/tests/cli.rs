@@ -1,0 +1,124 @@
+//! The `sframe-conform` command as a user runs it: exit statuses, messages, JSON shapes.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sframe-conform")).args(args).output().unwrap()
+}
+
+fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sframe-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// A v2 AMD64 section written by hand (v3 manual §2.2, v2 info §2.3): one function at 0x40,
+/// 16 bytes, one FRE (CFA = SP + 8).
+fn valid_v2() -> Vec<u8> {
+    let mut b = vec![0xe2, 0xde, 2, 1, 3, 0, 0xf8, 0];
+    for v in [1u32, 1, 3, 0, 20] {
+        b.extend(v.to_le_bytes());
+    }
+    b.extend(0x40i32.to_le_bytes());
+    b.extend(16u32.to_le_bytes());
+    b.extend(0u32.to_le_bytes());
+    b.extend(1u32.to_le_bytes());
+    b.extend([0, 0, 0, 0]); // info, rep_size, padding
+    b.extend([0, 0b11, 8]); // FRE: start 0, info (1 word, SP), CFA offset 8
+    b
+}
+
+#[test]
+fn check_exit_statuses() {
+    let good = tmp("good.sframe", &valid_v2());
+    let out = run(&["check", good.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+
+    let mut bad = valid_v2();
+    bad[3] = 0x80; // an undefined flag bit: a warning in v2
+    bad[6] = 0xf0; // AMD64 fixed RA -16: an error
+    let bad = tmp("bad.sframe", &bad);
+    let out = run(&["check", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("HDR-FIXED-RA-AMD64 at offset 0x6"), "{text}");
+    assert!(text.contains("[f0]"), "hex excerpt marks the byte: {text}");
+
+    // Only a warning: passes unless --strict.
+    let mut warn = valid_v2();
+    warn[3] |= 0x40;
+    let warn = tmp("warn.sframe", &warn);
+    assert_eq!(run(&["check", warn.to_str().unwrap()]).status.code(), Some(0));
+    assert_eq!(run(&["check", "--strict", warn.to_str().unwrap()]).status.code(), Some(1));
+}
+
+#[test]
+fn usage_and_io_errors_are_one_line_and_exit_2() {
+    let not_sframe = tmp("text.txt", b"hello world");
+    for args in [
+        vec!["check", "/nonexistent/file"],
+        vec!["check", not_sframe.to_str().unwrap()],
+        vec!["dump", not_sframe.to_str().unwrap()],
+        vec!["check"],
+        vec!["frobnicate"],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{args:?}: {err}");
+    }
+    let out = run(&["check", not_sframe.to_str().unwrap()]);
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+}
+
+#[test]
+fn elf_without_sframe_is_a_usage_error() {
+    // The test binary itself is an ELF file without .sframe.
+    let me = std::env::current_exe().unwrap();
+    let out = run(&["check", me.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no .sframe section"));
+}
+
+#[test]
+fn json_outputs_have_the_documented_keys() {
+    let out = run(&["rules", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let rules: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules = rules.as_array().unwrap();
+    assert!(rules.len() >= 40, "{} rules", rules.len());
+    for r in rules {
+        for k in ["id", "versions", "abis", "basis", "source"] {
+            assert!(r.get(k).is_some(), "rule without {k}: {r}");
+        }
+    }
+    let out = run(&["rules", "--json", "--discrepancies"]);
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(d.as_array().unwrap().iter().any(|x| x["id"] == "D-V1-ADDR-LIMIT-MACROS"));
+
+    let good = tmp("dump.sframe", &valid_v2());
+    let out = run(&["dump", "--json", good.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["version"], 2);
+    assert_eq!(v[0]["abi"], "amd64");
+    assert_eq!(v[0]["functions"][0]["start"], 0x40);
+    assert_eq!(v[0]["functions"][0]["fres"][0]["rules"]["cfa"]["offset"], 8);
+
+    let out = run(&["check", "--json", good.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["valid"], true);
+}
+
+#[test]
+fn dump_reads_like_objdump() {
+    let good = tmp("dump2.sframe", &valid_v2());
+    let out = run(&["dump", good.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Version: SFRAME_VERSION_2"), "{text}");
+    assert!(text.contains("func idx [0]: pc = 0x40, size = 16 bytes"), "{text}");
+    assert!(text.contains("0000000000000040  sp+8"), "{text}");
+}
