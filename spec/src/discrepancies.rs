@@ -43,7 +43,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
             c(V1H, "SFRAME_FRE_TYPE_ADDR2_LIMIT", "is 0x10000 (not inclusive). */ #define SFRAME_FRE_TYPE_ADDR2_LIMIT ((SFRAME_FRE_TYPE_ADDR2 * 2) * 8)"),
             c(V1H, "SFRAME_FRE_TYPE_ADDR4_LIMIT", "is 0x100000000 (not inclusive). */ #define SFRAME_FRE_TYPE_ADDR4_LIMIT ((SFRAME_FRE_TYPE_ADDR4 * 2) * 8)"),
         ],
-        resolution: "The macros compute the field width in bits (8, 16, 32). The reference uses the limits the comments and the manuals' FRE type tables state: 0x100, 0x10000, 0x100000000.",
+        resolution: "The macros compute the field width in bits (8, 16, 32); the headers of binutils 2.40 and later define them as 1ULL << that width, which agrees with the comments (checked by spec/tests/headers.rs). The reference uses the limits the comments and the manuals' FRE type tables state: 0x100, 0x10000, 0x100000000.",
     },
     Discrepancy {
         id: "D-V1-FUNC-START",
