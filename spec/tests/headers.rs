@@ -391,3 +391,20 @@ fn evaluator_self_check() {
     assert_eq!(h.value("D(1, -2) * 2 + 1ULL"), 7);
     assert_eq!(h.value("1 + 2 * 3 << 1"), 14);
 }
+
+#[test]
+fn discrepancy_quotes_from_release_headers_are_there() {
+    let fold = |s: &str| s.replace('*', " ").split_whitespace().collect::<Vec<_>>().join(" ");
+    for d in sframe_spec::discrepancies::DISCREPANCIES {
+        for cit in d.citations.iter().filter(|c| c.file.contains('@')) {
+            let release = cit.file.split('@').nth(1).unwrap();
+            let path = cache().join("include").join(release).join("sframe.h");
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {}: {e}; run ci/toolchains", d.id, path.display()));
+            let text = fold(&text);
+            for piece in cit.quote.split("...").map(str::trim).filter(|p| !p.is_empty()) {
+                assert!(text.contains(&fold(piece)), "{}: not in {}: {piece:?}", d.id, path.display());
+            }
+        }
+    }
+}
