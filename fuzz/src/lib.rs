@@ -1,0 +1,9 @@
+//! Fuzz harnesses. Each is a `run(&mut Unstructured)` function: libFuzzer targets in
+//! `fuzz_targets/` are a few lines of glue around them, and every one is also a `#[test]`
+//! running seeded iterations, so `cargo test` exercises every harness on stable.
+
+#![forbid(unsafe_code)]
+
+pub mod reference_robustness;
+pub mod roundtrip;
+pub mod seeded;
