@@ -205,6 +205,8 @@ catalogue! {
         S { file: V2T, section: "2.3", quote: "0x12 uint16_t sfde_func_padding2 Padding of 2 bytes. Currently unused bytes." }),
     FdeSignalV3 => r("FDE-SIGNAL-FRES", "a signal-frame FDE has at least one FRE", Versions::V3, Abis::ALL, W, Inv,
         Inf { reason: "v3 §1.2 marks signal frames in sfda_func_info and reserves a DEFAULT FDE with no FREs for the outermost frame; a signal frame without any row cannot be unwound through." }),
+    FdeSizeZero => r("FDE-SIZE-ZERO", "a function has a non-zero size", Versions::ALL, Abis::ALL, W, Inv,
+        Inf { reason: "An FDE of size 0 covers no PC: no look-up can select it, and any FRE it has describes no instruction (GNU as writes one for a function with an empty body)." }),
     FdeBlocksDisjoint => r("FDE-BLOCKS-DISJOINT", "the FRE data of two functions do not overlap", Versions::ALL, Abis::ALL, E, Mal,
         Inf { reason: "Each FDE points at 'the function's stack trace data' (v3 §2.3.1); data shared by two functions (or an FDE attribute overlapping another function's FREs) has no reading in the texts, and lets a small section describe unbounded numbers of rows." }),
     FreSubsectionDense => r("FRE-DENSE", "every byte of the FRE sub-section belongs to some function's data", Versions::ALL, Abis::ALL, W, Inv,

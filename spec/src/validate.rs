@@ -177,6 +177,9 @@ fn check_fde(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) {
     if v == Version::V2 && fde.padding != 0 {
         out.push(Violation::new(Rule::FdePadding, fde.offset + 18).at_function(i).found(fde.padding).expected(0));
     }
+    if fde.size == 0 {
+        out.push(Violation::new(Rule::FdeSizeZero, fde.offset + if v == Version::V3 { 8 } else { 4 }).at_function(i).found(0));
+    }
     if fde.signal(v) && fde.num_fres == 0 {
         out.push(Violation::new(Rule::FdeSignalV3, info_off).at_function(i));
     }
@@ -209,7 +212,8 @@ fn check_fres(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) -> Opt
             (PcType::Mask, Version::V2 | Version::V3) => None,
             _ => Some(fde.size),
         };
-        if let Some(limit) = limit {
+        // A function of size 0 is reported once, by FDE-SIZE-ZERO.
+        if let Some(limit) = limit.filter(|&l| l > 0 || fde.pc_type() == PcType::Mask) {
             if fre.start >= limit {
                 out.push(at(Rule::FreStartInFunction).found(i64::from(fre.start)).expected(i64::from(limit)));
             }

@@ -129,6 +129,7 @@ fn cases() -> Vec<(Rule, Mutation)> {
         (Rule::FdeRepSizeInc, |s| Some(with(s, |s| s.functions[0].rep_size = 4))),
         (Rule::FdePadding, |s| Some(with(s, |s| s.functions[0].reserved.padding = 1))),
         (Rule::FdeSignalV3, |s| Some(with(s, |s| { s.functions[2].signal = true; s.functions[2].fres.clear() }))),
+        (Rule::FdeSizeZero, |s| Some(with(s, |s| s.functions[2].size = 0))),
         (Rule::FdeBlocksDisjoint, |s| {
             let mut b = enc(s);
             let r = SectionRef::parse(&b).unwrap();
