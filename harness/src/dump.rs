@@ -42,8 +42,9 @@ fn reg_name(abi: Abi, n: u32) -> String {
     }
 }
 
-/// Text of one recovery rule: `sp+8`, `c-16` (the slot at CFA-16), `*(r6-8)`, `u` (unchanged),
-/// `U` (undefined), `r16` (value in a register).
+/// Text of one recovery rule, in `objdump --sframe`'s notation where it has one: `sp+8`
+/// (CFA), `c-16` (the slot at CFA-16), `*(r6-8)`, `u` (unchanged), `U` (undefined), `r16`
+/// (value in a register).
 pub fn loc_text(abi: Abi, loc: &Loc) -> String {
     match *loc {
         Loc::SameValue => "u".into(),
@@ -53,7 +54,7 @@ pub fn loc_text(abi: Abi, loc: &Loc) -> String {
                 Base::Cfa => "c".to_string(),
                 Base::Reg(n) => reg_name(abi, n),
             };
-            let e = if offset == 0 && !matches!(base, Base::Cfa) { b.clone() } else { format!("{b}{offset:+}") };
+            let e = if offset == 0 && !deref && !matches!(base, Base::Cfa) { b.clone() } else { format!("{b}{offset:+}") };
             match (base, deref) {
                 (Base::Cfa, true) => e,
                 (Base::Cfa, false) => format!("={e}"),
@@ -61,6 +62,14 @@ pub fn loc_text(abi: Abi, loc: &Loc) -> String {
                 (Base::Reg(_), false) => e,
             }
         }
+    }
+}
+
+/// The CFA column: always `base+offset`, as objdump prints it (`sp+0`).
+fn cfa_text(abi: Abi, loc: &Loc) -> String {
+    match *loc {
+        Loc::Expr { base: Base::Reg(n), offset, deref: false } => format!("{}{offset:+}", reg_name(abi, n)),
+        _ => loc_text(abi, loc),
     }
 }
 
@@ -102,7 +111,7 @@ pub fn render_text(s: &Section, vaddr: u64) -> String {
             let start = pc.wrapping_add(u64::from(fre.start));
             let (cfa, fp, ra) = match s.recovery(f, fre) {
                 Ok(r) => (
-                    loc_text(s.abi, &r.cfa),
+                    cfa_text(s.abi, &r.cfa),
                     loc_text(s.abi, &r.fp),
                     format!("{}{}", loc_text(s.abi, &r.ra), if r.ra_mangled { "[s]" } else { "" }),
                 ),
