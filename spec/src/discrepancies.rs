@@ -236,6 +236,23 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "The manual: on s390x (header fixed RA offset invalid) the second offset is always the RA slot, SFRAME_FRE_RA_OFFSET_INVALID when not saved; the header comment's else-branch cannot be reached with sfh_cfa_fixed_ra_offset = 0.",
     },
+    Discrepancy {
+        id: "D-V3-S390X-FLEX-CFA-SCALE",
+        topic: "whether the s390x CFA offset of a flexible FDE is stored adjusted and scaled",
+        versions: &[3],
+        citations: &[
+            c(V3T, "3.1.3", "On s390x the value of the offset is stored adjusted by the s390x-specific SFRAME_S390X_CFA_OFFSET_ADJUSTMENT and scaled down by the s390x-specific SFRAME_S390X_CFA_OFFSET_ALIGNMENT_FACTOR"),
+            c(V3T, "3.2", "Encoding of Data Word 2 (Offset Data) The second data word of the pair is a signed integer of width fre_dataword_size."),
+        ],
+        resolution: "The scaling is stated under 'Default FDE Type Interpretation' and the flex text says nothing of s390x. GNU as 2.47 encodes every s390x CFA offset, flex included, and libsframe 2.47 decodes it; the emulator confirms their reading (finding F0107). The reference follows them.",
+    },
+    Discrepancy {
+        id: "D-APPENDIX-A-CALLER-PC",
+        topic: "looking up a caller frame's row by its return address",
+        versions: &[1, 2, 3],
+        citations: &[c(V3T, "Appendix A", "fre = sframe_find_fre (pc, &fde_type);")],
+        resolution: "Appendix A looks every frame's PC up as it is. In a caller frame the PC is a return address, which is the start of the next function when the call was the last instruction (a call to a noreturn function): the wrong row, or none. The reference unwinder looks caller frames up at PC - 1, as DWARF unwinders do (inferred; found by the oracle).",
+    },
 ];
 
 #[cfg(test)]

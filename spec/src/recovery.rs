@@ -171,7 +171,11 @@ fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     if !cfa_ctl.reg_p {
         return Err(Rule::FlexCfaRegister);
     }
-    let cfa = cfa_ctl.rule(w[1]);
+    // On s390x the CFA offset is stored adjusted and scaled in flex FDEs too, as GNU as
+    // writes it and libsframe reads it; the manual states it for default FDEs only
+    // (discrepancy D-V3-S390X-FLEX-CFA-SCALE, finding F0107).
+    let cfa_offset = if ctx.abi == Abi::S390x { s390x_cfa_offset_decode(w[1]) } else { w[1] };
+    let cfa = cfa_ctl.rule(cfa_offset);
     let mut i = 2;
     // RA: a control/offset pair, or one padding word (then an FP pair must follow), or nothing.
     let default_ra = fixed(ctx.cfa_fixed_ra_offset).unwrap_or(Loc::SameValue);
@@ -288,6 +292,18 @@ mod tests {
         assert_eq!(recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref, -8, 0, 0])), Err(Rule::FlexFpControl));
         assert_eq!(recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref])), Err(Rule::FlexLayout));
         assert_eq!(recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref, -8, rbp_deref, 0, 1])), Err(Rule::FlexLayout));
+    }
+
+    #[test]
+    fn s390x_flex_cfa_offsets_are_scaled_like_default_ones() {
+        // GNU as 2.47 and libsframe 2.47 (finding F0107), confirmed by the emulator: a flex
+        // CFA word of 0 based on r15 means CFA = r15 + 160.
+        let s = DataWordSize::B1;
+        let r15 = Control { reg_p: true, deref_p: false, unused: false, regnum: 15 }.to_word(s);
+        let r = recovery_rules(&ctx(Version::V3, Abi::S390x), &row(FdeType::Flex, &[r15, 0])).unwrap();
+        assert_eq!(r.cfa, Loc::Expr { base: Base::Reg(15), offset: 160, deref: false });
+        let r = recovery_rules(&ctx(Version::V3, Abi::Amd64), &row(FdeType::Flex, &[r15, 0])).unwrap();
+        assert_eq!(r.cfa, Loc::Expr { base: Base::Reg(15), offset: 0, deref: false });
     }
 
     #[test]

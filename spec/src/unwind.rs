@@ -126,7 +126,12 @@ pub fn step(
     reg: &dyn Fn(u32) -> Option<u64>,
     mem: &mut dyn FnMut(u64) -> Option<u64>,
 ) -> Result<Step, StepError> {
-    let pc = frame.pc.wrapping_sub(section_vaddr) as i64;
+    // A caller frame's PC is a return address: the instruction after the call, which may be
+    // the first of the next function when the call ends its own (a call to a noreturn
+    // function). Its row is the one of the call, found at PC - 1 (discrepancy
+    // D-APPENDIX-A-CALLER-PC: Appendix A looks the return address up as it is).
+    let lookup_pc = if topmost { frame.pc } else { frame.pc.wrapping_sub(1) };
+    let pc = lookup_pc.wrapping_sub(section_vaddr) as i64;
     let found = section.find(pc).map_err(StepError::Malformed)?;
     let Some(found) = found else {
         return Err(match section.find_fde(pc) {
