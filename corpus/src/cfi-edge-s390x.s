@@ -86,7 +86,9 @@ edge_ra_in_fpr:
 	aghi	%r15, -160
 	.cfi_def_cfa_offset 320
 	lgr	%r11, %r15
-	brasl	%r14, ext_use@PLT
+	# A leaf: %f0 and %f2 are call-clobbered, so the saved RA and FP must not live across a
+	# call (GCC keeps RA/FP in FPRs in leaf functions only).
+	nopr	%r7
 	aghi	%r15, 160
 	.cfi_def_cfa_offset 160
 	lgdr	%r11, %f2
