@@ -44,6 +44,84 @@ enum Command {
         #[arg(long)]
         discrepancies: bool,
     },
+    /// Run ELF files' code in the emulator and check the SFrame row of every executed PC
+    /// against the true CFA, return address and frame pointer (directories are searched).
+    Oracle {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Runs per function with fresh random inputs.
+        #[arg(long, default_value_t = 8)]
+        runs: u32,
+        /// Seed of every random choice.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+        /// Print throughput (checked instructions per second).
+        #[arg(long)]
+        stats: bool,
+        /// Producer name used in mismatch signatures (default: corpus manifest, else file stem).
+        #[arg(long)]
+        producer: Option<String>,
+        /// Worker threads (0: all cores).
+        #[arg(long, default_value_t = 0)]
+        jobs: usize,
+        /// Findings ledger directory (default: corpus/findings).
+        #[arg(long)]
+        ledger: Option<PathBuf>,
+    },
+    /// List the SFrame implementations available here, their exact versions and the
+    /// format versions they read.
+    Impls {
+        #[arg(long)]
+        json: bool,
+        /// Also start an external implementation (a command speaking the JSON-lines protocol).
+        #[arg(long)]
+        external: Vec<String>,
+    },
+    /// Compare implementations on sections (files, directories) or on generated inputs;
+    /// exit 1 when a discrepancy no finding of the ledger covers shows up.
+    Diff {
+        files: Vec<std::path::PathBuf>,
+        /// Only these implementations (repeatable; default: all available).
+        #[arg(long = "impl")]
+        impls: Vec<String>,
+        /// Add an external implementation: a command speaking the JSON-lines protocol.
+        #[arg(long)]
+        external: Vec<String>,
+        /// Generate N inputs by mutating the FILEs (default: the corpus and built-in seeds).
+        #[arg(long)]
+        generate: Option<usize>,
+        /// Seed of the generator.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+        /// Minimize new discrepancies and record them in the ledger.
+        #[arg(long)]
+        record: bool,
+        /// Also check the sections foreign encoders (libsframe) write from models.
+        #[arg(long)]
+        producers: bool,
+        /// Time limit per request to a worker or external program, in milliseconds.
+        #[arg(long, default_value_t = 10_000)]
+        timeout_ms: u64,
+        /// At most this many PCs looked up per section.
+        #[arg(long, default_value_t = 256)]
+        max_pcs: usize,
+        /// Findings ledger directory (default: corpus/findings).
+        #[arg(long)]
+        ledger: Option<std::path::PathBuf>,
+    },
+    /// FRE look-ups per second of every implementation on the same large sections, as ratios
+    /// to the newest libsframe; decode+validate throughput of the reference.
+    Bench {
+        #[arg(long)]
+        json: bool,
+        /// Functions in the synthetic section.
+        #[arg(long, default_value_t = 100_000)]
+        functions: u32,
+    },
 }
 
 fn main() -> ExitCode {
@@ -120,6 +198,26 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 (false, true) => print!("{}", rules_cmd::discrepancies_text()),
             }
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Impls { json, external } => sframe_harness::diff::cmd::impls(json, &external),
+        Command::Diff { files, impls, external, generate, seed, json, record, producers, timeout_ms, max_pcs, ledger } => {
+            sframe_harness::diff::cmd::run(&sframe_harness::diff::cmd::Args {
+                files,
+                impls,
+                external,
+                generate,
+                seed,
+                json,
+                record,
+                producers,
+                timeout_ms,
+                max_pcs,
+                ledger,
+            })
+        }
+        Command::Bench { json, functions } => sframe_harness::bench::run(json, functions),
+        Command::Oracle { files, runs, seed, json, stats, producer, jobs, ledger } => {
+            sframe_harness::oracle_cmd::run(&sframe_harness::oracle_cmd::Args { files, runs, seed, json, stats, producer, jobs, ledger })
         }
     }
 }

@@ -1,0 +1,216 @@
+//! `sframe-conform bench`: FRE look-ups per second of every implementation on the same
+//! sections, and the reference's decode+validate throughput.
+//!
+//! Sections: a synthetic one per format version with `--functions` functions (64 bytes and
+//! 3 rows each, AMD64, sorted), built as a model and written by `sframe_spec::encode`; and the
+//! largest section of the corpus. The same pseudo-random PCs (all inside functions) are
+//! looked up by each implementation in its own loop: in this process for the reference and
+//! simple-frame-rs, inside the worker process for each libsframe (`sframe_find_fre` plus
+//! reading the CFA offset, over a decoder made once). Results are look-ups per second and the
+//! ratio to the newest libsframe reading that version.
+//!
+//! No libsframe release reads every version (2.40: v1; 2.44: v1, v2; sid: v2, v3), and 2.44
+//! predates `SFRAME_F_FDE_FUNC_START_PCREL` while sid's look-up always resolves starts
+//! relative to the field: the v2 section is written without the flag for 2.44 and with it for
+//! sid (same functions, same size). Every implementation is asked to find every PC; a count
+//! of found rows below the PC count is printed, since a fast wrong answer is no answer.
+
+use crate::diff::cmd::{corpus_cases, corpus_dir};
+use crate::diff::mutate::Rng;
+use crate::impls::registry::{Options, Registry};
+use crate::impls::{BenchTiming, Implementation, Outcome};
+use serde::Serialize;
+use serde_json::json;
+use sframe_spec::constants::flags;
+use sframe_spec::{decode, encode, validate, Abi, BaseReg, DataWordSize, Fre, Function, Section, Version};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A section to look PCs up in, in the variants implementations need.
+struct BenchSection {
+    name: String,
+    version: Version,
+    /// Without `SFRAME_F_FDE_FUNC_START_PCREL` (v1, v2) / with it (v2, v3).
+    plain: Option<Vec<u8>>,
+    pcrel: Option<Vec<u8>>,
+    pcs: Vec<i64>,
+}
+
+/// A synthetic section of `n` AMD64 functions.
+pub fn synthetic(version: Version, n: u32, pcrel: bool) -> Section {
+    let mut s = Section::new(version, Abi::Amd64);
+    s.flags = flags::FDE_SORTED | if pcrel { flags::FDE_FUNC_START_PCREL } else { 0 };
+    let fre = |start: u32, words: &[i32]| Fre {
+        start,
+        base_reg: BaseReg::Sp,
+        mangled_ra: false,
+        dataword_size: DataWordSize::B1,
+        datawords: words.to_vec(),
+    };
+    s.functions = (0..n)
+        .map(|i| {
+            let mut f = Function::new(-0x4000_0000 + i64::from(i) * 64, 64);
+            f.fres = vec![fre(0, &[8]), fre(1, &[16, -16]), fre(60, &[8])];
+            f
+        })
+        .collect();
+    s
+}
+
+fn pcs_in(s: &Section, count: usize, seed: u64) -> Vec<i64> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .filter_map(|_| {
+            let f = &s.functions[rng.below(s.functions.len())];
+            (f.size > 0).then(|| f.start + rng.below(f.size as usize) as i64)
+        })
+        .collect()
+}
+
+/// One measurement.
+#[derive(Debug, Clone, Serialize)]
+pub struct Measurement {
+    pub section: String,
+    pub implementation: String,
+    pub version: String,
+    pub lookups_per_sec: f64,
+    pub found: u64,
+    pub lookups: u64,
+    /// Look-ups per second relative to the newest libsframe reading this section.
+    pub ratio_to_libsframe: Option<f64>,
+}
+
+fn measure(imp: &dyn Implementation, data: &[u8], pcs: &[i64], target: Duration) -> Option<BenchTiming> {
+    // Calibrate with one pass, then aim at `target`.
+    let one = match imp.bench_find(data, pcs, 1) {
+        Outcome::Ok { value } => value,
+        _ => return None,
+    };
+    let per_pass = one.nanos.max(1);
+    let rounds = (target.as_nanos() as u64 / per_pass).clamp(1, 200) as u32;
+    match imp.bench_find(data, pcs, rounds) {
+        Outcome::Ok { value } => Some(value),
+        _ => Some(one),
+    }
+}
+
+/// Decode+validate throughput of the reference on `data`, in MB/s.
+pub fn decode_validate_mb_s(data: &[u8], target: Duration) -> f64 {
+    let t = Instant::now();
+    let mut rounds = 0u32;
+    while t.elapsed() < target || rounds == 0 {
+        let ok = decode(std::hint::black_box(data)).is_ok();
+        let v = validate(std::hint::black_box(data));
+        std::hint::black_box((ok, v.len()));
+        rounds += 1;
+    }
+    (data.len() as f64 * f64::from(rounds)) / t.elapsed().as_secs_f64() / 1e6
+}
+
+fn sections(functions: u32) -> Vec<BenchSection> {
+    let mut out = Vec::new();
+    for version in Version::ALL {
+        let plain = (version != Version::V3).then(|| synthetic(version, functions, false));
+        let pcrel = (version != Version::V1).then(|| synthetic(version, functions, true));
+        let any = plain.as_ref().or(pcrel.as_ref()).cloned().unwrap_or_else(|| synthetic(version, 1, false));
+        out.push(BenchSection {
+            name: format!("synthetic {version} ({functions} functions)"),
+            version,
+            plain: plain.and_then(|s| encode(&s).ok()),
+            pcrel: pcrel.and_then(|s| encode(&s).ok()),
+            pcs: pcs_in(&any, 100_000, 1),
+        });
+    }
+    if let Some(c) = corpus_cases(&corpus_dir()).into_iter().max_by_key(|c| c.data.len()) {
+        if let Ok(s) = decode(&c.data) {
+            if !s.functions.is_empty() {
+                let pcrel = s.is_pcrel();
+                out.push(BenchSection {
+                    name: format!("largest corpus section: {} ({} bytes, {} functions)", c.name, c.data.len(), s.functions.len()),
+                    version: s.version,
+                    pcs: pcs_in(&s, 100_000, 2),
+                    plain: (!pcrel).then(|| c.data.clone()),
+                    pcrel: pcrel.then(|| c.data.clone()),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The variant of `s` for `imp`: sid's libsframe resolves starts relative to the field.
+fn variant<'a>(imp: &dyn Implementation, s: &'a BenchSection) -> Option<&'a [u8]> {
+    let wants_pcrel = imp.name().starts_with("libsframe-") && !matches!(imp.name().as_str(), "libsframe-2.40" | "libsframe-2.44");
+    let wants_plain = matches!(imp.name().as_str(), "libsframe-2.40" | "libsframe-2.44");
+    match (wants_pcrel, wants_plain) {
+        (true, _) => s.pcrel.as_deref().or(s.plain.as_deref()),
+        (_, true) => s.plain.as_deref().or(s.pcrel.as_deref()),
+        _ => s.plain.as_deref().or(s.pcrel.as_deref()),
+    }
+}
+
+/// Run every measurement, each for about `target`.
+pub fn measurements(impls: &[Arc<dyn Implementation>], functions: u32, target: Duration) -> (Vec<Measurement>, Vec<(String, f64)>) {
+    let mut out = Vec::new();
+    let mut throughput = Vec::new();
+    for s in sections(functions) {
+        if let Some(d) = s.plain.as_deref().or(s.pcrel.as_deref()) {
+            throughput.push((s.name.clone(), decode_validate_mb_s(d, target)));
+        }
+        let mut rows = Vec::new();
+        for imp in impls.iter().filter(|i| i.supports(s.version) && !i.name().starts_with("objdump-")) {
+            let Some(data) = variant(imp.as_ref(), &s) else { continue };
+            if let Some(t) = measure(imp.as_ref(), data, &s.pcs, target) {
+                rows.push(Measurement {
+                    section: s.name.clone(),
+                    implementation: imp.name(),
+                    version: imp.version(),
+                    lookups_per_sec: t.lookups as f64 / (t.nanos.max(1) as f64 / 1e9),
+                    found: t.found,
+                    lookups: t.lookups,
+                    ratio_to_libsframe: None,
+                });
+            }
+        }
+        let base = rows.iter().filter(|m| m.implementation.starts_with("libsframe-")).map(|m| m.lookups_per_sec).last();
+        for m in &mut rows {
+            m.ratio_to_libsframe = base.map(|b| m.lookups_per_sec / b);
+        }
+        out.extend(rows);
+    }
+    (out, throughput)
+}
+
+/// `sframe-conform bench [--json]`.
+pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
+    let reg = Registry::discover(&Options { timeout: Duration::from_secs(120), objdump: false });
+    let (rows, throughput) = measurements(&reg.available, functions.max(1), Duration::from_millis(500));
+    if json_out {
+        let v = json!({
+            "lookups": rows,
+            "decode_validate_mb_per_s": throughput.iter().map(|(s, v)| json!({"section": s, "mb_per_s": v})).collect::<Vec<_>>(),
+            "unavailable": reg.unavailable.iter().map(|u| json!({"name": u.name, "reason": u.reason})).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut last = String::new();
+    for m in &rows {
+        if m.section != last {
+            println!("\n{}", m.section);
+            println!("  {:<18} {:>14} {:>10} {:>14}", "implementation", "look-ups/s", "ratio", "found/asked");
+            last = m.section.clone();
+        }
+        let ratio = m.ratio_to_libsframe.map_or_else(|| "-".to_string(), |r| format!("{r:.2}x"));
+        println!("  {:<18} {:>14.0} {:>10} {:>14}", m.implementation, m.lookups_per_sec, ratio, format!("{}/{}", m.found, m.lookups));
+    }
+    println!("\nreference decode+validate:");
+    for (s, mb) in &throughput {
+        println!("  {mb:>10.1} MB/s  {s}");
+    }
+    for u in &reg.unavailable {
+        println!("(unavailable: {}: {})", u.name, u.reason);
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,368 @@
+//! GNU libsframe as an [`Implementation`]: the numbers its public API returns, normalized.
+//!
+//! - `decode`: `sframe_decode`; the header getters; per function the release's descriptor
+//!   getter (2.40 `sframe_decoder_get_funcdesc`, 2.44 `_v2`, sid `_v2`/`_v3`), its start
+//!   resolved as the format says (with `SFRAME_F_FDE_FUNC_START_PCREL`, plus the offset of
+//!   the field, `sframe_decoder_get_offsetof_fde_start_addr`); per FRE
+//!   `sframe_decoder_get_fre` and the offset getters. A release without a descriptor getter
+//!   for the section's version (2.44 on v1) leaves the descriptor fields unreported.
+//! - `find_fre`: `sframe_find_fre` (a failure means "no row": the API gives no reason). The
+//!   function the row belongs to is looked up with the descriptor getters, the way the
+//!   library's own search resolves starts (sid: always relative to the field, as its
+//!   `sframe_decoder_get_secrel_func_start_addr` does; older: the stored value).
+//! - rows: CFA from `sframe_fre_get_base_reg_id` and `_cfa_offset`; RA and FP from
+//!   `_ra_offset`/`_fp_offset` (error = not present = unchanged), read through
+//!   [`sframe_harness::impls::norm`]; sid flex FDEs read the control words with
+//!   `sframe_get_fre_udata`; sid `sframe_fre_get_ra_undefined_p` marks outermost frames.
+//! - `encode`: the encoder API of the release, as a producer.
+//!
+//! Sections are passed in a guarded buffer ([`Guarded`]): a read past their end crashes.
+
+use crate::ffi::{Api, Decoder, EncFunction, FreBuf, Guarded, Lib};
+use sframe_harness::impls::{norm, section_version, BenchTiming, Decoded, FreFacts, Found, FunctionFacts, HeaderFacts};
+use sframe_harness::impls::{Implementation, Outcome, Row};
+use sframe_spec::constants::flags::FDE_FUNC_START_PCREL;
+use sframe_spec::{Abi, Loc, Section, Version};
+use std::ffi::c_int;
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+
+/// Names of libsframe's error codes (`_SFRAME_ERRORS` in sframe-api.h, from 2000).
+const ERRORS: [&str; 12] = [
+    "SFRAME_ERR_VERSION_INVAL",
+    "SFRAME_ERR_NOMEM",
+    "SFRAME_ERR_INVAL",
+    "SFRAME_ERR_BUF_INVAL",
+    "SFRAME_ERR_DCTX_INVAL",
+    "SFRAME_ERR_ECTX_INVAL",
+    "SFRAME_ERR_FDE_INVAL",
+    "SFRAME_ERR_FRE_INVAL",
+    "SFRAME_ERR_FDE_NOTFOUND",
+    "SFRAME_ERR_FDE_NOTSORTED",
+    "SFRAME_ERR_FRE_NOTFOUND",
+    "SFRAME_ERR_FREOFFSET_NOPRESENT",
+];
+
+fn err_name(code: c_int) -> String {
+    usize::try_from(code - 2000).ok().and_then(|i| ERRORS.get(i)).map_or_else(|| format!("error {code}"), |s| s.to_string())
+}
+
+/// The low `width` bytes of `v` in host byte order (libsframe's FRE structs are host-endian).
+fn host_bytes(v: i32, width: usize) -> Vec<u8> {
+    if cfg!(target_endian = "big") {
+        v.to_be_bytes()[4 - width..].to_vec()
+    } else {
+        v.to_le_bytes()[..width].to_vec()
+    }
+}
+
+/// At most this many FREs are read per function (mutated counts can be huge, and
+/// `sframe_decoder_get_fre` rescans from the function's first FRE each time).
+const MAX_FRES: u32 = 4096;
+
+/// One GNU libsframe release.
+pub struct Libsframe {
+    lib: Lib,
+    release: String,
+    version: String,
+}
+
+impl Libsframe {
+    pub fn open(path: &Path, release: &str, version: &str) -> Result<Libsframe, String> {
+        Ok(Libsframe { lib: Lib::open(path, Api::for_release(release))?, release: release.into(), version: version.into() })
+    }
+}
+
+/// Section-wide facts for reading rows.
+#[derive(Clone, Copy)]
+struct Ctx {
+    abi: Abi,
+    version: u8,
+    fixed_fp: i8,
+    fixed_ra: i8,
+}
+
+const NOT_PRESENT: c_int = 2011;
+
+fn row(d: &Decoder<'_>, ctx: Ctx, fre: &FreBuf, fde_type: u8) -> Row {
+    let mangled = d.ra_mangled(fre);
+    if d.ra_undefined(fre) == Some(true) {
+        return Row { cfa: Some(Loc::Undefined), ra: Some(Loc::Undefined), fp: Some(Loc::SameValue), ra_mangled: Some(mangled) };
+    }
+    let flex = fde_type == 1;
+    let t = u32::from(fde_type);
+    let (base, berr) = d.base_reg_id(fre);
+    let (cfa_off, cerr) = d.cfa_offset(fre, t);
+    let cfa = match cerr {
+        0 if flex => d.udata(fre, 0).map(|c| norm::flex(u64::from(c), i64::from(cfa_off))),
+        0 if berr == 0 => Some(norm::cfa(ctx.abi, base, i64::from(cfa_off))),
+        NOT_PRESENT => Some(Loc::Undefined),
+        _ => None,
+    };
+    let fixed_or_unchanged = |off: i32, err: c_int| match err {
+        0 => Some(norm::slot(i64::from(off))),
+        NOT_PRESENT => Some(Loc::SameValue),
+        _ => None,
+    };
+    let (ra, fp) = if flex {
+        // v3 §3.2: CFA pair, then an RA pair or one padding word, then an FP pair.
+        let ra_ctl = d.udata(fre, 2);
+        let (ra_off, rerr) = d.ra_offset(fre, t);
+        let (fp_off, ferr) = d.fp_offset(fre, t);
+        let ra = match ra_ctl {
+            Some(c) if c != 0 => (rerr == 0).then(|| norm::flex(u64::from(c), i64::from(ra_off))),
+            _ => norm::fixed(ctx.fixed_ra).or(Some(Loc::SameValue)),
+        };
+        let fp_ctl = d.udata(fre, if ra_ctl == Some(0) { 3 } else { 4 });
+        let fp = match fp_ctl {
+            Some(c) => (ferr == 0).then(|| norm::flex(u64::from(c), i64::from(fp_off))),
+            None => fixed_or_unchanged(fp_off, ferr),
+        };
+        (ra, fp)
+    } else {
+        let (ra_off, rerr) = d.ra_offset(fre, t);
+        let (fp_off, ferr) = d.fp_offset(fre, t);
+        // "Not present" means: not in the FRE. 2.40's getters stop there and leave the
+        // header's fixed offset to the caller (sframe_decoder_get_fixed_ra_offset); later
+        // releases return the fixed offset themselves. Either way the header decides.
+        let ra = match rerr {
+            0 if ctx.fixed_ra != 0 => Some(norm::slot(i64::from(ra_off))),
+            0 => Some(norm::tracked(ctx.abi, ctx.version, i64::from(ra_off), true)),
+            NOT_PRESENT => Some(norm::fixed(ctx.fixed_ra).unwrap_or(Loc::SameValue)),
+            _ => None,
+        };
+        let fp = match ferr {
+            0 if ctx.fixed_fp != 0 => Some(norm::slot(i64::from(fp_off))),
+            0 => Some(norm::tracked(ctx.abi, ctx.version, i64::from(fp_off), false)),
+            NOT_PRESENT => Some(norm::fixed(ctx.fixed_fp).unwrap_or(Loc::SameValue)),
+            _ => None,
+        };
+        (ra, fp)
+    };
+    Row { cfa, ra, fp, ra_mangled: Some(mangled) }
+}
+
+impl Libsframe {
+    fn ctx(&self, d: &Decoder<'_>, data: &[u8]) -> Ctx {
+        let version = d.version().or_else(|| data.get(2).copied()).unwrap_or(0);
+        Ctx { abi: Abi::from_u8(d.abi_arch()).unwrap_or(Abi::Amd64), version, fixed_fp: d.fixed_fp(), fixed_ra: d.fixed_ra() }
+    }
+
+    fn flags_of(d: &Decoder<'_>, data: &[u8]) -> u8 {
+        d.flags().or_else(|| data.get(3).copied()).unwrap_or(0)
+    }
+
+    /// Section-relative start of function `i` as the format says to resolve the field.
+    fn resolved_start(d: &Decoder<'_>, i: u32, raw: i64, pcrel: bool) -> Option<i64> {
+        if !pcrel {
+            return Some(raw);
+        }
+        d.offsetof_fde_start(i).map(|o| raw.wrapping_add(i64::from(o)))
+    }
+
+    /// The function the row `fre` found for `pc` belongs to, as the library's own search
+    /// resolves starts: among the functions containing `pc`, the last one that has an FRE
+    /// identical to `fre` (functions may overlap), else the last one containing `pc`.
+    fn containing(&self, d: &Decoder<'_>, version: u8, pc: i64, fre: &FreBuf) -> Option<(i64, u8)> {
+        let mut candidates = Vec::new();
+        for i in 0..d.num_fidx().min(1 << 20) {
+            let Some(Ok(fd)) = d.funcdesc(i, version) else { return None };
+            let start = match self.lib.api {
+                Api::R247 => fd.raw_start.wrapping_add(i64::from(d.offsetof_fde_start(i)?)),
+                _ => fd.raw_start,
+            };
+            if pc >= start && pc.wrapping_sub(start) < i64::from(fd.size) {
+                candidates.push((i, start, if version == 3 { fd.info2 & 0x1f } else { 0 }, fd.num_fres));
+            }
+        }
+        let same = |i: u32, n: u32| (0..n.min(64)).any(|j| d.fre(i, j).is_ok_and(|f| f.same_as(fre)));
+        candidates
+            .iter()
+            .rev()
+            .find(|(i, _, _, n)| same(*i, *n))
+            .or(candidates.last())
+            .map(|&(_, start, t, _)| (start, t))
+    }
+}
+
+impl Implementation for Libsframe {
+    fn name(&self) -> String {
+        format!("libsframe-{}", self.release)
+    }
+    fn version(&self) -> String {
+        format!("GNU libsframe {}", self.version)
+    }
+    fn supports(&self, version: Version) -> bool {
+        // 2.40 reads v1 only (SFRAME_VERSION_1 is its current version); 2.44 v1 and v2;
+        // sid v2 and v3 (its sframe_fde_tbl_init has no v1 case).
+        match self.lib.api {
+            Api::R240 => version == Version::V1,
+            Api::R244 => version != Version::V3,
+            Api::R247 => version != Version::V1,
+        }
+    }
+    fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
+        if let Some(v) = section_version(data) {
+            if !self.supports(v) {
+                return Outcome::unsupported(format!("{} does not read SFrame {v}", self.name()));
+            }
+        }
+        let Some(guarded) = Guarded::new(data) else { return Outcome::unsupported("cannot map a guarded buffer") };
+        let d = match self.lib.decoder(guarded.as_slice()) {
+            Ok(d) => d,
+            Err(code) => return Outcome::rejected(err_name(code), Some(self.lib.errmsg(code))),
+        };
+        let ctx = self.ctx(&d, data);
+        let flags = Self::flags_of(&d, data);
+        let pcrel = self.lib.api == Api::R247 && flags & FDE_FUNC_START_PCREL != 0;
+        let n = d.num_fidx();
+        let mut out = Decoded {
+            header: HeaderFacts {
+                version: d.version(),
+                flags: d.flags(),
+                abi: Some(d.abi_arch()),
+                cfa_fixed_fp_offset: Some(ctx.fixed_fp),
+                cfa_fixed_ra_offset: Some(ctx.fixed_ra),
+                num_fdes: Some(n),
+                num_fres: None,
+            },
+            functions: Vec::new(),
+        };
+        for i in 0..n {
+            let mut f = FunctionFacts::default();
+            let mut fde_type = 0u8;
+            let mut num_fres = None;
+            match d.funcdesc(i, ctx.version) {
+                Some(Ok(fd)) => {
+                    f.start = Self::resolved_start(&d, i, fd.raw_start, pcrel);
+                    f.size = Some(fd.size);
+                    f.fre_type = Some(fd.info & 0xf);
+                    f.pc_type = Some((fd.info >> 4) & 1);
+                    fde_type = if ctx.version == 3 { fd.info2 & 0x1f } else { 0 };
+                    f.fde_type = Some(fde_type);
+                    f.rep_size = fd.rep_size;
+                    f.num_fres = Some(fd.num_fres);
+                    num_fres = Some(fd.num_fres);
+                }
+                Some(Err(code)) => {
+                    f.error = Some(format!("get_funcdesc: {code}"));
+                    out.functions.push(f);
+                    continue;
+                }
+                None => {}
+            }
+            let limit = num_fres.unwrap_or(MAX_FRES).min(MAX_FRES);
+            for j in 0..limit {
+                match d.fre(i, j) {
+                    Ok(fre) => f.fres.push(FreFacts { start: Some(fre.start()), row: row(&d, ctx, &fre, fde_type) }),
+                    Err(code) => {
+                        // Without a descriptor getter the FRE count is unknown: the first
+                        // failure ends the list.
+                        if num_fres.is_some() {
+                            f.error = Some(format!("get_fre: {code}"));
+                        }
+                        break;
+                    }
+                }
+            }
+            out.functions.push(f);
+        }
+        Outcome::ok(out)
+    }
+    fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>> {
+        let mut v = self.find_fres(data, &[pc]);
+        v.pop().unwrap_or_else(|| Outcome::unsupported("no PC"))
+    }
+    fn find_fres(&self, data: &[u8], pcs: &[i64]) -> Vec<Outcome<Option<Found>>> {
+        if let Some(v) = section_version(data) {
+            if !self.supports(v) {
+                let o = Outcome::unsupported(format!("{} does not read SFrame {v}", self.name()));
+                return pcs.iter().map(|_| o.clone()).collect();
+            }
+        }
+        let Some(guarded) = Guarded::new(data) else {
+            return pcs.iter().map(|_| Outcome::unsupported("cannot map a guarded buffer")).collect();
+        };
+        let d = match self.lib.decoder(guarded.as_slice()) {
+            Ok(d) => d,
+            Err(code) => {
+                let o = Outcome::rejected(err_name(code), Some(self.lib.errmsg(code)));
+                return pcs.iter().map(|_| o.clone()).collect();
+            }
+        };
+        let ctx = self.ctx(&d, data);
+        pcs.iter()
+            .map(|&pc| match d.find(pc) {
+                Err(()) => Outcome::unsupported("the PC does not fit sframe_find_fre's int32_t"),
+                Ok(None) => Outcome::ok(None),
+                Ok(Some(fre)) => {
+                    let (function_start, fde_type) = match self.containing(&d, ctx.version, pc, &fre) {
+                        Some((s, t)) => (Some(s), t),
+                        None => (None, 0),
+                    };
+                    Outcome::ok(Some(Found { function_start, fre_start: Some(fre.start()), row: row(&d, ctx, &fre, fde_type) }))
+                }
+            })
+            .collect()
+    }
+    fn encode(&self, m: &Section) -> Outcome<Vec<u8>> {
+        let want = match self.lib.api {
+            Api::R240 => Version::V1,
+            Api::R244 => Version::V2,
+            Api::R247 => Version::V3,
+        };
+        if m.version != want {
+            return Outcome::unsupported(format!("the {} encoder writes SFrame {want} only", self.name()));
+        }
+        let functions: Vec<EncFunction> = m
+            .functions
+            .iter()
+            .map(|f| {
+                let signal = if m.version == Version::V3 && f.signal { 0x80 } else { 0 };
+                EncFunction {
+                    start: f.start,
+                    size: f.size,
+                    info: signal | f.reserved.info | ((f.pauth_key as u8) << 5) | ((f.pc_type as u8) << 4) | (f.fre_type as u8),
+                    info2: f.reserved.info2 | f.fde_type as u8,
+                    rep_size: f.rep_size,
+                    fres: f
+                        .fres
+                        .iter()
+                        .map(|fre| {
+                            let info = ((fre.mangled_ra as u8) << 7)
+                                | ((fre.dataword_size as u8) << 5)
+                                | ((fre.datawords.len() as u8) << 1)
+                                | (fre.base_reg as u8);
+                            let w = fre.dataword_size.bytes();
+                            let bytes: Vec<u8> = fre.datawords.iter().flat_map(|&v| host_bytes(v, w)).collect();
+                            (fre.start, info, bytes)
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        match self.lib.encode(m.version.number(), m.flags, m.abi.id(), m.cfa_fixed_fp_offset, m.cfa_fixed_ra_offset, &functions, m.is_sorted_flag()) {
+            Ok(b) => Outcome::ok(b),
+            Err(e) => Outcome::rejected("encoder", Some(e)),
+        }
+    }
+    fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
+        let d = match self.lib.decoder(data) {
+            Ok(d) => d,
+            Err(code) => return Outcome::rejected(err_name(code), None),
+        };
+        let mut found = 0u64;
+        let t = Instant::now();
+        for _ in 0..rounds {
+            for &pc in pcs {
+                if let Ok(Some(fre)) = d.find(black_box(pc)) {
+                    black_box(d.cfa_offset(&fre, 0));
+                    found += 1;
+                }
+            }
+        }
+        let nanos = t.elapsed().as_nanos() as u64;
+        Outcome::ok(BenchTiming { lookups: u64::from(rounds) * pcs.len() as u64, found, nanos })
+    }
+}

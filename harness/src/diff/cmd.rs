@@ -1,0 +1,237 @@
+//! `sframe-conform impls` and `sframe-conform diff`.
+
+use super::report::Summary;
+use super::{mutate, producer, record, seeds, Case, Engine};
+use crate::impls::registry::{Options, Registry};
+use crate::impls::{Implementation, Kind};
+use crate::input::{expand_paths, read_input};
+use crate::ledger::{Ledger, ToolVersion};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+use sframe_spec::Version;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::InProcess => "in-process",
+        Kind::Worker => "worker",
+        Kind::External => "external",
+        Kind::Text => "text",
+    }
+}
+
+/// `sframe-conform impls [--json]`.
+pub fn impls(json_out: bool, external: &[String]) -> Result<ExitCode, String> {
+    let mut reg = Registry::discover(&Options::default());
+    for cmd in external {
+        reg.add_external(cmd, Options::default().timeout)?;
+    }
+    let rows: Vec<_> = reg
+        .available
+        .iter()
+        .map(|i| {
+            let versions: Vec<u8> = Version::ALL.into_iter().filter(|v| i.supports(*v)).map(Version::number).collect();
+            (i.name(), i.version(), versions, kind_name(i.kind()))
+        })
+        .collect();
+    if json_out {
+        let v = json!({
+            "available": rows.iter().map(|(n, v, vs, k)| json!({"name": n, "version": v, "versions": vs, "kind": k})).collect::<Vec<_>>(),
+            "unavailable": reg.unavailable.iter().map(|u| json!({"name": u.name, "reason": u.reason})).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        println!("{:<18} {:<11} {:<9} version", "implementation", "kind", "SFrame");
+        for (n, v, vs, k) in &rows {
+            let vs: Vec<String> = vs.iter().map(|v| format!("v{v}")).collect();
+            println!("{n:<18} {k:<11} {:<9} {v}", vs.join(","));
+        }
+        for u in &reg.unavailable {
+            println!("{:<18} unavailable: {}", u.name, u.reason);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Arguments of `sframe-conform diff`.
+#[derive(Debug, Clone, Default)]
+pub struct Args {
+    pub files: Vec<PathBuf>,
+    pub impls: Vec<String>,
+    pub external: Vec<String>,
+    pub generate: Option<usize>,
+    pub seed: u64,
+    pub json: bool,
+    pub record: bool,
+    pub producers: bool,
+    pub timeout_ms: u64,
+    pub max_pcs: usize,
+    pub ledger: Option<PathBuf>,
+}
+
+/// The repository's corpus directory.
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus")
+}
+
+/// Read the sections of `paths` (files and directories) as cases.
+pub fn read_cases(paths: &[PathBuf]) -> Result<Vec<Case>, String> {
+    let mut out = Vec::new();
+    for p in expand_paths(paths).map_err(|e| e.to_string())? {
+        let input = read_input(&p).map_err(|e| e.to_string())?;
+        out.push(Case { name: p.display().to_string(), data: input.loaded.bytes });
+    }
+    Ok(out)
+}
+
+/// Sections of the corpus that load (files that do not are skipped: the corpus may hold
+/// other things, and `check` is the tool that complains about them).
+pub fn corpus_cases(dir: &Path) -> Vec<Case> {
+    let Ok(paths) = expand_paths(&[dir.to_path_buf()]) else { return Vec::new() };
+    paths
+        .into_iter()
+        .filter(|p| !p.components().any(|c| c.as_os_str() == "findings"))
+        .filter_map(|p| read_input(&p).ok().map(|i| Case { name: p.display().to_string(), data: i.loaded.bytes }))
+        .collect()
+}
+
+fn select(reg: &Registry, wanted: &[String]) -> Result<Vec<Arc<dyn Implementation>>, String> {
+    if wanted.is_empty() {
+        return Ok(reg.available.clone());
+    }
+    wanted
+        .iter()
+        .map(|w| {
+            reg.get(w).ok_or_else(|| {
+                let names: Vec<String> = reg.available.iter().map(|i| i.name()).collect();
+                let why = reg.unavailable.iter().find(|u| &u.name == w).map(|u| format!(" ({})", u.reason)).unwrap_or_default();
+                format!("no implementation {w:?}{why}; available: {}", names.join(", "))
+            })
+        })
+        .collect()
+}
+
+fn tools_of(impls: &[Arc<dyn Implementation>], name: &str) -> Vec<ToolVersion> {
+    let mut v = vec![ToolVersion { name: "reference".into(), version: crate::impls::reference::Reference.version() }];
+    v.extend(impls.iter().filter(|i| i.name() == name).map(|i| ToolVersion { name: i.name(), version: i.version() }));
+    v
+}
+
+/// `sframe-conform diff`.
+pub fn run(args: &Args) -> Result<ExitCode, String> {
+    if args.files.is_empty() && args.generate.is_none() && !args.producers {
+        return Err("diff needs FILE... or --generate N (or --producers)".into());
+    }
+    let timeout = Duration::from_millis(if args.timeout_ms == 0 { 10_000 } else { args.timeout_ms });
+    let want_objdump = args.impls.is_empty() || args.impls.iter().any(|i| i.starts_with("objdump-"));
+    let mut reg = Registry::discover(&Options { timeout, objdump: want_objdump });
+    let mut wanted = args.impls.clone();
+    for cmd in &args.external {
+        let imp = reg.add_external(cmd, timeout)?;
+        if !wanted.is_empty() {
+            wanted.push(imp.name());
+        }
+    }
+    let impls = select(&reg, &wanted)?;
+    let ledger_dir = args.ledger.clone().unwrap_or_else(Ledger::default_dir);
+    let ledger = Ledger::load(&ledger_dir).map_err(|e| e.to_string())?;
+
+    let mut cases = if args.generate.is_some() && args.files.is_empty() { Vec::new() } else { read_cases(&args.files)? };
+    if let Some(n) = args.generate {
+        let mut seeds_in = if args.files.is_empty() { corpus_cases(&corpus_dir()) } else { std::mem::take(&mut cases) };
+        seeds_in.extend(seeds::builtin());
+        cases = mutate::generate(&seeds_in, n, args.seed);
+    }
+
+    let mut engine = Engine::new(impls.clone());
+    if args.max_pcs > 0 {
+        engine.settings.max_pcs = args.max_pcs;
+    }
+    let mut summary = Summary::default();
+    let bar = if args.json || cases.len() < 20 { ProgressBar::hidden() } else { ProgressBar::new(cases.len() as u64) };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} sections, {elapsed} ({eta} left) {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut case_results = Vec::new();
+    for c in &cases {
+        let r = engine.run_case(c);
+        summary.add(&r, &c.data, &ledger);
+        if r.discrepancies().next().is_some() {
+            bar.set_message(format!("{} signatures", summary.signatures.len()));
+            case_results.push(r);
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+
+    if args.producers {
+        let mut models: Vec<sframe_spec::Section> =
+            seeds::builtin().iter().filter_map(|c| sframe_spec::decode(&c.data).ok()).collect();
+        for c in corpus_cases(&corpus_dir()).iter().take(200) {
+            if let Ok(m) = sframe_spec::decode(&c.data) {
+                if sframe_spec::is_valid(&sframe_spec::validate(&c.data)) {
+                    models.push(m);
+                }
+            }
+        }
+        for imp in impls.iter().filter(|i| i.name().starts_with("libsframe-")) {
+            for (k, m) in models.iter().enumerate() {
+                let ds = producer::check(imp.as_ref(), m);
+                let r = super::CaseResult {
+                    case: format!("producer:{}:model {k}", imp.name()),
+                    bytes: 0,
+                    version: Some(m.version.number()),
+                    valid: true,
+                    first_error: None,
+                    pcs: 0,
+                    results: vec![super::ImplResult {
+                        implementation: format!("{} (encoder)", imp.name()),
+                        status: if ds.is_empty() { "agree" } else { "discrepant" },
+                        discrepancies: ds,
+                    }],
+                };
+                let bytes = sframe_spec::encode(m).unwrap_or_default();
+                summary.add(&r, &bytes, &ledger);
+                if r.discrepancies().next().is_some() {
+                    case_results.push(r);
+                }
+            }
+        }
+    }
+
+    let mut recorded = Vec::new();
+    if args.record {
+        for s in summary.new_signatures() {
+            let Some(input) = &s.input else { continue };
+            let d = &s.example;
+            let Some(imp) = impls.iter().find(|i| i.name() == d.implementation) else { continue };
+            let minimized = if d.op == super::Op::Encode {
+                input.clone()
+            } else {
+                let with_finds = d.op == super::Op::FindFre;
+                let max_pcs = engine.settings.max_pcs.min(64);
+                super::minimize::minimize(input, 300, &mut |b: &[u8]| {
+                    Engine::signatures_of(imp.as_ref(), b, max_pcs, with_finds).contains(&s.signature)
+                })
+            };
+            let dir = record::record(&ledger, d, &minimized, tools_of(&impls, &d.implementation), &s.first_case)
+                .map_err(|e| format!("cannot record {}: {e}", s.signature))?;
+            recorded.push(dir.display().to_string());
+        }
+    }
+
+    if args.json {
+        let v = json!({ "summary": summary, "cases": case_results, "recorded": recorded });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        print!("{}", summary.render_text());
+        for r in &recorded {
+            println!("recorded {r}");
+        }
+    }
+    Ok(if summary.has_new() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

@@ -1,0 +1,489 @@
+//! The differential engine: every implementation against the reference, on every input.
+//!
+//! For each section the engine asks the reference (`sframe-spec`) and each foreign
+//! implementation to decode it and to find the row for a set of PCs, validates it against
+//! the rule catalogue, and classifies what it sees:
+//!
+//! | class | when | signature |
+//! |---|---|---|
+//! | crash | the implementation died (signal, abort, panic) | `crash:<impl>:<ver>:<op>:<signal>[:<site>]` |
+//! | hang | it did not answer in time | `hang:<impl>:<ver>:<op>` |
+//! | accepted-invalid | it decoded a section that breaks an error-severity rule (the first malformed-class one, else the first one, in section order) | `accepted-invalid:<impl>:<ver>:<class>:<RULE-ID>` |
+//! | rejected-valid | it refused a section that breaks no error-severity rule | `rejected-valid:<impl>:<ver>:<op>:<error class>` |
+//! | diff | on a valid section, a field it reports differs from the reference's | `diff:<impl>:<ver>:<op>:<field>` |
+//!
+//! `<ver>` is the section's format version (`v1`, `v2`, `v3`, or `v?` when the preamble
+//! names none), with `-pcrel` when a v2/v3 header has `SFRAME_F_FDE_FUNC_START_PCREL` (the
+//! start encoding: see [`version_tag`]): most behaviours are version-specific, and a ledger
+//! entry can cover all of one version with a trailing `*`. `<op>` is `decode`, `find_fre` or `encode`. A crash's
+//! `<site>` is the failed C assertion's function or the panic's source location, when the
+//! process says. `<class>` is the rule's class: `malformed` (the bytes cannot be read as the
+//! header says: an implementation that reads on reads what is not there) or `invalid`. Look-up
+//! fields in a PC-mask function are prefixed `mask.`. A look-up that finds no row where the reference
+//! finds one is field `missing` (`missing.unsorted` when the header lacks
+//! `SFRAME_F_FDE_SORTED`), one that finds a row where the reference finds none `extra`. Values are compared only on valid sections: on
+//! a section that breaks a rule, what each implementation makes of it is the rule's business
+//! (accepted-invalid), not a value disagreement. "Unsupported" answers are counted as such and
+//! never as agreement. Each signature is looked up in the findings ledger; new ones make the
+//! run fail and can be minimized ([`minimize`]) and recorded ([`record`]).
+
+pub mod cmd;
+pub mod compare;
+pub mod minimize;
+pub mod mutate;
+pub mod producer;
+pub mod record;
+pub mod report;
+pub mod seeds;
+
+use crate::impls::reference::Reference;
+use crate::impls::{section_version, Decoded, Found, Implementation, Outcome};
+use crate::ledger::{Kind, Ledger};
+use serde::Serialize;
+use sframe_spec::rules::Severity;
+use sframe_spec::validate;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// One input section.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Where it comes from (file path, or `generated:<seed>:<n>`).
+    pub name: String,
+    pub data: Vec<u8>,
+}
+
+/// The operation a discrepancy was seen in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    Decode,
+    FindFre,
+    Encode,
+}
+
+impl Op {
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Decode => "decode",
+            Op::FindFre => "find_fre",
+            Op::Encode => "encode",
+        }
+    }
+}
+
+/// One observed discrepancy.
+#[derive(Debug, Clone, Serialize)]
+pub struct Discrepancy {
+    pub signature: String,
+    pub kind: Kind,
+    pub implementation: String,
+    pub op: Op,
+    /// The field that differs (diff), the rule broken (accepted-invalid), the error class
+    /// (rejected-valid) or the signal (crash).
+    pub detail: String,
+    pub function: Option<usize>,
+    pub fre: Option<usize>,
+    pub pc: Option<i64>,
+    /// What the reference says.
+    pub expected: String,
+    /// What the implementation says.
+    pub found: String,
+}
+
+/// What one implementation did with one section.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImplResult {
+    pub implementation: String,
+    /// `agree`, `unsupported` or `discrepant`.
+    pub status: &'static str,
+    pub discrepancies: Vec<Discrepancy>,
+}
+
+/// Everything about one section.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseResult {
+    pub case: String,
+    pub bytes: usize,
+    pub version: Option<u8>,
+    /// No error-severity rule broken.
+    pub valid: bool,
+    /// The first error-severity rule broken, if any.
+    pub first_error: Option<String>,
+    pub pcs: usize,
+    pub results: Vec<ImplResult>,
+}
+
+impl CaseResult {
+    pub fn discrepancies(&self) -> impl Iterator<Item = &Discrepancy> {
+        self.results.iter().flat_map(|r| r.discrepancies.iter())
+    }
+}
+
+/// Settings of a run.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// At most this many PCs are looked up per section.
+    pub max_pcs: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { max_pcs: 256 }
+    }
+}
+
+/// The engine: the reference and the implementations under comparison.
+pub struct Engine {
+    pub impls: Vec<Arc<dyn Implementation>>,
+    pub settings: Settings,
+}
+
+/// The reference's verdict on a section, computed once.
+pub struct Verdict {
+    pub valid: bool,
+    /// The header says `SFRAME_F_FDE_SORTED`.
+    pub sorted: bool,
+    /// `v1`, `v2`, `v3` or `v?`: the version part of signatures.
+    pub tag: String,
+    /// Starts of the PC-mask functions, per the reference.
+    pub mask_starts: BTreeSet<i64>,
+    pub first_error: Option<sframe_spec::Rule>,
+    pub decoded: Outcome<Decoded>,
+}
+
+/// The version part of signatures: `v1`, `v2`, `v3` (`-pcrel` appended for v2/v3 sections
+/// with `SFRAME_F_FDE_FUNC_START_PCREL`, the start encoding every look-up depends on), or
+/// `v?` when the preamble names no version.
+pub fn version_tag(data: &[u8]) -> String {
+    match section_version(data) {
+        None => "v?".to_string(),
+        Some(v) => {
+            let pcrel = v != sframe_spec::Version::V1
+                && data.get(3).is_some_and(|f| f & sframe_spec::constants::flags::FDE_FUNC_START_PCREL != 0);
+            format!("{v}{}", if pcrel { "-pcrel" } else { "" })
+        }
+    }
+}
+
+/// Validate `data` and decode it with the reference.
+pub fn verdict(data: &[u8]) -> Verdict {
+    let violations = validate(data);
+    let errors = || violations.iter().filter(|v| v.rule.info().severity == Severity::Error);
+    let first_error =
+        errors().find(|v| v.rule.info().class == sframe_spec::rules::Class::Malformed).or_else(|| errors().next()).map(|v| v.rule);
+    let sorted = data.get(3).is_some_and(|f| f & sframe_spec::constants::flags::FDE_SORTED != 0);
+    let tag = version_tag(data);
+    let decoded = Reference.decode(data);
+    let mask_starts = decoded
+        .value()
+        .map(|d| d.functions.iter().filter(|f| f.pc_type == Some(1)).filter_map(|f| f.start).collect())
+        .unwrap_or_default();
+    Verdict { valid: first_error.is_none(), sorted, tag, mask_starts, first_error, decoded }
+}
+
+fn disc(kind: Kind, imp: &str, op: Op, detail: &str, signature: String) -> Discrepancy {
+    Discrepancy {
+        signature,
+        kind,
+        implementation: imp.to_string(),
+        op,
+        detail: detail.to_string(),
+        function: None,
+        fre: None,
+        pc: None,
+        expected: String::new(),
+        found: String::new(),
+    }
+}
+
+/// Where a crash happened, when the process said: the function of a failed C assertion
+/// (`sframe.c:277: sframe_fre_start_addr_size: Assertion ...`), the nearest exported
+/// libsframe symbol of a fault (`sframe-worker: fault in libsframe.so.3 sframe_decode`, from
+/// the worker's crash reporter), or the source location of a Rust panic
+/// (`at .../src/v3.rs:258: ...`, from the crate's `src/` on).
+pub fn crash_site(signal: &str, detail: Option<&str>) -> Option<String> {
+    let d = detail?;
+    if d.starts_with("nondeterministic") {
+        // A crash that does not repeat on a fresh process depends on the heap's state:
+        // memory corruption, whatever the signal.
+        return Some("nondeterministic".into());
+    }
+    if signal == "panic" {
+        let at = d.strip_prefix("at ")?.split(": ").next()?;
+        let at = at.rfind("/src/").map_or(at, |i| &at[i + 1..]);
+        return (!at.is_empty()).then(|| at.to_string());
+    }
+    if let Some(l) = d.lines().find_map(|l| l.strip_prefix("sframe-worker: fault in ")) {
+        // "<library> <nearest exported symbol>" from the worker's crash reporter.
+        return l.split_whitespace().nth(1).map(str::to_string);
+    }
+    if d.contains("free(): ") || d.contains("malloc(): ") || d.contains("double free") || d.contains("corrupted") {
+        // glibc's heap checks caught a write past an allocation.
+        return Some("heap-corruption".into());
+    }
+    let line = d.lines().find(|l| l.contains(": Assertion"))?;
+    let before = line.split(": Assertion").next()?;
+    before.rsplit(": ").next().map(|f| f.trim().to_string()).filter(|f| !f.is_empty())
+}
+
+/// The crash/hang discrepancy of a failed outcome.
+pub fn failure<T>(imp: &str, tag: &str, op: Op, o: &Outcome<T>) -> Option<Discrepancy> {
+    match o {
+        Outcome::Crashed { signal, detail } => {
+            let site = crash_site(signal, detail.as_deref()).map(|s| format!(":{s}")).unwrap_or_default();
+            let mut d = disc(Kind::Crash, imp, op, signal, format!("crash:{imp}:{tag}:{}:{signal}{site}", op.name()));
+            d.found = format!("{signal}{}", detail.as_ref().map(|s| format!(": {s}")).unwrap_or_default());
+            Some(d)
+        }
+        Outcome::Hung { timeout_ms } => {
+            let mut d = disc(Kind::Hang, imp, op, "timeout", format!("hang:{imp}:{tag}:{}", op.name()));
+            d.found = format!("no answer in {timeout_ms} ms");
+            Some(d)
+        }
+        _ => None,
+    }
+}
+
+/// Classify one implementation's decode against the reference's verdict.
+pub fn classify_decode(imp: &str, v: &Verdict, o: &Outcome<Decoded>) -> Vec<Discrepancy> {
+    let tag = &v.tag;
+    if let Some(d) = failure(imp, tag, Op::Decode, o) {
+        return vec![d];
+    }
+    let mut out = Vec::new();
+    match (o, v.valid) {
+        (Outcome::Unsupported { .. }, _) => {}
+        (Outcome::Ok { .. }, false) => {
+            let rule = v.first_error.map(|r| r.id()).unwrap_or("?");
+            let class = match v.first_error.map(|r| r.info().class) {
+                Some(sframe_spec::rules::Class::Malformed) => "malformed",
+                _ => "invalid",
+            };
+            let mut d =
+                disc(Kind::AcceptedInvalid, imp, Op::Decode, rule, format!("accepted-invalid:{imp}:{tag}:{class}:{rule}"));
+            d.expected = format!("breaks {rule}");
+            d.found = "decoded".into();
+            out.push(d);
+        }
+        (Outcome::Rejected { .. }, false) => {}
+        (Outcome::Rejected { class, detail }, true) => {
+            let mut d = disc(Kind::RejectedValid, imp, Op::Decode, class, format!("rejected-valid:{imp}:{tag}:decode:{class}"));
+            d.expected = "valid".into();
+            d.found = format!("{class}{}", detail.as_ref().map(|s| format!(": {s}")).unwrap_or_default());
+            out.push(d);
+        }
+        (Outcome::Ok { value }, true) => {
+            if let Outcome::Ok { value: reference } = &v.decoded {
+                let mut seen = BTreeSet::new();
+                for fd in compare::decoded(reference, value) {
+                    if seen.insert(fd.field.clone()) {
+                        let mut d =
+                            disc(Kind::Disagreement, imp, Op::Decode, &fd.field, format!("diff:{imp}:{tag}:decode:{}", fd.field));
+                        d.function = fd.function;
+                        d.fre = fd.fre;
+                        d.expected = fd.expected;
+                        d.found = fd.found;
+                        out.push(d);
+                    }
+                }
+            }
+        }
+        (Outcome::Crashed { .. } | Outcome::Hung { .. }, _) => {}
+    }
+    out
+}
+
+/// Classify one implementation's look-ups against the reference's.
+pub fn classify_finds(
+    imp: &str,
+    v: &Verdict,
+    pcs: &[i64],
+    reference: &[Outcome<Option<Found>>],
+    found: &[Outcome<Option<Found>>],
+) -> Vec<Discrepancy> {
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    let tag = &v.tag;
+    for ((pc, r), f) in pcs.iter().zip(reference).zip(found) {
+        if let Some(mut d) = failure(imp, tag, Op::FindFre, f) {
+            if seen.insert(d.signature.clone()) {
+                d.pc = Some(*pc);
+                out.push(d);
+            }
+            continue;
+        }
+        if !v.valid {
+            continue;
+        }
+        match (r, f) {
+            (Outcome::Ok { value: a }, Outcome::Ok { value: b }) => {
+                for fd in compare::found(a, b) {
+                    // A row missing in a section without SFRAME_F_FDE_SORTED is its own
+                    // signature: some implementations only search sorted sections.
+                    let field = if fd.field == "missing" && !v.sorted { "missing.unsorted".to_string() } else { fd.field.clone() };
+                    let in_mask = a.as_ref().and_then(|x| x.function_start).is_some_and(|s| v.mask_starts.contains(&s));
+                    let field = if in_mask { format!("mask.{field}") } else { field };
+                    let sig = format!("diff:{imp}:{tag}:find_fre:{field}");
+                    if seen.insert(sig.clone()) {
+                        let mut d = disc(Kind::Disagreement, imp, Op::FindFre, &field, sig);
+                        d.pc = Some(*pc);
+                        d.expected = fd.expected;
+                        d.found = fd.found;
+                        out.push(d);
+                    }
+                }
+            }
+            (Outcome::Ok { value }, Outcome::Rejected { class, detail }) => {
+                let sig = format!("rejected-valid:{imp}:{tag}:find_fre:{class}");
+                if seen.insert(sig.clone()) {
+                    let mut d = disc(Kind::RejectedValid, imp, Op::FindFre, class, sig);
+                    d.pc = Some(*pc);
+                    d.expected = format!("{value:?}");
+                    d.found = format!("{class}{}", detail.as_ref().map(|s| format!(": {s}")).unwrap_or_default());
+                    out.push(d);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// PCs worth looking up in a section: around every function's bounds and every row's start
+/// (at most `max`, spread evenly). PCs are section-relative.
+pub fn pcs_for(data: &[u8], decoded: Option<&Decoded>, max: usize) -> Vec<i64> {
+    let mut set = BTreeSet::new();
+    // Start fields are arbitrary 64-bit values in v3: saturate rather than overflow.
+    let at = |a: i64, b: i64| a.saturating_add(b);
+    match decoded {
+        Some(d) => {
+            let n = d.functions.len();
+            let step = n.div_ceil(64).max(1);
+            for f in d.functions.iter().step_by(step) {
+                let (Some(start), Some(size)) = (f.start, f.size) else { continue };
+                let size = i64::from(size);
+                set.extend([at(start, -1), start, at(start, size - 1), at(start, size)]);
+                let rows = f.fres.len();
+                let rstep = rows.div_ceil(16).max(1);
+                for r in f.fres.iter().step_by(rstep) {
+                    let Some(s) = r.start.map(i64::from) else { continue };
+                    if f.pc_type == Some(1) {
+                        let rep = i64::from(f.rep_size.unwrap_or(0));
+                        for k in 0..3 {
+                            set.insert(at(start, k * rep + s));
+                        }
+                    } else {
+                        set.extend([at(start, s), at(start, s - 1), at(start, s + 1)]);
+                    }
+                }
+            }
+        }
+        None => {
+            if let Ok(s) = sframe_spec::SectionRef::parse(data) {
+                for i in 0..s.num_fdes().min(64) {
+                    if let Some((start, size)) = s.fde_range(i) {
+                        let size = i64::from(size);
+                        set.extend([start, at(start, size / 2), at(start, size - 1)]);
+                    }
+                }
+            }
+            set.extend([0, 1, 16]);
+        }
+    }
+    let all: Vec<i64> = set.into_iter().collect();
+    if all.len() <= max {
+        return all;
+    }
+    (0..max).map(|i| all[i * all.len() / max]).collect()
+}
+
+impl Engine {
+    pub fn new(impls: Vec<Arc<dyn Implementation>>) -> Engine {
+        Engine { impls, settings: Settings::default() }
+    }
+
+    /// Run every implementation on one section.
+    pub fn run_case(&self, case: &Case) -> CaseResult {
+        let ctx = CaseContext::new(case, self.settings.max_pcs);
+        let results = self.impls.iter().filter(|i| i.name() != "reference").map(|imp| ctx.run(imp.as_ref(), case)).collect();
+        ctx.result(case, results)
+    }
+
+    /// Run one implementation (borrowed: it need not be `'static`) on one section.
+    pub fn run_case_with(imp: &dyn Implementation, case: &Case, max_pcs: usize) -> CaseResult {
+        let ctx = CaseContext::new(case, max_pcs);
+        let r = ctx.run(imp, case);
+        ctx.result(case, vec![r])
+    }
+
+    /// The signatures one implementation shows on `data` (for minimization).
+    pub fn signatures_of(imp: &dyn Implementation, data: &[u8], max_pcs: usize, with_finds: bool) -> BTreeSet<String> {
+        let v = verdict(data);
+        let mut ds = classify_decode(&imp.name(), &v, &imp.decode(data));
+        if with_finds {
+            let pcs = pcs_for(data, v.decoded.value(), max_pcs);
+            let r = Reference.find_fres(data, &pcs);
+            let f = imp.find_fres(data, &pcs);
+            ds.extend(classify_finds(&imp.name(), &v, &pcs, &r, &f));
+        }
+        ds.into_iter().map(|d| d.signature).collect()
+    }
+}
+
+/// What the reference says about a section, shared by every implementation's comparison.
+struct CaseContext {
+    verdict: Verdict,
+    pcs: Vec<i64>,
+    reference_finds: Vec<Outcome<Option<Found>>>,
+    version: Option<sframe_spec::Version>,
+}
+
+impl CaseContext {
+    fn new(case: &Case, max_pcs: usize) -> CaseContext {
+        let verdict = verdict(&case.data);
+        let pcs = pcs_for(&case.data, verdict.decoded.value(), max_pcs);
+        let reference_finds = Reference.find_fres(&case.data, &pcs);
+        CaseContext { verdict, pcs, reference_finds, version: section_version(&case.data) }
+    }
+
+    fn run(&self, imp: &dyn Implementation, case: &Case) -> ImplResult {
+        let name = imp.name();
+        if let Some(ver) = self.version {
+            if !imp.supports(ver) {
+                return ImplResult { implementation: name, status: "unsupported", discrepancies: Vec::new() };
+            }
+        }
+        let decoded = imp.decode(&case.data);
+        let mut ds = classify_decode(&name, &self.verdict, &decoded);
+        let unsupported = matches!(decoded, Outcome::Unsupported { .. });
+        let finds = imp.find_fres(&case.data, &self.pcs);
+        let find_supported = finds.iter().any(|f| !matches!(f, Outcome::Unsupported { .. }));
+        ds.extend(classify_finds(&name, &self.verdict, &self.pcs, &self.reference_finds, &finds));
+        let status = if !ds.is_empty() {
+            "discrepant"
+        } else if unsupported && !find_supported {
+            "unsupported"
+        } else {
+            "agree"
+        };
+        ImplResult { implementation: name, status, discrepancies: ds }
+    }
+
+    fn result(&self, case: &Case, results: Vec<ImplResult>) -> CaseResult {
+        CaseResult {
+            case: case.name.clone(),
+            bytes: case.data.len(),
+            version: self.version.map(|v| v.number()),
+            valid: self.verdict.valid,
+            first_error: self.verdict.first_error.map(|r| r.id().to_string()),
+            pcs: self.pcs.len(),
+            results,
+        }
+    }
+}
+
+/// Whether the ledger covers a signature; the finding's ID if so.
+pub fn known(ledger: &Ledger, signature: &str) -> Option<String> {
+    ledger.lookup(signature).map(|f| f.id.clone())
+}

@@ -1,0 +1,297 @@
+//! Deterministic inputs for `sframe-conform diff --generate`.
+//!
+//! Three sources, in turn, all driven by one seeded PRNG (SplitMix64):
+//! 1. `sframe_gen::generate` under a swarm `Config` (drawn with `Arbitrary`): valid sections
+//!    of every version, ABI and feature, where any disagreement is a value disagreement;
+//! 2. `sframe_gen::mutate` of such a section: malformed or invalid ones, tagged with the rules
+//!    they break;
+//! 3. havoc on the given seeds (corpus sections, built-in seeds), below.
+//!
+//! Havoc mutations are aware of the layout: header fields, FDE fields
+//! (v1/v2 FDE or v3 index entry), the FRE sub-section, and model-level changes made through
+//! the reference's own decoder and encoder (swapping functions, reordering rows, changing
+//! types), so that many outputs still decode and exercise the semantic rules.
+
+use super::Case;
+use sframe_spec::{decode, encode, DataWordSize, FdeType, FreType, PcType, Version};
+
+/// SplitMix64: small, fast, and the same sequence everywhere.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next_u64() % 100 < percent
+    }
+}
+
+const INTERESTING_U32: [u32; 10] = [0, 1, 2, 0x7f, 0x80, 0xff, 0x100, 0xffff, 0x7fff_ffff, 0xffff_ffff];
+
+fn endian_little(data: &[u8]) -> bool {
+    data.first() == Some(&0xe2)
+}
+
+fn put_u32_endian(data: &mut [u8], off: usize, v: u32, little: bool) {
+    if let Some(b) = data.get_mut(off..off + 4) {
+        b.copy_from_slice(&if little { v.to_le_bytes() } else { v.to_be_bytes() });
+    }
+}
+
+fn get_u32(data: &[u8], off: usize, little: bool) -> Option<u32> {
+    let b: [u8; 4] = data.get(off..off + 4)?.try_into().ok()?;
+    Some(if little { u32::from_le_bytes(b) } else { u32::from_be_bytes(b) })
+}
+
+/// One byte-level mutation.
+fn mutate_bytes(data: &mut Vec<u8>, rng: &mut Rng) {
+    if data.is_empty() {
+        data.push(0xe2);
+        return;
+    }
+    let little = endian_little(data);
+    let version = data.get(2).copied().unwrap_or(2);
+    let fde_size = match version {
+        1 => 17,
+        3 => 16,
+        _ => 20,
+    };
+    let num_fdes = get_u32(data, 8, little).unwrap_or(0) as usize;
+    let auxlen = usize::from(data.get(7).copied().unwrap_or(0));
+    let fde_base = 28 + auxlen;
+    match rng.below(10) {
+        0 => {
+            let i = rng.below(data.len());
+            data[i] ^= 1 << rng.below(8);
+        }
+        1 => {
+            let i = rng.below(data.len());
+            data[i] = [0u8, 1, 0x7f, 0x80, 0xff, 0x10, 0x20][rng.below(7)];
+        }
+        2 => {
+            // A header byte field: flags, ABI, fixed offsets, aux length.
+            let off = [3usize, 4, 5, 6, 7][rng.below(5)];
+            if let Some(b) = data.get_mut(off) {
+                *b = match rng.below(4) {
+                    0 => b.wrapping_add(1),
+                    1 => b.wrapping_sub(1),
+                    2 => 1 << rng.below(8),
+                    _ => rng.next_u64() as u8,
+                };
+            }
+        }
+        3 => {
+            // A header word: num_fdes, num_fres, fre_len, fdeoff, freoff.
+            let off = [8usize, 12, 16, 20, 24][rng.below(5)];
+            let cur = get_u32(data, off, little).unwrap_or(0);
+            let v = match rng.below(3) {
+                0 => cur.wrapping_add(1 + rng.below(4) as u32),
+                1 => cur.wrapping_sub(1 + rng.below(4) as u32),
+                _ => INTERESTING_U32[rng.below(INTERESTING_U32.len())],
+            };
+            put_u32_endian(data, off, v, little);
+        }
+        4 | 5 if num_fdes > 0 => {
+            // A field of one FDE (or v3 index entry).
+            let i = rng.below(num_fdes.min(4096));
+            let base = fde_base + i * fde_size;
+            let fields: &[usize] = if version == 3 { &[0, 8, 12] } else { &[0, 4, 8, 12, 16, 17] };
+            let off = base + fields[rng.below(fields.len())];
+            if off == base + 16 || off == base + 17 {
+                if let Some(b) = data.get_mut(off) {
+                    *b ^= 1 << rng.below(8);
+                }
+            } else {
+                let cur = get_u32(data, off, little).unwrap_or(0);
+                let v = match rng.below(3) {
+                    0 => cur.wrapping_add(rng.below(64) as u32),
+                    1 => cur.wrapping_sub(rng.below(64) as u32),
+                    _ => INTERESTING_U32[rng.below(INTERESTING_U32.len())],
+                };
+                put_u32_endian(data, off, v, little);
+            }
+        }
+        6 => {
+            // Somewhere in the FRE sub-section (v3: also the FDE attributes).
+            let start = (fde_base + num_fdes * fde_size).min(data.len());
+            if start < data.len() {
+                let i = start + rng.below(data.len() - start);
+                data[i] = match rng.below(3) {
+                    0 => data[i] ^ (1 << rng.below(8)),
+                    1 => data[i].wrapping_add(1),
+                    _ => rng.next_u64() as u8,
+                };
+            }
+        }
+        7 => {
+            let n = rng.below(data.len());
+            data.truncate(n);
+        }
+        8 => {
+            for _ in 0..1 + rng.below(8) {
+                data.push(if rng.chance(50) { 0 } else { rng.next_u64() as u8 });
+            }
+        }
+        _ => {
+            let i = rng.below(data.len());
+            data[i] = rng.next_u64() as u8;
+        }
+    }
+}
+
+/// One model-level mutation, through the reference decoder and encoder; `None` when the
+/// input does not decode or the result does not encode.
+fn mutate_model(data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
+    let mut s = decode(data).ok()?;
+    let n = s.functions.len();
+    match rng.below(9) {
+        0 if n >= 2 => {
+            let (a, b) = (rng.below(n), rng.below(n));
+            s.functions.swap(a, b);
+            s.clear_layout();
+        }
+        1 if n > 0 => {
+            let f = &mut s.functions[rng.below(n)];
+            if f.fres.len() >= 2 {
+                let a = rng.below(f.fres.len());
+                let b = rng.below(f.fres.len());
+                f.fres.swap(a, b);
+            }
+            s.clear_layout();
+        }
+        2 if n > 0 => {
+            let f = &mut s.functions[rng.below(n)];
+            f.pc_type = if f.pc_type == PcType::Inc { PcType::Mask } else { PcType::Inc };
+            if s.version != Version::V1 && rng.chance(70) {
+                f.rep_size = [0u8, 1, 8, 16][rng.below(4)];
+            }
+        }
+        3 if n > 0 && s.version == Version::V3 => {
+            let f = &mut s.functions[rng.below(n)];
+            f.fde_type = if f.fde_type == FdeType::Default { FdeType::Flex } else { FdeType::Default };
+        }
+        4 if n > 0 => {
+            let f = &mut s.functions[rng.below(n)];
+            if !f.fres.is_empty() {
+                let k = rng.below(f.fres.len());
+                let fre = &mut f.fres[k];
+                match rng.below(4) {
+                    0 => {
+                        fre.datawords.pop();
+                    }
+                    1 if fre.datawords.len() < 6 => fre.datawords.push([-8, -16, 0, 1, 16][rng.below(5)]),
+                    2 => fre.mangled_ra = !fre.mangled_ra,
+                    _ => {
+                        fre.dataword_size = DataWordSize::B4;
+                    }
+                }
+            }
+            s.clear_layout();
+        }
+        5 if n > 0 => {
+            let f = &mut s.functions[rng.below(n)];
+            f.size = match rng.below(3) {
+                0 => f.size / 2,
+                1 => f.size.saturating_add(rng.below(100) as u32),
+                _ => 0,
+            };
+        }
+        6 if n > 0 => {
+            let f = &mut s.functions[rng.below(n)];
+            f.start = f.start.wrapping_add(rng.below(64) as i64 - 32);
+        }
+        7 if n > 0 => {
+            let f = &mut s.functions[rng.below(n)];
+            f.fre_type = FreType::ALL[rng.below(3)];
+            s.clear_layout();
+        }
+        _ => {
+            s.flags ^= 1 << rng.below(3);
+        }
+    }
+    encode(&s).ok()
+}
+
+/// Mutate `data` with 1 to 4 mutations.
+pub fn mutate(data: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut out = data.to_vec();
+    if rng.chance(40) {
+        if let Some(m) = mutate_model(&out, rng) {
+            out = m;
+            if rng.chance(50) {
+                return out;
+            }
+        }
+    }
+    for _ in 0..1 + rng.below(3) {
+        mutate_bytes(&mut out, rng);
+    }
+    out
+}
+
+/// A section from the generator crate: valid (`mutated` false) or broken by one of its
+/// named mutations. `None` when the drawn configuration yields nothing.
+fn from_generator(rng: &mut Rng, mutated: bool) -> Option<(String, Vec<u8>)> {
+    use arbitrary::{Arbitrary, Unstructured};
+    let raw: Vec<u8> = (0..8192).map(|_| rng.next_u64() as u8).collect();
+    let mut u = Unstructured::new(&raw);
+    let cfg = sframe_gen::Config::arbitrary(&mut u).ok()?;
+    let g = sframe_gen::generate(&cfg, &mut u).ok()?;
+    if !mutated {
+        return Some(("sframe-gen".into(), g.bytes));
+    }
+    let m = sframe_gen::mutate(&g, &mut u).ok()?;
+    Some((format!("sframe-gen mutation {:?}", m.kind), m.bytes))
+}
+
+/// `n` inputs, deterministically from `seed`: generated, generated-then-mutated, and havoc
+/// on `seeds`, in turn.
+pub fn generate(seeds: &[Case], n: usize, seed: u64) -> Vec<Case> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .filter_map(|i| {
+            let from_gen = match i % 3 {
+                0 => from_generator(&mut rng, false),
+                1 => from_generator(&mut rng, true),
+                _ => None,
+            };
+            let (origin, data) = match from_gen {
+                Some(x) => x,
+                None if seeds.is_empty() => return None,
+                None => {
+                    let base = &seeds[rng.below(seeds.len())];
+                    (base.name.clone(), mutate(&base.data, &mut rng))
+                }
+            };
+            Some(Case { name: format!("generated:{seed}:{i} (from {origin})"), data })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generation_is_deterministic() {
+        let seeds = super::super::seeds::builtin();
+        let a = generate(&seeds, 50, 7);
+        let b = generate(&seeds, 50, 7);
+        assert_eq!(a.iter().map(|c| &c.data).collect::<Vec<_>>(), b.iter().map(|c| &c.data).collect::<Vec<_>>());
+        let c = generate(&seeds, 50, 8);
+        assert_ne!(a.iter().map(|c| &c.data).collect::<Vec<_>>(), c.iter().map(|c| &c.data).collect::<Vec<_>>());
+    }
+}

@@ -1,0 +1,73 @@
+//! Foreign encoders as producers: the implementation writes a section from a model, the
+//! reference checks it.
+//!
+//! The output must break no error-severity rule (else `producer:<impl>:<ver>:<RULE-ID>`, a
+//! producer violation) and must say what the model says: the reference's decode of it is
+//! compared with the model's facts, functions matched by start address since an encoder may
+//! sort them (`diff:<impl>:<ver>:encode:<field>`). A refused model is
+//! `rejected-valid:<impl>:<ver>:encode:…` (every model given is valid), a crash
+//! `crash:<impl>:<ver>:encode`.
+
+use super::{compare, failure, Discrepancy, Op};
+use crate::impls::reference::facts_of;
+use crate::impls::{Decoded, Implementation, Outcome};
+use crate::ledger::Kind;
+use sframe_spec::rules::Severity;
+use sframe_spec::{decode, validate, Section};
+
+fn sorted(mut d: Decoded) -> Decoded {
+    d.functions.sort_by_key(|f| (f.start, f.size));
+    d
+}
+
+/// Check `imp`'s encoding of `model`; empty when it agrees (or has no encoder for it).
+pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
+    let name = imp.name();
+    let out = imp.encode(model);
+    let tag = sframe_spec::encode(model).map(|b| super::version_tag(&b)).unwrap_or_else(|_| model.version.to_string());
+    if let Some(d) = failure(&name, &tag, Op::Encode, &out) {
+        return vec![d];
+    }
+    let mk = |kind, detail: &str, sig: String, expected: String, found: String| Discrepancy {
+        signature: sig,
+        kind,
+        implementation: name.clone(),
+        op: Op::Encode,
+        detail: detail.to_string(),
+        function: None,
+        fre: None,
+        pc: None,
+        expected,
+        found,
+    };
+    let bytes = match out {
+        Outcome::Ok { value } => value,
+        Outcome::Rejected { class, detail } => {
+            return vec![mk(
+                Kind::RejectedValid,
+                &class,
+                format!("rejected-valid:{name}:{tag}:encode:{class}"),
+                "a section".into(),
+                detail.unwrap_or_default(),
+            )]
+        }
+        _ => return Vec::new(),
+    };
+    let errors: Vec<_> = validate(&bytes).into_iter().filter(|v| v.rule.info().severity == Severity::Error).collect();
+    if let Some(v) = errors.first() {
+        let id = v.rule.id();
+        return vec![mk(Kind::ProducerViolation, id, format!("producer:{name}:{tag}:{id}"), "no violation".into(), v.to_string())];
+    }
+    let Ok(written) = decode(&bytes) else { return Vec::new() };
+    let mut seen = std::collections::BTreeSet::new();
+    compare::decoded(&sorted(facts_of(model)), &sorted(facts_of(&written)))
+        .into_iter()
+        .filter(|fd| seen.insert(fd.field.clone()))
+        .map(|fd| {
+            let mut d = mk(Kind::Disagreement, &fd.field, format!("diff:{name}:{tag}:encode:{}", fd.field), fd.expected, fd.found);
+            d.function = fd.function;
+            d.fre = fd.fre;
+            d
+        })
+        .collect()
+}

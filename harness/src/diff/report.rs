@@ -1,0 +1,142 @@
+//! Aggregating case results: counts per implementation and version, every distinct
+//! signature with its first example and its ledger status, as a table or JSON.
+
+use super::{CaseResult, Discrepancy};
+use crate::ledger::Ledger;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Counts for one implementation.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Counts {
+    pub agree: usize,
+    pub unsupported: usize,
+    pub discrepant: usize,
+}
+
+/// One distinct signature.
+#[derive(Debug, Clone, Serialize)]
+pub struct SignatureSummary {
+    pub signature: String,
+    pub count: usize,
+    /// The ledger finding covering it, `None` when new.
+    pub finding: Option<String>,
+    pub first_case: String,
+    pub example: Discrepancy,
+    /// The first input showing it (kept for new signatures only, to minimize and record).
+    #[serde(skip)]
+    pub input: Option<Vec<u8>>,
+}
+
+/// The whole run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub sections: usize,
+    /// Sections per format version (`v1`, `v2`, `v3`, `other`), and how many are valid.
+    pub by_version: BTreeMap<String, usize>,
+    pub valid: usize,
+    /// Per implementation, per version: agree / unsupported / discrepant sections.
+    pub implementations: BTreeMap<String, BTreeMap<String, Counts>>,
+    pub signatures: BTreeMap<String, SignatureSummary>,
+}
+
+impl Summary {
+    /// Account for one case.
+    pub fn add(&mut self, r: &CaseResult, data: &[u8], ledger: &Ledger) {
+        self.sections += 1;
+        let ver = r.version.map_or_else(|| "other".to_string(), |v| format!("v{v}"));
+        *self.by_version.entry(ver.clone()).or_default() += 1;
+        if r.valid {
+            self.valid += 1;
+        }
+        for ir in &r.results {
+            let c = self.implementations.entry(ir.implementation.clone()).or_default().entry(ver.clone()).or_default();
+            match ir.status {
+                "agree" => c.agree += 1,
+                "unsupported" => c.unsupported += 1,
+                _ => c.discrepant += 1,
+            }
+            for d in &ir.discrepancies {
+                let finding = super::known(ledger, &d.signature);
+                let e = self.signatures.entry(d.signature.clone()).or_insert_with(|| SignatureSummary {
+                    signature: d.signature.clone(),
+                    count: 0,
+                    input: finding.is_none().then(|| data.to_vec()),
+                    finding,
+                    first_case: r.case.clone(),
+                    example: d.clone(),
+                });
+                e.count += 1;
+            }
+        }
+    }
+
+    /// Signatures no finding covers.
+    pub fn new_signatures(&self) -> impl Iterator<Item = &SignatureSummary> {
+        self.signatures.values().filter(|s| s.finding.is_none())
+    }
+
+    pub fn has_new(&self) -> bool {
+        self.new_signatures().next().is_some()
+    }
+
+    /// The summary table.
+    pub fn render_text(&self) -> String {
+        let mut out = String::new();
+        let versions: Vec<String> = self.by_version.iter().map(|(v, n)| format!("{v}: {n}")).collect();
+        out.push_str(&format!(
+            "{} sections ({}), {} valid\n\n",
+            self.sections,
+            versions.join(", "),
+            self.valid
+        ));
+        out.push_str(&format!("{:<20} {:>8} {:>12} {:>11}   per version (agree/unsupported/discrepant)\n", "implementation", "agree", "unsupported", "discrepant"));
+        for (imp, per) in &self.implementations {
+            let total = per.values().fold(Counts::default(), |mut a, c| {
+                a.agree += c.agree;
+                a.unsupported += c.unsupported;
+                a.discrepant += c.discrepant;
+                a
+            });
+            let detail: Vec<String> =
+                per.iter().map(|(v, c)| format!("{v} {}/{}/{}", c.agree, c.unsupported, c.discrepant)).collect();
+            out.push_str(&format!(
+                "{imp:<20} {:>8} {:>12} {:>11}   {}\n",
+                total.agree,
+                total.unsupported,
+                total.discrepant,
+                detail.join("  ")
+            ));
+        }
+        if !self.signatures.is_empty() {
+            out.push_str(&format!("\n{:<64} {:>6}  finding\n", "signature", "count"));
+            for s in self.signatures.values() {
+                out.push_str(&format!(
+                    "{:<64} {:>6}  {}\n",
+                    s.signature,
+                    s.count,
+                    s.finding.as_deref().unwrap_or("NEW")
+                ));
+            }
+        }
+        let new: Vec<&SignatureSummary> = self.new_signatures().collect();
+        if !new.is_empty() {
+            out.push_str(&format!("\n{} new signature(s); first examples:\n", new.len()));
+            for s in new {
+                let d = &s.example;
+                out.push_str(&format!("  {} in {}\n", s.signature, s.first_case));
+                let at = [
+                    d.function.map(|f| format!("function {f}")),
+                    d.fre.map(|k| format!("FRE {k}")),
+                    d.pc.map(|p| format!("pc {p:#x}")),
+                ];
+                let at: Vec<String> = at.into_iter().flatten().collect();
+                if !at.is_empty() {
+                    out.push_str(&format!("    at {}\n", at.join(", ")));
+                }
+                out.push_str(&format!("    reference: {}\n    {}: {}\n", d.expected, d.implementation, d.found));
+            }
+        }
+        out
+    }
+}

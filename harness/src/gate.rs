@@ -1,0 +1,161 @@
+//! The conformance gate for downstream parsers: put an [`Implementation`] beside the
+//! reference on a corpus, in your own `cargo test`.
+//!
+//! ```no_run
+//! use sframe_harness::gate::{self, Corpus};
+//! use sframe_harness::impls::{Decoded, Found, Implementation, Outcome};
+//! use sframe_spec::Version;
+//!
+//! struct MyParser;
+//! impl Implementation for MyParser {
+//!     fn name(&self) -> String { "my-parser".into() }
+//!     fn version(&self) -> String { env!("CARGO_PKG_VERSION").into() }
+//!     fn supports(&self, v: Version) -> bool { v != Version::V1 }
+//!     fn decode(&self, data: &[u8]) -> Outcome<Decoded> { todo!("normalize my parser's view") }
+//!     fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>> { todo!() }
+//! }
+//!
+//! let corpus = Corpus::builtin().with_mutations(500, 1);
+//! let report = gate::run(&MyParser, &corpus);
+//! report.assert_clean(); // panics listing every discrepancy, with reproducible inputs
+//! ```
+//!
+//! [`run`] compares decode and look-ups of every section with the reference and classifies
+//! differences exactly as `sframe-conform diff` does (signatures, accepted-invalid,
+//! rejected-valid, crashes as panics caught). [`Report::unexplained`] filters the
+//! discrepancies through a findings ledger of your own, for known deviations.
+
+use crate::diff::cmd::{corpus_cases, read_cases};
+use crate::diff::{mutate, seeds, Case, CaseResult, Discrepancy, Engine};
+use crate::impls::{Decoded, Found, Implementation, Kind, Outcome};
+use crate::ledger::Ledger;
+use sframe_spec::Version;
+use std::path::{Path, PathBuf};
+
+/// A set of input sections.
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    pub cases: Vec<Case>,
+}
+
+impl Corpus {
+    /// The built-in valid seeds (every version, ABI and start encoding).
+    pub fn builtin() -> Corpus {
+        Corpus { cases: seeds::builtin() }
+    }
+    /// Every section under `paths` (ELF files or raw sections; directories are walked).
+    pub fn from_paths(paths: &[PathBuf]) -> Result<Corpus, String> {
+        Ok(Corpus { cases: read_cases(paths)? })
+    }
+    /// The sections of a directory that load (others are skipped).
+    pub fn from_dir(dir: &Path) -> Corpus {
+        Corpus { cases: corpus_cases(dir) }
+    }
+    /// Add `n` deterministic mutations of the current sections (seed `seed`).
+    pub fn with_mutations(mut self, n: usize, seed: u64) -> Corpus {
+        let extra = mutate::generate(&self.cases, n, seed);
+        self.cases.extend(extra);
+        self
+    }
+    /// Add raw bytes under a name.
+    pub fn push(&mut self, name: impl Into<String>, data: Vec<u8>) {
+        self.cases.push(Case { name: name.into(), data });
+    }
+}
+
+/// The outcome of a gate run.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub implementation: String,
+    pub results: Vec<CaseResult>,
+}
+
+impl Report {
+    /// Every discrepancy, with the case it was seen on.
+    pub fn discrepancies(&self) -> impl Iterator<Item = (&str, &Discrepancy)> {
+        self.results.iter().flat_map(|r| r.discrepancies().map(move |d| (r.case.as_str(), d)))
+    }
+    /// Sections the implementation agreed on (unsupported ones are not agreement).
+    pub fn agreed(&self) -> usize {
+        self.results.iter().filter(|r| r.results.iter().all(|i| i.status == "agree")).count()
+    }
+    /// Sections it declared unsupported.
+    pub fn unsupported(&self) -> usize {
+        self.results.iter().filter(|r| r.results.iter().any(|i| i.status == "unsupported")).count()
+    }
+    /// Discrepancies no finding of `ledger` covers.
+    pub fn unexplained<'a>(&'a self, ledger: &'a Ledger) -> Vec<(&'a str, &'a Discrepancy)> {
+        self.discrepancies().filter(|(_, d)| ledger.lookup(&d.signature).is_none()).collect()
+    }
+    /// A readable listing of the discrepancies (first of each signature, with counts).
+    pub fn summary(&self) -> String {
+        let mut by_sig: std::collections::BTreeMap<&str, (usize, &str, &Discrepancy)> = Default::default();
+        for (case, d) in self.discrepancies() {
+            by_sig.entry(&d.signature).or_insert((0, case, d)).0 += 1;
+        }
+        let mut out = format!(
+            "{}: {} sections, {} agree, {} unsupported, {} distinct discrepancies\n",
+            self.implementation,
+            self.results.len(),
+            self.agreed(),
+            self.unsupported(),
+            by_sig.len()
+        );
+        for (sig, (n, case, d)) in by_sig {
+            out.push_str(&format!("  {sig} ({n}x), first in {case}: reference {} / found {}\n", d.expected, d.found));
+        }
+        out
+    }
+    /// Panic listing every discrepancy, if there is one.
+    pub fn assert_clean(&self) {
+        if self.discrepancies().next().is_some() {
+            panic!("{}", self.summary());
+        }
+    }
+    /// Panic listing the discrepancies `ledger` does not cover, if there is one.
+    pub fn assert_explained(&self, ledger: &Ledger) {
+        let u = self.unexplained(ledger);
+        if !u.is_empty() {
+            let mut s = format!("{} unexplained discrepancies:\n", u.len());
+            for (case, d) in u.iter().take(50) {
+                s.push_str(&format!("  {} in {case}: reference {} / found {}\n", d.signature, d.expected, d.found));
+            }
+            panic!("{s}");
+        }
+    }
+}
+
+/// An in-process implementation behind `catch_unwind`: a panic is a crash, not a failed test.
+struct Guarded<'a>(&'a dyn Implementation);
+
+impl Implementation for Guarded<'_> {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    fn version(&self) -> String {
+        self.0.version()
+    }
+    fn supports(&self, v: Version) -> bool {
+        self.0.supports(v)
+    }
+    fn kind(&self) -> Kind {
+        self.0.kind()
+    }
+    fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
+        crate::impls::simple_frame::guarded(|| self.0.decode(data))
+    }
+    fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>> {
+        crate::impls::simple_frame::guarded(|| self.0.find_fre(data, pc))
+    }
+    fn find_fres(&self, data: &[u8], pcs: &[i64]) -> Vec<Outcome<Option<Found>>> {
+        pcs.iter().map(|&pc| self.find_fre(data, pc)).collect()
+    }
+}
+
+/// Compare `imp` with the reference on every section of `corpus`.
+pub fn run(imp: &dyn Implementation, corpus: &Corpus) -> Report {
+    let guarded = Guarded(imp);
+    let max_pcs = crate::diff::Settings::default().max_pcs;
+    let results = corpus.cases.iter().map(|c| Engine::run_case_with(&guarded, c, max_pcs)).collect();
+    Report { implementation: imp.name(), results }
+}

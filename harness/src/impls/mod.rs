@@ -1,0 +1,249 @@
+//! SFrame implementations behind one trait, and the normalized results they are compared on.
+//!
+//! Every implementation (the reference `sframe-spec`, each provisioned GNU libsframe release,
+//! `simple-frame-rs`, the text of each `objdump --sframe`, any external program) answers the
+//! same questions about a section's bytes:
+//!
+//! - [`Implementation::decode`]: the header facts, and per function its resolved start
+//!   (an offset from the start of the section), size, FRE/PC/FDE types, repetition size and
+//!   its rows, each row with its FRE start offset and its recovery rules as
+//!   [`sframe_spec::Loc`];
+//! - [`Implementation::find_fre`]: the row for a PC (a section-relative offset).
+//!
+//! Answers are [`Outcome`]s: a value, a rejection (with an error *class*, never compared as
+//! text), "unsupported" (reported, never counted as agreement), a crash (signal) or a hang.
+//! Fields an implementation does not expose are `None` and are not compared.
+//!
+//! Implementations are built by name from what is provisioned here ([`registry`]).
+
+pub mod norm;
+pub mod objdump;
+pub mod process;
+pub mod protocol;
+pub mod reference;
+pub mod registry;
+pub mod simple_frame;
+pub mod toolchains;
+
+use serde::{Deserialize, Serialize};
+use sframe_spec::{Loc, Section, Version};
+
+/// The answer of an implementation to one question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome<T> {
+    /// The implementation answered.
+    Ok { value: T },
+    /// The implementation refused the input; `class` is its error kind (e.g. a rule ID for the
+    /// reference, `SFRAME_ERR_BUF_INVAL` for libsframe), `detail` free text for people.
+    Rejected {
+        class: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
+    /// The implementation cannot answer this question (version, operation, input kind).
+    Unsupported { reason: String },
+    /// The implementation died (signal name, e.g. `SIGSEGV`, or `exit N`).
+    Crashed {
+        signal: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
+    /// The implementation did not answer within the time limit.
+    Hung { timeout_ms: u64 },
+}
+
+impl<T> Outcome<T> {
+    pub fn ok(value: T) -> Self {
+        Outcome::Ok { value }
+    }
+    pub fn rejected(class: impl Into<String>, detail: Option<String>) -> Self {
+        Outcome::Rejected { class: class.into(), detail }
+    }
+    pub fn unsupported(reason: impl Into<String>) -> Self {
+        Outcome::Unsupported { reason: reason.into() }
+    }
+    /// Short name of the variant, as in the JSON `status` field.
+    pub fn status(&self) -> &'static str {
+        match self {
+            Outcome::Ok { .. } => "ok",
+            Outcome::Rejected { .. } => "rejected",
+            Outcome::Unsupported { .. } => "unsupported",
+            Outcome::Crashed { .. } => "crashed",
+            Outcome::Hung { .. } => "hung",
+        }
+    }
+    pub fn value(&self) -> Option<&T> {
+        match self {
+            Outcome::Ok { value } => Some(value),
+            _ => None,
+        }
+    }
+    /// The same outcome with another value type, for the non-`Ok` variants.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Outcome<U> {
+        match self {
+            Outcome::Ok { value } => Outcome::Ok { value: f(value) },
+            Outcome::Rejected { class, detail } => Outcome::Rejected { class, detail },
+            Outcome::Unsupported { reason } => Outcome::Unsupported { reason },
+            Outcome::Crashed { signal, detail } => Outcome::Crashed { signal, detail },
+            Outcome::Hung { timeout_ms } => Outcome::Hung { timeout_ms },
+        }
+    }
+    /// Whether this is a crash or a hang (a finding whatever the other implementations say).
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Outcome::Crashed { .. } | Outcome::Hung { .. })
+    }
+}
+
+/// Header facts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeaderFacts {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flags: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abi: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cfa_fixed_fp_offset: Option<i8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cfa_fixed_ra_offset: Option<i8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_fdes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_fres: Option<u32>,
+}
+
+/// What a row says: where the caller's CFA, return address and frame pointer are.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Row {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cfa: Option<Loc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ra: Option<Loc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp: Option<Loc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ra_mangled: Option<bool>,
+}
+
+/// One frame row entry of a function.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FreFacts {
+    /// `sfre_start_address`: offset from the function start (PC-increment) or within the
+    /// repeated block (PC-mask).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<u32>,
+    #[serde(flatten)]
+    pub row: Row,
+}
+
+/// One function descriptor and its rows.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionFacts {
+    /// Start address as an offset from the start of the section (resolved).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fre_type: Option<u8>,
+    /// 0 = PC-increment, 1 = PC-mask.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pc_type: Option<u8>,
+    /// 0 = default, 1 = flex (v3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fde_type: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rep_size: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_fres: Option<u32>,
+    /// The rows the implementation gave (may be fewer than `num_fres` when `error` is set).
+    #[serde(default)]
+    pub fres: Vec<FreFacts>,
+    /// The implementation accepted the section but failed reading this function (class).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A section as an implementation understands it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decoded {
+    pub header: HeaderFacts,
+    pub functions: Vec<FunctionFacts>,
+}
+
+/// The row found for a PC.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Found {
+    /// Start of the function the row belongs to (section-relative), when the API says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function_start: Option<i64>,
+    /// The row's FRE start offset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fre_start: Option<u32>,
+    #[serde(flatten)]
+    pub row: Row,
+}
+
+/// How an implementation is run, for reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// In this process (Rust; panics are caught).
+    InProcess,
+    /// In a worker process (`sframe-worker`), restarted after a crash.
+    Worker,
+    /// A program speaking the JSON-lines protocol.
+    External,
+    /// A tool whose printed text is parsed.
+    Text,
+}
+
+/// Timing of a look-up loop run by the implementation itself (see [`Implementation::bench_find`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BenchTiming {
+    /// Look-ups performed.
+    pub lookups: u64,
+    /// Look-ups that found a row.
+    pub found: u64,
+    /// Wall time of the loop, in nanoseconds.
+    pub nanos: u64,
+}
+
+/// One SFrame implementation.
+///
+/// Methods take `&self`; implementations that keep state (a worker process) lock inside.
+pub trait Implementation: Send + Sync {
+    /// Stable name, e.g. `reference`, `libsframe-2.44`, `simple-frame-rs`, `objdump-2.47`.
+    fn name(&self) -> String;
+    /// Exact version of the code under test (package version, crate version, ...).
+    fn version(&self) -> String;
+    /// Whether the implementation claims to read sections of this format version.
+    fn supports(&self, version: Version) -> bool;
+    fn kind(&self) -> Kind {
+        Kind::InProcess
+    }
+    /// Decode a whole section.
+    fn decode(&self, data: &[u8]) -> Outcome<Decoded>;
+    /// The row for `pc` (section-relative), `None` when there is none.
+    fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>>;
+    /// [`Implementation::find_fre`] for many PCs of one section (one round trip for workers).
+    fn find_fres(&self, data: &[u8], pcs: &[i64]) -> Vec<Outcome<Option<Found>>> {
+        pcs.iter().map(|&pc| self.find_fre(data, pc)).collect()
+    }
+    /// Produce a section from a model (implementations with an encoder).
+    fn encode(&self, _model: &Section) -> Outcome<Vec<u8>> {
+        Outcome::unsupported("no encoder")
+    }
+    /// Run `rounds` passes of look-ups of every PC in `pcs` and time them (benchmarks).
+    fn bench_find(&self, _data: &[u8], _pcs: &[i64], _rounds: u32) -> Outcome<BenchTiming> {
+        Outcome::unsupported("no benchmark loop")
+    }
+}
+
+/// The format version byte of a section, if its magic is right.
+pub fn section_version(data: &[u8]) -> Option<Version> {
+    sframe_spec::Endian::from_magic(data)?;
+    Version::from_u8(*data.get(2)?)
+}

@@ -1,0 +1,457 @@
+//! `objdump --sframe` of a binutils release, compared at the level of what it prints.
+//!
+//! The section's bytes are wrapped in a minimal ELF executable (one allocated `.sframe`
+//! section at address 0, the machine and byte order the section's ABI and magic name), the
+//! release's `objdump --sframe` is run on it, and the listing is parsed back into the same
+//! row model as every other implementation. At address 0, a printed `pc` is the function's
+//! start relative to the section. An executable (not a relocatable object) is used so that
+//! objdump applies no relocation fix-ups of its own.
+//!
+//! The printed notation, as seen in 2.40, 2.44 and sid: CFA `sp+N`, `fp+N`, `rN+N` (a DWARF
+//! register, flex FDEs), `(reg+N)` (the value at that address); FP and RA `u` (not saved),
+//! `c+N` (the slot at CFA+N), `f` (at the header's fixed offset, printed from 2.44 on as
+//! "CFA fixed RA offset"), `U` (RA padding word of a flex FDE: the format's default, i.e. the
+//! fixed offset), a register form as for the CFA, and a `[s]` suffix for a mangled RA;
+//! `RA undefined` for an outermost-frame row. objdump 2.40 prints `u` for an RA at a fixed
+//! offset; that is what it says, and it is compared as such. Columns are `%-10s`, so a wide
+//! CFA runs into the FP column: the row is tokenized, not split on blanks.
+//!
+//! objdump does not look PCs up: [`Implementation::find_fre`] is unsupported.
+
+use super::toolchains::Objdump;
+use super::{Decoded, FreFacts, Found, FunctionFacts, Implementation, Kind, Outcome, Row};
+use sframe_spec::{Abi, Base, Endian, Loc, Version};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// ELF machine numbers.
+const EM_S390: u16 = 22;
+const EM_X86_64: u16 = 62;
+const EM_AARCH64: u16 = 183;
+
+/// A minimal ELF64 executable holding `data` as its `.sframe` section at address 0.
+pub fn wrap_elf(data: &[u8], machine: u16, endian: Endian) -> Vec<u8> {
+    let shstr: &[u8] = b"\0.sframe\0.shstrtab\0";
+    let off_data = 64usize;
+    let off_shstr = off_data + data.len();
+    let off_sh = (off_shstr + shstr.len() + 7) & !7;
+    let mut out = Vec::with_capacity(off_sh + 3 * 64);
+    let put = |out: &mut Vec<u8>, v: u64, n: usize| endian.put(out, v, n);
+    out.extend_from_slice(b"\x7fELF");
+    out.push(2); // ELFCLASS64
+    out.push(if endian == Endian::Little { 1 } else { 2 });
+    out.push(1); // EV_CURRENT
+    out.extend_from_slice(&[0; 9]);
+    put(&mut out, 2, 2); // ET_EXEC
+    put(&mut out, u64::from(machine), 2);
+    put(&mut out, 1, 4); // e_version
+    put(&mut out, 0, 8); // e_entry
+    put(&mut out, 0, 8); // e_phoff
+    put(&mut out, off_sh as u64, 8); // e_shoff
+    put(&mut out, 0, 4); // e_flags
+    put(&mut out, 64, 2); // e_ehsize
+    put(&mut out, 0, 2); // e_phentsize
+    put(&mut out, 0, 2); // e_phnum
+    put(&mut out, 64, 2); // e_shentsize
+    put(&mut out, 3, 2); // e_shnum
+    put(&mut out, 2, 2); // e_shstrndx
+    out.extend_from_slice(data);
+    out.extend_from_slice(shstr);
+    out.resize(off_sh, 0);
+    out.extend_from_slice(&[0; 64]); // SHN_UNDEF
+    // .sframe: SHT_PROGBITS, SHF_ALLOC, address 0.
+    for (name, ty, flags, off, size, align) in
+        [(1u64, 1u64, 2u64, off_data, data.len(), 8u64), (9, 3, 0, off_shstr, shstr.len(), 1)]
+    {
+        put(&mut out, name, 4);
+        put(&mut out, ty, 4);
+        put(&mut out, flags, 8);
+        put(&mut out, 0, 8); // sh_addr
+        put(&mut out, off as u64, 8);
+        put(&mut out, size as u64, 8);
+        put(&mut out, 0, 4); // sh_link
+        put(&mut out, 0, 4); // sh_info
+        put(&mut out, align, 8);
+        put(&mut out, 0, 8); // sh_entsize
+    }
+    out
+}
+
+/// The objdump text adapter of one release (one objdump per target triple).
+#[derive(Debug, Clone)]
+pub struct ObjdumpImpl {
+    release: String,
+    tools: Vec<Objdump>,
+    timeout: Duration,
+}
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl ObjdumpImpl {
+    pub fn new(release: String, tools: Vec<Objdump>, timeout: Duration) -> ObjdumpImpl {
+        ObjdumpImpl { release, tools, timeout }
+    }
+
+    fn tool_for(&self, triple: &str) -> Option<&Objdump> {
+        self.tools.iter().find(|t| t.triple == triple)
+    }
+
+    /// Run objdump on `elf`; stdout and stderr, or a failure outcome.
+    fn run(&self, tool: &Path, elf: &[u8]) -> Result<(String, String), Outcome<Decoded>> {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path: PathBuf = std::env::temp_dir().join(format!("sframe-conform-{}-{n}.elf", std::process::id()));
+        if let Err(e) = std::fs::write(&path, elf) {
+            return Err(Outcome::unsupported(format!("cannot write {}: {e}", path.display())));
+        }
+        let r = self.run_file(tool, &path);
+        let _ = std::fs::remove_file(&path);
+        r
+    }
+
+    fn run_file(&self, tool: &Path, path: &Path) -> Result<(String, String), Outcome<Decoded>> {
+        let mut child = Command::new(tool)
+            .arg("--sframe")
+            .arg(path)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| Outcome::unsupported(format!("cannot run {}: {e}", tool.display())))?;
+        let mut out = child.stdout.take().ok_or_else(|| Outcome::unsupported("no stdout"))?;
+        let mut err = child.stderr.take().ok_or_else(|| Outcome::unsupported("no stderr"))?;
+        let t_out = std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = out.read_to_end(&mut s);
+            s
+        });
+        let t_err = std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = err.read_to_end(&mut s);
+            s
+        });
+        let deadline = Instant::now() + self.timeout;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(s)) => break s,
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+                Ok(None) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(Outcome::Hung { timeout_ms: self.timeout.as_millis() as u64 });
+                }
+                Err(e) => return Err(Outcome::unsupported(format!("wait failed: {e}"))),
+            }
+        };
+        let stdout = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
+        let stderr = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return Err(Outcome::Crashed { signal: super::process::signal_name(sig), detail: Some(stderr) });
+        }
+        Ok((stdout, stderr))
+    }
+}
+
+impl Implementation for ObjdumpImpl {
+    fn name(&self) -> String {
+        format!("objdump-{}", self.release)
+    }
+    fn version(&self) -> String {
+        self.tools.first().map(|t| t.version.clone()).unwrap_or_default()
+    }
+    fn supports(&self, version: Version) -> bool {
+        // The libsframe each release links (see the libsframe adapter): 2.40 reads v1 only,
+        // 2.44 v1 and v2, later releases v2 and v3.
+        match self.release.as_str() {
+            "2.40" => version == Version::V1,
+            "2.44" => version != Version::V3,
+            _ => version != Version::V1,
+        }
+    }
+    fn kind(&self) -> Kind {
+        Kind::Text
+    }
+    fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
+        let Some(endian) = Endian::from_magic(data) else {
+            return Outcome::unsupported("not an SFrame section (no magic): nothing to wrap in ELF");
+        };
+        let abi = data.get(4).copied().and_then(Abi::from_u8);
+        let (triple, machine) = match abi {
+            Some(Abi::Aarch64Be | Abi::Aarch64Le) => ("aarch64-linux-gnu", EM_AARCH64),
+            Some(Abi::S390x) => ("s390x-linux-gnu", EM_S390),
+            _ => ("x86_64-linux-gnu", EM_X86_64),
+        };
+        let Some(tool) = self.tool_for(triple) else {
+            return Outcome::unsupported(format!("no {triple}-objdump-{} provisioned", self.release));
+        };
+        if (machine == EM_S390 && endian == Endian::Little) || (machine == EM_X86_64 && endian == Endian::Big) {
+            return Outcome::unsupported(format!("{triple} ELF files cannot be {}-endian", endian.name()));
+        }
+        let (stdout, stderr) = match self.run(&tool.path, &wrap_elf(data, machine, endian)) {
+            Ok(x) => x,
+            Err(o) => return o,
+        };
+        if !stdout.contains("Contents of the SFrame section") || stderr.contains("SFrame decode failure") {
+            let class = if stderr.contains("SFrame decode failure") { "decode failure" } else { "no listing" };
+            return Outcome::rejected(class, Some(stderr.trim().to_string()));
+        }
+        let abi = abi.unwrap_or(Abi::Amd64);
+        match parse_listing(&stdout, abi) {
+            Ok(d) => Outcome::ok(d),
+            // Not objdump's failure but this parser's: nothing to compare.
+        Err(e) => Outcome::unsupported(format!("unparseable listing: {e}")),
+        }
+    }
+    fn find_fre(&self, _data: &[u8], _pc: i64) -> Outcome<Option<Found>> {
+        Outcome::unsupported("objdump does not look PCs up")
+    }
+}
+
+fn flag_bits(names: &str) -> u8 {
+    let mut f = 0;
+    for (name, bit) in [("SFRAME_F_FDE_SORTED", 1), ("SFRAME_F_FRAME_POINTER", 2), ("SFRAME_F_FDE_FUNC_START_PCREL", 4)] {
+        if names.contains(name) {
+            f |= bit;
+        }
+    }
+    f
+}
+
+/// A tiny cursor over one row's text.
+struct Cursor<'a> {
+    s: &'a str,
+}
+
+impl<'a> Cursor<'a> {
+    fn skip_ws(&mut self) {
+        self.s = self.s.trim_start();
+    }
+    fn eat(&mut self, p: &str) -> bool {
+        match self.s.strip_prefix(p) {
+            Some(r) => {
+                self.s = r;
+                true
+            }
+            None => false,
+        }
+    }
+    /// A signed decimal number: `+N`, `-N` or `+-N` (objdump prints `"%s+%d"`, so a negative
+    /// offset comes out as `sp+-47`; the sign is required).
+    fn signed(&mut self) -> Option<i64> {
+        let neg = if self.eat("+-") || self.eat("-") {
+            true
+        } else if self.eat("+") {
+            false
+        } else {
+            return None;
+        };
+        let end = self.s.find(|c: char| !c.is_ascii_digit()).unwrap_or(self.s.len());
+        if end == 0 {
+            return None;
+        }
+        let v: i64 = self.s[..end].parse().ok()?;
+        self.s = &self.s[end..];
+        Some(if neg { -v } else { v })
+    }
+    /// `sp`, `fp` or `rN`, as a DWARF register of `abi`.
+    fn reg(&mut self, abi: Abi) -> Option<u32> {
+        let regs = abi.regs();
+        if self.eat("sp") {
+            return Some(u32::from(regs.sp));
+        }
+        if self.s.starts_with("fp") && self.s[2..].starts_with(['+', '-']) {
+            self.s = &self.s[2..];
+            return Some(u32::from(regs.fp));
+        }
+        if self.s.starts_with('r') && self.s[1..].starts_with(|c: char| c.is_ascii_digit()) {
+            let end = 1 + self.s[1..].find(|c: char| !c.is_ascii_digit()).unwrap_or(self.s.len() - 1);
+            let n = self.s[1..end].parse().ok()?;
+            self.s = &self.s[end..];
+            return Some(n);
+        }
+        None
+    }
+    /// `reg±N` or `(reg±N)`.
+    fn reg_expr(&mut self, abi: Abi) -> Option<Loc> {
+        let deref = self.eat("(");
+        let reg = self.reg(abi)?;
+        let offset = self.signed()?;
+        if deref && !self.eat(")") {
+            return None;
+        }
+        Some(Loc::Expr { base: Base::Reg(reg), offset, deref })
+    }
+}
+
+/// What the FP/RA column said.
+enum Col {
+    Loc(Loc),
+    Fixed,
+    Padding,
+}
+
+fn column(c: &mut Cursor<'_>, abi: Abi) -> Option<Col> {
+    c.skip_ws();
+    if c.s.starts_with("fp+") || c.s.starts_with("fp-") || c.s.starts_with('(') || c.s.starts_with("sp") || c.s.starts_with('r') {
+        return c.reg_expr(abi).map(Col::Loc);
+    }
+    if c.eat("c") {
+        let off = c.signed()?;
+        return Some(Col::Loc(Loc::Expr { base: Base::Cfa, offset: off, deref: true }));
+    }
+    if c.eat("u") {
+        return Some(Col::Loc(Loc::SameValue));
+    }
+    if c.eat("U") {
+        return Some(Col::Padding);
+    }
+    if c.eat("f") {
+        return Some(Col::Fixed);
+    }
+    None
+}
+
+/// Parse a whole listing (one section).
+pub fn parse_listing(text: &str, abi: Abi) -> Result<Decoded, String> {
+    let mut d = Decoded::default();
+    let mut flags_text = String::new();
+    let mut in_flags = false;
+    let mut fixed_ra: Option<i8> = None;
+    let mut fixed_fp: Option<i8> = None;
+    let mut cur: Option<(FunctionFacts, i64)> = None;
+    let num = |s: &str| s.trim().parse::<i64>().map_err(|e| format!("bad number {s:?}: {e}"));
+    for line in text.lines() {
+        let t = line.trim();
+        if in_flags {
+            if t.starts_with("SFRAME_F_") || t.starts_with("0x") {
+                flags_text.push_str(t);
+                continue;
+            }
+            in_flags = false;
+        }
+        if let Some(v) = t.strip_prefix("Version: SFRAME_VERSION_") {
+            d.header.version = v.trim().parse().ok();
+        } else if let Some(v) = t.strip_prefix("Flags:") {
+            flags_text.push_str(v);
+            in_flags = true;
+        } else if let Some(v) = t.strip_prefix("CFA fixed RA offset:") {
+            fixed_ra = Some(num(v)? as i8);
+        } else if let Some(v) = t.strip_prefix("CFA fixed FP offset:") {
+            fixed_fp = Some(num(v)? as i8);
+        } else if let Some(v) = t.strip_prefix("Num FDEs:") {
+            d.header.num_fdes = Some(num(v)? as u32);
+        } else if let Some(v) = t.strip_prefix("Num FREs:") {
+            d.header.num_fres = Some(num(v)? as u32);
+        } else if let Some(rest) = t.strip_prefix("func idx [") {
+            if let Some((f, _)) = cur.take() {
+                d.functions.push(f);
+            }
+            let pc_hex = rest.split("pc = 0x").nth(1).and_then(|s| s.split(',').next()).ok_or("no pc")?;
+            let pc = u64::from_str_radix(pc_hex.trim(), 16).map_err(|e| format!("bad pc {pc_hex}: {e}"))? as i64;
+            let size = rest.split("size = ").nth(1).and_then(|s| s.split_whitespace().next()).ok_or("no size")?;
+            let attr = rest.split("attr = \"").nth(1).and_then(|s| s.split('"').next()).unwrap_or("");
+            let f = FunctionFacts {
+                start: Some(pc),
+                size: Some(num(size)? as u32),
+                fde_type: Some(u8::from(attr.contains('F'))),
+                ..FunctionFacts::default()
+            };
+            cur = Some((f, pc));
+        } else if t.starts_with("STARTPC") {
+            if let Some((f, _)) = cur.as_mut() {
+                f.pc_type = Some(u8::from(t.starts_with("STARTPC[m]")));
+            }
+        } else if t.len() > 16 && t.as_bytes()[..16].iter().all(u8::is_ascii_hexdigit) && line.starts_with("    ") {
+            let Some((f, fpc)) = cur.as_mut() else { return Err(format!("row outside a function: {line}")) };
+            let addr = u64::from_str_radix(&t[..16], 16).map_err(|e| e.to_string())? as i64;
+            let start = if f.pc_type == Some(1) { addr } else { addr.wrapping_sub(*fpc) };
+            let rest = &t[16..];
+            let row = if rest.trim() == "RA undefined" {
+                Row { cfa: Some(Loc::Undefined), ra: Some(Loc::Undefined), fp: None, ra_mangled: None }
+            } else {
+                parse_row(rest, abi, fixed_ra, fixed_fp).ok_or_else(|| format!("cannot parse row {line:?}"))?
+            };
+            f.fres.push(FreFacts { start: Some(start as u32), row });
+        }
+    }
+    if let Some((f, _)) = cur.take() {
+        d.functions.push(f);
+    }
+    for f in &mut d.functions {
+        f.num_fres = Some(f.fres.len() as u32);
+    }
+    d.header.flags = Some(flag_bits(&flags_text));
+    d.header.cfa_fixed_ra_offset = fixed_ra;
+    d.header.cfa_fixed_fp_offset = fixed_fp;
+    Ok(d)
+}
+
+fn parse_row(rest: &str, abi: Abi, fixed_ra: Option<i8>, fixed_fp: Option<i8>) -> Option<Row> {
+    let mut c = Cursor { s: rest };
+    c.skip_ws();
+    let cfa = c.reg_expr(abi)?;
+    let fixed = |v: Option<i8>| v.map(|o| if o == 0 { Loc::SameValue } else { Loc::Expr { base: Base::Cfa, offset: i64::from(o), deref: true } });
+    let fp = match column(&mut c, abi)? {
+        Col::Loc(l) => Some(l),
+        Col::Fixed | Col::Padding => fixed(fixed_fp),
+    };
+    let ra = match column(&mut c, abi)? {
+        Col::Loc(l) => Some(l),
+        Col::Fixed | Col::Padding => fixed(fixed_ra),
+    };
+    let mangled = c.eat("[s]");
+    c.skip_ws();
+    if !c.s.is_empty() {
+        return None;
+    }
+    Some(Row { cfa: Some(cfa), ra, fp, ra_mangled: Some(mangled) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_with_run_together_columns_parse() {
+        let r = parse_row("  r11+1048592u         f            ", Abi::Amd64, Some(-8), None).unwrap();
+        assert_eq!(r.cfa, Some(Loc::Expr { base: Base::Reg(11), offset: 1048592, deref: false }));
+        assert_eq!(r.fp, Some(Loc::SameValue));
+        assert_eq!(r.ra, Some(Loc::Expr { base: Base::Cfa, offset: -8, deref: true }));
+        let r = parse_row("  (fp-8)    (fp+0)    U            ", Abi::Amd64, Some(-8), None).unwrap();
+        assert_eq!(r.cfa, Some(Loc::Expr { base: Base::Reg(6), offset: -8, deref: true }));
+        assert_eq!(r.fp, Some(Loc::Expr { base: Base::Reg(6), offset: 0, deref: true }));
+        let r = parse_row("  sp+16     c-16      c-8[s]       ", Abi::Aarch64Le, None, None).unwrap();
+        assert_eq!(r.ra_mangled, Some(true));
+        assert_eq!(r.ra, Some(Loc::Expr { base: Base::Cfa, offset: -8, deref: true }));
+        let r = parse_row("  sp+-47    c+0       c+117[s]     ", Abi::Aarch64Le, None, None).unwrap();
+        assert_eq!(r.cfa, Some(Loc::Expr { base: Base::Reg(31), offset: -47, deref: false }));
+        let r = parse_row("  sp+0      u         r0+0         ", Abi::Amd64, Some(-8), None).unwrap();
+        assert_eq!(r.ra, Some(Loc::Expr { base: Base::Reg(0), offset: 0, deref: false }));
+    }
+
+    #[test]
+    fn a_listing_parses() {
+        let text = "\nContents of the SFrame section .sframe:\n  Header :\n\n    Version: SFRAME_VERSION_3\n    Flags: SFRAME_F_FDE_SORTED,\n           SFRAME_F_FDE_FUNC_START_PCREL\n    CFA fixed RA offset: -8\n    Num FDEs: 2\n    Num FREs: 3\n\n  Function Index :\n\n    func idx [0]: pc = 0x1000, size = 16 bytes\n    STARTPC         CFA       FP        RA           \n    0000000000001000  sp+16     u         f            \n    0000000000001006  sp+24     u         f            \n\n    func idx [1]: pc = 0xffffffffffffeeb0, size = 48 bytes, attr = \"F\"\n    STARTPC[m]      CFA       FP        RA           \n    000000000000000b  sp+16     u         f            \n";
+        let d = parse_listing(text, Abi::Amd64).unwrap();
+        assert_eq!(d.header.version, Some(3));
+        assert_eq!(d.header.flags, Some(5));
+        assert_eq!(d.functions.len(), 2);
+        assert_eq!(d.functions[0].fres[1].start, Some(6));
+        assert_eq!(d.functions[1].start, Some(-0x1150));
+        assert_eq!(d.functions[1].pc_type, Some(1));
+        assert_eq!(d.functions[1].fde_type, Some(1));
+        assert_eq!(d.functions[1].fres[0].start, Some(0xb));
+    }
+
+    #[test]
+    fn the_wrapper_is_an_elf_file_sframe_elf_reads_back() {
+        let data = [0xe2u8, 0xde, 2, 0, 3, 0, 0xf8, 0];
+        let elf = wrap_elf(&data, EM_X86_64, Endian::Little);
+        let l = sframe_elf::load(&elf).unwrap();
+        assert_eq!(l.bytes, data);
+        assert_eq!(l.vaddr, 0);
+    }
+}

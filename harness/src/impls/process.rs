@@ -1,0 +1,356 @@
+//! An implementation in another process, spoken to over the JSON-lines [`protocol`].
+//!
+//! Used for GNU libsframe (hosted by `sframe-worker`, one process per release) and for
+//! external programs. The process is started lazily and again after it dies; every request
+//! has a time limit. A process that dies answering a request makes the outcome
+//! [`Outcome::Crashed`] with the signal's name (the request is tried once more on a fresh
+//! process; a crash that does not repeat is marked nondeterministic in the detail); one that
+//! does not answer in time is killed and the outcome is [`Outcome::Hung`]. The last lines the
+//! process wrote to stderr go into the crash detail (assertion messages, for example).
+//!
+//! [`protocol`]: super::protocol
+
+use super::protocol::{from_hex, to_hex, Hello, Request};
+use super::{BenchTiming, Decoded, Found, Implementation, Kind, Outcome};
+use serde::de::DeserializeOwned;
+use sframe_spec::{Section, Version};
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Default time limit per request.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How to start the process.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    pub env: Vec<(OsString, OsString)>,
+    pub timeout: Duration,
+}
+
+impl Launch {
+    pub fn new(program: impl Into<OsString>) -> Launch {
+        Launch { program: program.into(), args: Vec::new(), env: Vec::new(), timeout: DEFAULT_TIMEOUT }
+    }
+    pub fn arg(mut self, a: impl Into<OsString>) -> Launch {
+        self.args.push(a.into());
+        self
+    }
+    pub fn timeout(mut self, t: Duration) -> Launch {
+        self.timeout = t;
+        self
+    }
+    /// A shell-like command line split on whitespace (no quoting), for `--external`.
+    pub fn from_command_line(cmd: &str) -> Option<Launch> {
+        let mut parts = cmd.split_whitespace();
+        let program = parts.next()?;
+        let mut l = Launch::new(program);
+        for p in parts {
+            l = l.arg(p);
+        }
+        Some(l)
+    }
+    fn describe(&self) -> String {
+        let mut s = self.program.to_string_lossy().into_owned();
+        for a in &self.args {
+            s.push(' ');
+            s.push_str(&a.to_string_lossy());
+        }
+        s
+    }
+}
+
+/// Why a request got no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Failure {
+    Crashed { signal: String, detail: Option<String> },
+    Hung { timeout_ms: u64 },
+}
+
+struct Running {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Option<String>>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+/// The name of a signal number (Linux numbering), or `signal N`.
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
+        24 => "SIGXCPU",
+        31 => "SIGSYS",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_string()
+}
+
+fn status_name(s: ExitStatus) -> String {
+    match (s.signal(), s.code()) {
+        (Some(sig), _) => signal_name(sig),
+        (None, Some(c)) => format!("exit {c}"),
+        (None, None) => "unknown".into(),
+    }
+}
+
+impl Running {
+    fn start(l: &Launch) -> std::io::Result<Running> {
+        let mut cmd = Command::new(&l.program);
+        cmd.args(&l.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        for (k, v) in &l.env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn()?;
+        let stdin = child.stdin.take().ok_or_else(|| std::io::Error::other("no stdin"))?;
+        let stdout = child.stdout.take().ok_or_else(|| std::io::Error::other("no stdout"))?;
+        let stderr = child.stderr.take().ok_or_else(|| std::io::Error::other("no stderr"))?;
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                match line {
+                    Ok(l) => {
+                        if tx.send(Some(l)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+            let _ = tx.send(None);
+        });
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let t2 = Arc::clone(&tail);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let mut t = t2.lock().unwrap_or_else(|e| e.into_inner());
+                if t.len() == 8 {
+                    t.pop_front();
+                }
+                t.push_back(line);
+            }
+        });
+        Ok(Running { child, stdin, lines: rx, stderr_tail: tail })
+    }
+
+    fn stderr_text(&self) -> Option<String> {
+        // Give the stderr reader a moment to catch the last words of a dying process.
+        std::thread::sleep(Duration::from_millis(5));
+        let t = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
+        (!t.is_empty()).then(|| t.iter().cloned().collect::<Vec<_>>().join("\n"))
+    }
+
+    /// Wait for a dead (or dying) process and describe its end.
+    fn died(mut self) -> Failure {
+        let status = match self.child.wait() {
+            Ok(s) => status_name(s),
+            Err(e) => format!("wait failed: {e}"),
+        };
+        Failure::Crashed { signal: status, detail: self.stderr_text() }
+    }
+
+    fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn request(mut self, line: &str, timeout: Duration) -> (Option<Running>, Result<String, Failure>) {
+        let sent = self.stdin.write_all(line.as_bytes()).and_then(|_| self.stdin.write_all(b"\n")).and_then(|_| self.stdin.flush());
+        if sent.is_err() {
+            return (None, Err(self.died()));
+        }
+        match self.lines.recv_timeout(timeout) {
+            Ok(Some(resp)) => (Some(self), Ok(resp)),
+            Ok(None) | Err(RecvTimeoutError::Disconnected) => (None, Err(self.died())),
+            Err(RecvTimeoutError::Timeout) => {
+                self.kill();
+                (None, Err(Failure::Hung { timeout_ms: timeout.as_millis() as u64 }))
+            }
+        }
+    }
+}
+
+/// An implementation behind a process.
+pub struct ProcessImpl {
+    launch: Launch,
+    kind: Kind,
+    hello: Hello,
+    running: Mutex<Option<Running>>,
+}
+
+impl std::fmt::Debug for ProcessImpl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProcessImpl").field("launch", &self.launch).field("hello", &self.hello).finish()
+    }
+}
+
+impl ProcessImpl {
+    /// Start the process and ask who it is.
+    pub fn start(launch: Launch, kind: Kind) -> Result<ProcessImpl, String> {
+        let what = launch.describe();
+        let r = Running::start(&launch).map_err(|e| format!("cannot start `{what}`: {e}"))?;
+        let line = serde_json::to_string(&Request::Hello).map_err(|e| e.to_string())?;
+        let (r, resp) = r.request(&line, launch.timeout);
+        let resp = resp.map_err(|f| format!("`{what}` did not answer hello: {f:?}"))?;
+        let hello = match serde_json::from_str::<Outcome<Hello>>(&resp) {
+            Ok(Outcome::Ok { value }) => value,
+            Ok(other) => return Err(format!("`{what}` refused hello: {other:?}")),
+            Err(e) => return Err(format!("`{what}` answered hello with {resp:?}: {e}")),
+        };
+        Ok(ProcessImpl { launch, kind, hello, running: Mutex::new(r) })
+    }
+
+    pub fn hello(&self) -> &Hello {
+        &self.hello
+    }
+
+    fn call_once(&self, line: &str) -> Result<String, Failure> {
+        let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        let r = match guard.take() {
+            Some(r) => r,
+            None => Running::start(&self.launch)
+                .map_err(|e| Failure::Crashed { signal: "spawn failed".into(), detail: Some(e.to_string()) })?,
+        };
+        let (r, resp) = r.request(line, self.launch.timeout);
+        *guard = r;
+        resp
+    }
+
+    /// Send a request and parse the answer as `T`; a crash is retried once on a fresh process.
+    fn call<T: DeserializeOwned>(&self, req: &Request) -> Outcome<T> {
+        let line = match serde_json::to_string(req) {
+            Ok(l) => l,
+            Err(e) => return Outcome::unsupported(format!("cannot encode request: {e}")),
+        };
+        let resp = match self.call_once(&line) {
+            Ok(r) => Ok(r),
+            Err(Failure::Crashed { signal, detail }) => match self.call_once(&line) {
+                Err(Failure::Crashed { signal: s2, detail: d2 }) if s2 == signal => Err(Failure::Crashed { signal, detail: d2.or(detail) }),
+                Err(other) => Err(other),
+                Ok(_) => Err(Failure::Crashed {
+                    signal,
+                    detail: Some(format!("nondeterministic: did not repeat on a fresh process; {}", detail.unwrap_or_default())),
+                }),
+            },
+            Err(h) => Err(h),
+        };
+        match resp {
+            Ok(text) => match serde_json::from_str::<Outcome<T>>(&text) {
+                Ok(o) => o,
+                Err(e) => {
+                    // Out of sync: start afresh next time.
+                    if let Some(r) = self.running.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                        r.kill();
+                    }
+                    let head: String = text.chars().take(200).collect();
+                    Outcome::Crashed { signal: "protocol-error".into(), detail: Some(format!("{e}: {head}")) }
+                }
+            },
+            Err(Failure::Crashed { signal, detail }) => Outcome::Crashed { signal, detail },
+            Err(Failure::Hung { timeout_ms }) => Outcome::Hung { timeout_ms },
+        }
+    }
+}
+
+impl Drop for ProcessImpl {
+    fn drop(&mut self) {
+        if let Some(r) = self.running.get_mut().unwrap_or_else(|e| e.into_inner()).take() {
+            r.kill();
+        }
+    }
+}
+
+impl Implementation for ProcessImpl {
+    fn name(&self) -> String {
+        self.hello.name.clone()
+    }
+    fn version(&self) -> String {
+        self.hello.version.clone()
+    }
+    fn supports(&self, version: Version) -> bool {
+        self.hello.versions.contains(&version.number())
+    }
+    fn kind(&self) -> Kind {
+        self.kind
+    }
+    fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
+        self.call(&Request::Decode { data: to_hex(data) })
+    }
+    fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>> {
+        let mut v = self.find_fres(data, &[pc]);
+        v.pop().unwrap_or_else(|| Outcome::unsupported("empty answer"))
+    }
+    fn find_fres(&self, data: &[u8], pcs: &[i64]) -> Vec<Outcome<Option<Found>>> {
+        if pcs.is_empty() {
+            return Vec::new();
+        }
+        let hex = to_hex(data);
+        match self.call::<Vec<Outcome<Option<Found>>>>(&Request::FindFre { data: hex.clone(), pcs: pcs.to_vec() }) {
+            Outcome::Ok { value } if value.len() == pcs.len() => value,
+            Outcome::Ok { value } => {
+                let msg = format!("answered {} outcomes for {} PCs", value.len(), pcs.len());
+                pcs.iter().map(|_| Outcome::Crashed { signal: "protocol-error".into(), detail: Some(msg.clone()) }).collect()
+            }
+            Outcome::Crashed { .. } | Outcome::Hung { .. } if pcs.len() > 1 => {
+                // Find the PCs that fail: one request each, giving up after three failures.
+                let mut failures = 0;
+                pcs.iter()
+                    .map(|&pc| {
+                        if failures >= 3 {
+                            return Outcome::unsupported("not asked: the implementation failed three times on this section");
+                        }
+                        let o = self
+                            .call::<Vec<Outcome<Option<Found>>>>(&Request::FindFre { data: hex.clone(), pcs: vec![pc] })
+                            .map(|mut v| v.pop());
+                        match o {
+                            Outcome::Ok { value: Some(o) } => o,
+                            Outcome::Ok { value: None } => Outcome::unsupported("empty answer"),
+                            Outcome::Rejected { class, detail } => Outcome::Rejected { class, detail },
+                            Outcome::Unsupported { reason } => Outcome::Unsupported { reason },
+                            Outcome::Crashed { signal, detail } => {
+                                failures += 1;
+                                Outcome::Crashed { signal, detail }
+                            }
+                            Outcome::Hung { timeout_ms } => {
+                                failures += 1;
+                                Outcome::Hung { timeout_ms }
+                            }
+                        }
+                    })
+                    .collect()
+            }
+            other => {
+                let o = other.map(|_| None);
+                pcs.iter().map(|_| o.clone()).collect()
+            }
+        }
+    }
+    fn encode(&self, model: &Section) -> Outcome<Vec<u8>> {
+        match self.call::<String>(&Request::Encode { model: model.clone() }) {
+            Outcome::Ok { value } => match from_hex(&value) {
+                Some(b) => Outcome::ok(b),
+                None => Outcome::Crashed { signal: "protocol-error".into(), detail: Some("encode answer is not hex".into()) },
+            },
+            other => other.map(|_| Vec::new()),
+        }
+    }
+    fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
+        self.call(&Request::Bench { data: to_hex(data), pcs: pcs.to_vec(), rounds })
+    }
+}

@@ -1,0 +1,142 @@
+//! The JSON-lines protocol between the harness and an implementation in another process.
+//!
+//! One request per line on the program's stdin, one response per line on its stdout, in
+//! order. Section bytes travel as lowercase hex. `sframe-worker` speaks it for the
+//! implementations it hosts (GNU libsframe through `dlopen`, or any in-library adapter), and
+//! so may any external program (the README documents it; `harness/examples/external-adapter.py`
+//! is an example). Requests:
+//!
+//! ```text
+//! {"op":"hello"}
+//! {"op":"decode","data":"e2de0201..."}
+//! {"op":"find_fre","data":"e2de0201...","pcs":[0,4,16]}
+//! {"op":"encode","model":{...sframe_spec::Section as JSON...}}        (optional)
+//! {"op":"bench","data":"...","pcs":[...],"rounds":10}                  (optional)
+//! ```
+//!
+//! Every response is an [`Outcome`]: `{"status":"ok","value":...}`,
+//! `{"status":"rejected","class":"...","detail":"..."}` or
+//! `{"status":"unsupported","reason":"..."}`. The value of `hello` is a [`Hello`]; of `decode`
+//! a [`Decoded`]; of `find_fre` an array with one `Outcome<Found | null>` per PC; of `encode`
+//! the section's bytes as hex; of `bench` a [`BenchTiming`].
+
+use super::{BenchTiming, Decoded, Found, Implementation, Outcome};
+use serde::{Deserialize, Serialize};
+use sframe_spec::{Section, Version};
+use std::io::{BufRead, Write};
+
+/// A request.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    Hello,
+    Decode { data: String },
+    FindFre { data: String, pcs: Vec<i64> },
+    Encode { model: Section },
+    Bench { data: String, pcs: Vec<i64>, rounds: u32 },
+}
+
+/// The value of a `hello` response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hello {
+    pub name: String,
+    pub version: String,
+    /// SFrame format versions the implementation reads.
+    pub versions: Vec<u8>,
+}
+
+/// Lowercase hex of `bytes`.
+pub fn to_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    s
+}
+
+/// Bytes of a hex string (either case), or `None` when it is not hex.
+pub fn from_hex(s: &str) -> Option<Vec<u8>> {
+    let s = s.as_bytes();
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    s.chunks(2).map(|p| Some((digit(p[0])? << 4) | digit(p[1])?)).collect()
+}
+
+/// Answer one request with `imp`, as a JSON line (without the newline).
+pub fn answer(imp: &dyn Implementation, line: &str) -> String {
+    let bad_hex = || Outcome::<()>::rejected("protocol", Some("data is not hex".into()));
+    let req: Request = match serde_json::from_str(line) {
+        Ok(r) => r,
+        Err(e) => return json(&Outcome::<()>::unsupported(format!("unknown request: {e}"))),
+    };
+    match req {
+        Request::Hello => json(&Outcome::ok(Hello {
+            name: imp.name(),
+            version: imp.version(),
+            versions: Version::ALL.into_iter().filter(|v| imp.supports(*v)).map(Version::number).collect(),
+        })),
+        Request::Decode { data } => match from_hex(&data) {
+            Some(d) => json(&imp.decode(&d)),
+            None => json(&bad_hex()),
+        },
+        Request::FindFre { data, pcs } => match from_hex(&data) {
+            Some(d) => json(&Outcome::ok(imp.find_fres(&d, &pcs))),
+            None => json(&bad_hex()),
+        },
+        Request::Encode { model } => json(&imp.encode(&model).map(|b| to_hex(&b))),
+        Request::Bench { data, pcs, rounds } => match from_hex(&data) {
+            Some(d) => json(&imp.bench_find(&d, &pcs, rounds)),
+            None => json(&bad_hex()),
+        },
+    }
+}
+
+fn json<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|e| format!("{{\"status\":\"rejected\",\"class\":\"protocol\",\"detail\":\"{e}\"}}"))
+}
+
+/// Serve requests from `input` until it ends.
+pub fn serve(imp: &dyn Implementation, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+    for line in input.lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let resp = answer(imp, &line);
+        output.write_all(resp.as_bytes())?;
+        output.write_all(b"\n")?;
+        output.flush()?;
+    }
+    Ok(())
+}
+
+/// Response types, for the client side.
+pub type DecodeResponse = Outcome<Decoded>;
+pub type FindResponse = Outcome<Vec<Outcome<Option<Found>>>>;
+pub type BenchResponse = Outcome<BenchTiming>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trips() {
+        let b = [0u8, 1, 0xde, 0xe2, 0xff];
+        assert_eq!(to_hex(&b), "0001dee2ff");
+        assert_eq!(from_hex("0001DEe2ff").as_deref(), Some(&b[..]));
+        assert_eq!(from_hex("0"), None);
+        assert_eq!(from_hex("zz"), None);
+    }
+
+    #[test]
+    fn outcome_json_shape_is_the_documented_one() {
+        let o: Outcome<u8> = Outcome::rejected("X", None);
+        assert_eq!(serde_json::to_string(&o).unwrap(), r#"{"status":"rejected","class":"X"}"#);
+        let o: Outcome<Option<u8>> = Outcome::ok(None);
+        assert_eq!(serde_json::to_string(&o).unwrap(), r#"{"status":"ok","value":null}"#);
+    }
+}

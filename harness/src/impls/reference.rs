@@ -1,0 +1,124 @@
+//! The reference implementation: the `sframe-spec` crate, in this process.
+//!
+//! `decode` is strict: it fails on the first malformed-class rule (the bytes cannot be
+//! read), where GNU libsframe may read on; the engine classifies such cases with the rule
+//! catalogue. A row whose data words break a rule (e.g. a flex layout) has no recovery rules
+//! (`None`), so it is not compared; the validator reports the rule instead.
+
+use super::{Decoded, FreFacts, Found, FunctionFacts, HeaderFacts, Implementation, Outcome, Row};
+use super::BenchTiming;
+use sframe_spec::{decode, Section, SectionRef, Version, Violation};
+use std::hint::black_box;
+use std::time::Instant;
+
+/// The `sframe-spec` crate.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Reference;
+
+fn rejected<T>(v: &Violation) -> Outcome<T> {
+    Outcome::rejected(v.rule.id(), Some(v.to_string()))
+}
+
+/// The normalized facts of a decoded model.
+pub fn facts_of(s: &Section) -> Decoded {
+    let header = HeaderFacts {
+        version: Some(s.version.number()),
+        flags: Some(s.flags),
+        abi: Some(s.abi.id()),
+        cfa_fixed_fp_offset: Some(s.cfa_fixed_fp_offset),
+        cfa_fixed_ra_offset: Some(s.cfa_fixed_ra_offset),
+        num_fdes: Some(s.functions.len() as u32),
+        num_fres: None,
+    };
+    let functions = s
+        .functions
+        .iter()
+        .map(|f| FunctionFacts {
+            start: Some(f.start),
+            size: Some(f.size),
+            fre_type: Some(f.fre_type as u8),
+            pc_type: Some(f.pc_type as u8),
+            fde_type: Some(f.fde_type as u8),
+            rep_size: Some(f.rep_size),
+            num_fres: Some(f.fres.len() as u32),
+            fres: f
+                .fres
+                .iter()
+                .map(|fre| {
+                    let row = match s.recovery(f, fre) {
+                        Ok(r) => Row { cfa: Some(r.cfa), ra: Some(r.ra), fp: Some(r.fp), ra_mangled: Some(r.ra_mangled) },
+                        Err(_) => Row { ra_mangled: Some(fre.mangled_ra), ..Row::default() },
+                    };
+                    FreFacts { start: Some(fre.start), row }
+                })
+                .collect(),
+            error: None,
+        })
+        .collect();
+    Decoded { header, functions }
+}
+
+impl Implementation for Reference {
+    fn name(&self) -> String {
+        "reference".into()
+    }
+    fn version(&self) -> String {
+        format!("sframe-spec {}", env!("CARGO_PKG_VERSION"))
+    }
+    fn supports(&self, _version: Version) -> bool {
+        true
+    }
+    fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
+        match decode(data) {
+            Ok(s) => Outcome::ok(facts_of(&s)),
+            Err(v) => rejected(&v),
+        }
+    }
+    fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>> {
+        let s = match SectionRef::parse(data) {
+            Ok(s) => s,
+            Err(v) => return rejected(&v),
+        };
+        find_in(&s, pc)
+    }
+    fn find_fres(&self, data: &[u8], pcs: &[i64]) -> Vec<Outcome<Option<Found>>> {
+        match SectionRef::parse(data) {
+            Ok(s) => pcs.iter().map(|&pc| find_in(&s, pc)).collect(),
+            Err(v) => pcs.iter().map(|_| rejected(&v)).collect(),
+        }
+    }
+    fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
+        let s = match SectionRef::parse(data) {
+            Ok(s) => s,
+            Err(v) => return rejected(&v),
+        };
+        let mut found = 0u64;
+        let t = Instant::now();
+        for _ in 0..rounds {
+            for &pc in pcs {
+                if let Ok(Some(f)) = s.find(black_box(pc)) {
+                    // Read the CFA word as a consumer would.
+                    black_box(f.fre.dataword(0));
+                    found += 1;
+                }
+            }
+        }
+        let nanos = t.elapsed().as_nanos() as u64;
+        Outcome::ok(BenchTiming { lookups: u64::from(rounds) * pcs.len() as u64, found, nanos })
+    }
+}
+
+/// The row for `pc` in a parsed section.
+pub fn find_in(s: &SectionRef<'_>, pc: i64) -> Outcome<Option<Found>> {
+    match s.find(pc) {
+        Ok(None) => Outcome::ok(None),
+        Ok(Some(found)) => {
+            let row = match s.recovery(&found.fde, &found.fre) {
+                Ok(r) => Row { cfa: Some(r.cfa), ra: Some(r.ra), fp: Some(r.fp), ra_mangled: Some(r.ra_mangled) },
+                Err(_) => Row { ra_mangled: Some(found.fre.mangled_ra()), ..Row::default() },
+            };
+            Outcome::ok(Some(Found { function_start: Some(found.fde.start), fre_start: Some(found.fre.start), row }))
+        }
+        Err(v) => rejected(&v),
+    }
+}

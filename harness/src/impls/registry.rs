@@ -1,0 +1,109 @@
+//! Building implementations by name from what is provisioned here.
+//!
+//! Names: `reference`, `simple-frame-rs`, `libsframe-<release>` (one per provisioned
+//! release, run in `sframe-worker`), `objdump-<release>` (the text of `objdump --sframe`),
+//! and external programs added with [`Registry::add_external`].
+
+use super::objdump::ObjdumpImpl;
+use super::process::{Launch, ProcessImpl, DEFAULT_TIMEOUT};
+use super::reference::Reference;
+use super::simple_frame::SimpleFrame;
+use super::toolchains::{libsframe_releases, objdumps, worker_path, PROVISION_HINT};
+use super::{Implementation, Kind};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// An implementation that could not be made available, and why.
+#[derive(Debug, Clone)]
+pub struct Unavailable {
+    pub name: String,
+    pub reason: String,
+}
+
+/// Options for building implementations.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Time limit per request to a worker or external program.
+    pub timeout: Duration,
+    /// Include the objdump text adapters.
+    pub objdump: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { timeout: DEFAULT_TIMEOUT, objdump: true }
+    }
+}
+
+/// The implementations available here.
+pub struct Registry {
+    pub available: Vec<Arc<dyn Implementation>>,
+    pub unavailable: Vec<Unavailable>,
+}
+
+/// The launch line of a worker hosting libsframe from `path`.
+pub fn libsframe_launch(release: &str, path: &std::path::Path, version: &str, timeout: Duration) -> Result<Launch, String> {
+    let worker = worker_path().ok_or_else(|| {
+        "sframe-worker not found: build it (`cargo build -p sframe-harness --bin sframe-worker`) or set SFRAME_WORKER".to_string()
+    })?;
+    Ok(Launch::new(worker)
+        .arg("--libsframe")
+        .arg(path.as_os_str())
+        .arg("--release")
+        .arg(release)
+        .arg("--version")
+        .arg(version)
+        .timeout(timeout))
+}
+
+impl Registry {
+    /// Everything that can be built here: the reference, simple-frame-rs, every provisioned
+    /// libsframe (through `sframe-worker`) and, with `opts.objdump`, every provisioned objdump.
+    pub fn discover(opts: &Options) -> Registry {
+        let mut r = Registry { available: vec![Arc::new(Reference), Arc::new(SimpleFrame)], unavailable: Vec::new() };
+        let libs = libsframe_releases();
+        if libs.is_empty() {
+            r.unavailable.push(Unavailable { name: "libsframe-*".into(), reason: format!("no libsframe provisioned: {PROVISION_HINT}") });
+        }
+        for lib in libs {
+            let name = format!("libsframe-{}", lib.release);
+            match libsframe_launch(&lib.release, &lib.path, &lib.version, opts.timeout)
+                .and_then(|l| ProcessImpl::start(l, Kind::Worker))
+            {
+                Ok(p) => r.available.push(Arc::new(p)),
+                Err(reason) => r.unavailable.push(Unavailable { name, reason }),
+            }
+        }
+        if opts.objdump {
+            let mut by_release: Vec<(String, Vec<super::toolchains::Objdump>)> = Vec::new();
+            for o in objdumps() {
+                match by_release.iter_mut().find(|(r, _)| *r == o.release) {
+                    Some((_, v)) => v.push(o),
+                    None => by_release.push((o.release.clone(), vec![o])),
+                }
+            }
+            for (release, tools) in by_release {
+                r.available.push(Arc::new(ObjdumpImpl::new(release, tools, opts.timeout)));
+            }
+        }
+        r
+    }
+
+    /// Add an external program speaking the JSON-lines protocol.
+    pub fn add_external(&mut self, command: &str, timeout: Duration) -> Result<Arc<dyn Implementation>, String> {
+        let launch = Launch::from_command_line(command).ok_or_else(|| "empty external command".to_string())?.timeout(timeout);
+        let p: Arc<dyn Implementation> = Arc::new(ProcessImpl::start(launch, Kind::External)?);
+        self.available.push(Arc::clone(&p));
+        Ok(p)
+    }
+
+    /// The implementation called `name`.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Implementation>> {
+        self.available.iter().find(|i| i.name() == name).cloned()
+    }
+
+    /// The provisioned libsframe implementations, oldest release first.
+    pub fn libsframes(&self) -> Vec<Arc<dyn Implementation>> {
+        self.available.iter().filter(|i| i.name().starts_with("libsframe-")).cloned().collect()
+    }
+}

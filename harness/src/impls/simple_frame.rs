@@ -1,0 +1,411 @@
+//! `simple-frame-rs` (crates.io, by Jiajie Chen), in this process behind `catch_unwind`.
+//!
+//! Its public API gives per FDE the resolved start PC (`get_pc` with section base 0, so
+//! section-relative), size, info-byte fields and an FRE iterator; per FRE the start address,
+//! the info byte, and the CFA/RA/FP offsets (`None` when absent), and for v3 flex FDEs the
+//! control/offset pairs. Those numbers become [`sframe_spec::Loc`]s through [`super::norm`],
+//! as for every foreign implementation, except where the crate has its own reading:
+//!
+//! - v1: an RA/FP offset is the slot at CFA+offset (fixed or tracked alike);
+//! - v3: an FRE without data words is "RA undefined" (as its dumper prints); v1/v2 have no
+//!   such reading, so the getters' answers stand;
+//! - flex: the control word is the crate's sign-extended `i32`, read through its own
+//!   `reg_p`/`deref_p`/`regnum` accessors; an absent or padding RA/FP pair means the header's
+//!   fixed offset or "unchanged".
+//!
+//! A panic is reported as a crash with signal `panic`.
+
+use super::norm;
+use super::{BenchTiming, Decoded, FreFacts, Found, FunctionFacts, HeaderFacts, Implementation, Outcome, Row};
+use fallible_iterator::FallibleIterator;
+use sframe_spec::{Abi, Base, Loc, Version};
+use simple_frame_rs::{v1, v2, v3, SFrameError, SFrameFRE, SFrameSection};
+use std::hint::black_box;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// The `simple-frame-rs` crate.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SimpleFrame;
+
+/// The crate version this adapter is built against (pinned by `Cargo.lock`).
+pub const VERSION: &str = "0.3.0";
+
+fn err_class(e: &SFrameError) -> String {
+    format!("{e:?}")
+}
+
+fn rejected<T>(e: SFrameError) -> Outcome<T> {
+    Outcome::rejected(err_class(&e), Some(e.to_string()))
+}
+
+/// Serializes panic-hook swaps between threads.
+static HOOK: Mutex<()> = Mutex::new(());
+/// Where the last caught panic happened (`file:line`).
+static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+/// Run `f`, turning a panic into a crash outcome whose detail starts with
+/// `at <file>:<line>:`; the panic hook stays quiet meanwhile.
+pub(crate) fn guarded<T>(f: impl FnOnce() -> Outcome<T>) -> Outcome<T> {
+    let _lock = HOOK.lock().unwrap_or_else(|e| e.into_inner());
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|info| {
+        let at = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+        *LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = at;
+    }));
+    let r = catch_unwind(AssertUnwindSafe(f));
+    std::panic::set_hook(hook);
+    match r {
+        Ok(o) => o,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let at = LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
+            Outcome::Crashed { signal: "panic".into(), detail: Some(format!("at {at}: {msg}")) }
+        }
+    }
+}
+
+/// Section-wide facts the row readings need.
+#[derive(Clone, Copy)]
+struct Ctx {
+    abi: Abi,
+    version: u8,
+    fixed_fp: i8,
+    fixed_ra: i8,
+}
+
+fn loc_of(ctx: Ctx, o: Option<i32>, is_ra: bool) -> Loc {
+    match o {
+        None => Loc::SameValue,
+        Some(o) if ctx.version == 1 => norm::slot(i64::from(o)),
+        Some(o) => norm::tracked(ctx.abi, ctx.version, i64::from(o), is_ra),
+    }
+}
+
+/// The rules of one FRE of a default-type FDE, from the crate's getters.
+fn default_row(ctx: Ctx, base_reg: u8, words: usize, cfa: Option<i32>, ra: Option<i32>, fp: Option<i32>, mangled: bool) -> Row {
+    if words == 0 && ctx.version == 3 {
+        return Row { cfa: Some(Loc::Undefined), ra: Some(Loc::Undefined), fp: Some(Loc::SameValue), ra_mangled: Some(mangled) };
+    }
+    Row {
+        cfa: Some(cfa.map_or(Loc::Undefined, |o| norm::cfa(ctx.abi, base_reg, i64::from(o)))),
+        ra: Some(loc_of(ctx, ra, true)),
+        fp: Some(loc_of(ctx, fp, false)),
+        ra_mangled: Some(mangled),
+    }
+}
+
+fn flex_rule(r: &v3::SFrameFlexRecoveryRule) -> Loc {
+    let c = r.control;
+    let base = if c.reg_p() { Base::Reg(c.regnum() as u32) } else { Base::Cfa };
+    Loc::Expr { base, offset: i64::from(r.offset), deref: c.deref_p() }
+}
+
+/// The rules of one FRE of a v3 FDE.
+fn v3_row(ctx: Ctx, s: &v3::SFrameSection<'_>, flex: bool, fre: &v3::SFrameFRE) -> Row {
+    let mangled = fre.info.get_mangled_ra_p();
+    let words = fre.stack_offsets.len();
+    if !flex {
+        return default_row(
+            ctx,
+            fre.info.get_cfa_base_reg_id(),
+            words,
+            fre.get_cfa_offset(s),
+            fre.get_ra_offset(s),
+            fre.get_fp_offset(s),
+            mangled,
+        );
+    }
+    if words == 0 {
+        return Row { cfa: Some(Loc::Undefined), ra: Some(Loc::Undefined), fp: Some(Loc::SameValue), ra_mangled: Some(mangled) };
+    }
+    let Some(rules) = fre.get_flex_recovery_rules() else {
+        return Row { ra_mangled: Some(mangled), ..Row::default() };
+    };
+    let fallback = |fixed: i8| norm::fixed(fixed).unwrap_or(Loc::SameValue);
+    let ra = match &rules.ra {
+        Some(r) if !r.control.is_padding() => flex_rule(r),
+        _ => fallback(ctx.fixed_ra),
+    };
+    let fp = match &rules.fp {
+        Some(r) if !r.control.is_padding() => flex_rule(r),
+        _ => fallback(ctx.fixed_fp),
+    };
+    Row { cfa: Some(flex_rule(&rules.cfa)), ra: Some(ra), fp: Some(fp), ra_mangled: Some(mangled) }
+}
+
+fn header(version: u8, flags: u8, abi: Abi, fixed_fp: i8, fixed_ra: i8, num_fdes: u32) -> HeaderFacts {
+    HeaderFacts {
+        version: Some(version),
+        flags: Some(flags),
+        abi: Some(abi.id()),
+        cfa_fixed_fp_offset: Some(fixed_fp),
+        cfa_fixed_ra_offset: Some(fixed_ra),
+        num_fdes: Some(num_fdes),
+        num_fres: None,
+    }
+}
+
+/// Collect FREs from the crate's fallible iterator into `f`, noting the first error.
+fn collect_fres<I, T>(f: &mut FunctionFacts, mut it: I, mut conv: impl FnMut(&T) -> FreFacts)
+where
+    I: FallibleIterator<Item = T, Error = SFrameError>,
+{
+    loop {
+        match it.next() {
+            Ok(Some(fre)) => f.fres.push(conv(&fre)),
+            Ok(None) => break,
+            Err(e) => {
+                f.error = Some(err_class(&e));
+                break;
+            }
+        }
+    }
+}
+
+fn decode_v1(s: &v1::SFrameSection<'_>) -> Result<Decoded, SFrameError> {
+    let abi = match s.get_abi() {
+        v1::SFrameABI::AArch64BigEndian => Abi::Aarch64Be,
+        v1::SFrameABI::AArch64LittleEndian => Abi::Aarch64Le,
+        v1::SFrameABI::AMD64LittleEndian => Abi::Amd64,
+    };
+    let ctx = Ctx { abi, version: 1, fixed_fp: s.get_cfa_fixed_fp_offset(), fixed_ra: s.get_cfa_fixed_ra_offset() };
+    let mut d = Decoded {
+        header: header(1, s.get_flags().bits(), abi, ctx.fixed_fp, ctx.fixed_ra, s.get_fde_count()),
+        functions: Vec::new(),
+    };
+    for i in 0..s.get_fde_count() {
+        let Some(fde) = s.get_fde(i)? else { break };
+        let mut f = FunctionFacts {
+            start: Some(fde.get_pc(s) as i64),
+            size: Some(fde.func_size),
+            fre_type: fde.func_info.get_fre_type().ok().map(|t| t as u8),
+            pc_type: fde.func_info.get_fde_type().ok().map(|t| t as u8),
+            fde_type: Some(0),
+            num_fres: Some(fde.func_num_fres),
+            ..FunctionFacts::default()
+        };
+        collect_fres(&mut f, fde.iter_fre(s), |fre: &v1::SFrameFRE| FreFacts {
+            start: Some(fre.start_address.get()),
+            row: default_row(
+                ctx,
+                fre.info.get_cfa_base_reg_id(),
+                fre.stack_offsets.len(),
+                fre.get_cfa_offset(s),
+                fre.get_ra_offset(s),
+                fre.get_fp_offset(s),
+                fre.info.get_mangled_ra_p(),
+            ),
+        });
+        d.functions.push(f);
+    }
+    Ok(d)
+}
+
+fn abi_v2(a: v2::SFrameABI) -> Abi {
+    match a {
+        v2::SFrameABI::AArch64BigEndian => Abi::Aarch64Be,
+        v2::SFrameABI::AArch64LittleEndian => Abi::Aarch64Le,
+        v2::SFrameABI::AMD64LittleEndian => Abi::Amd64,
+        v2::SFrameABI::S390XBigEndian => Abi::S390x,
+    }
+}
+
+fn abi_v3(a: v3::SFrameABI) -> Abi {
+    match a {
+        v3::SFrameABI::AArch64BigEndian => Abi::Aarch64Be,
+        v3::SFrameABI::AArch64LittleEndian => Abi::Aarch64Le,
+        v3::SFrameABI::AMD64LittleEndian => Abi::Amd64,
+        v3::SFrameABI::S390XBigEndian => Abi::S390x,
+    }
+}
+
+fn decode_v2(s: &v2::SFrameSection<'_>) -> Result<Decoded, SFrameError> {
+    let abi = abi_v2(s.get_abi());
+    let ctx = Ctx { abi, version: 2, fixed_fp: s.get_cfa_fixed_fp_offset(), fixed_ra: s.get_cfa_fixed_ra_offset() };
+    let mut d = Decoded {
+        header: header(2, s.get_flags().bits(), abi, ctx.fixed_fp, ctx.fixed_ra, s.get_fde_count()),
+        functions: Vec::new(),
+    };
+    for i in 0..s.get_fde_count() {
+        let Some(fde) = s.get_fde(i)? else { break };
+        let mut f = FunctionFacts {
+            start: Some(fde.get_pc(s) as i64),
+            size: Some(fde.func_size),
+            fre_type: fde.func_info.get_fre_type().ok().map(|t| t as u8),
+            pc_type: fde.func_info.get_fde_type().ok().map(|t| t as u8),
+            fde_type: Some(0),
+            rep_size: Some(fde.func_rep_size),
+            num_fres: Some(fde.func_num_fres),
+            ..FunctionFacts::default()
+        };
+        collect_fres(&mut f, fde.iter_fre(s), |fre: &v2::SFrameFRE| FreFacts {
+            start: Some(fre.start_address.get()),
+            row: default_row(
+                ctx,
+                fre.info.get_cfa_base_reg_id(),
+                fre.stack_offsets.len(),
+                fre.get_cfa_offset(s),
+                fre.get_ra_offset(s),
+                fre.get_fp_offset(s),
+                fre.info.get_mangled_ra_p(),
+            ),
+        });
+        d.functions.push(f);
+    }
+    Ok(d)
+}
+
+fn decode_v3(s: &v3::SFrameSection<'_>) -> Result<Decoded, SFrameError> {
+    let abi = abi_v3(s.get_abi());
+    let ctx = Ctx { abi, version: 3, fixed_fp: s.get_cfa_fixed_fp_offset(), fixed_ra: s.get_cfa_fixed_ra_offset() };
+    let mut d = Decoded {
+        header: header(3, s.get_flags().bits(), abi, ctx.fixed_fp, ctx.fixed_ra, s.get_fde_count()),
+        functions: Vec::new(),
+    };
+    for i in 0..s.get_fde_count() {
+        let Some(fde) = s.get_fde(i)? else { break };
+        let fde_type = fde.get_fde_type().ok();
+        let flex = matches!(fde_type, Some(v3::SFrameFDEType::Flex));
+        let mut f = FunctionFacts {
+            start: Some(fde.get_pc(s) as i64),
+            size: Some(fde.func_size),
+            fre_type: fde.func_info.get_fre_type().ok().map(|t| t as u8),
+            pc_type: fde.func_info.get_fde_pctype().ok().map(|t| t as u8),
+            fde_type: fde_type.map(|t| t as u8),
+            rep_size: Some(fde.func_rep_size),
+            num_fres: Some(u32::from(fde.func_num_fres)),
+            ..FunctionFacts::default()
+        };
+        collect_fres(&mut f, fde.iter_fre(s), |fre: &v3::SFrameFRE| FreFacts {
+            start: Some(fre.start_address.get()),
+            row: v3_row(ctx, s, flex, fre),
+        });
+        d.functions.push(f);
+    }
+    Ok(d)
+}
+
+/// The section's load address given to the crate: its API takes absolute `u64` PCs, while
+/// PCs here are section-relative (and negative when code precedes the section).
+const BASE: u64 = 1 << 48;
+
+fn rel(pc: u64) -> i64 {
+    pc.wrapping_sub(BASE) as i64
+}
+
+/// The row the crate finds for `pc` (section-relative), in a section loaded at [`BASE`].
+fn find(section: &SFrameSection<'_>, pc: i64) -> Result<Option<Found>, SFrameError> {
+    let pc = BASE.wrapping_add(pc as u64);
+    let Some(fde) = section.find_fde(pc)? else { return Ok(None) };
+    let Some(fre) = fde.find_fre(section, pc)? else { return Ok(None) };
+    let found = match (&fde, &fre, section) {
+        (simple_frame_rs::SFrameFDE::V1(fde), SFrameFRE::V1(fre), SFrameSection::V1(s)) => {
+            let ctx = Ctx { abi: Abi::Amd64, version: 1, fixed_fp: s.get_cfa_fixed_fp_offset(), fixed_ra: s.get_cfa_fixed_ra_offset() };
+            let abi = match s.get_abi() {
+                v1::SFrameABI::AArch64BigEndian => Abi::Aarch64Be,
+                v1::SFrameABI::AArch64LittleEndian => Abi::Aarch64Le,
+                v1::SFrameABI::AMD64LittleEndian => Abi::Amd64,
+            };
+            let ctx = Ctx { abi, ..ctx };
+            Found {
+                function_start: Some(rel(fde.get_pc(s))),
+                fre_start: Some(fre.start_address.get()),
+                row: default_row(
+                    ctx,
+                    fre.info.get_cfa_base_reg_id(),
+                    fre.stack_offsets.len(),
+                    fre.get_cfa_offset(s),
+                    fre.get_ra_offset(s),
+                    fre.get_fp_offset(s),
+                    fre.info.get_mangled_ra_p(),
+                ),
+            }
+        }
+        (simple_frame_rs::SFrameFDE::V2(fde), SFrameFRE::V2(fre), SFrameSection::V2(s)) => {
+            let ctx =
+                Ctx { abi: abi_v2(s.get_abi()), version: 2, fixed_fp: s.get_cfa_fixed_fp_offset(), fixed_ra: s.get_cfa_fixed_ra_offset() };
+            Found {
+                function_start: Some(rel(fde.get_pc(s))),
+                fre_start: Some(fre.start_address.get()),
+                row: default_row(
+                    ctx,
+                    fre.info.get_cfa_base_reg_id(),
+                    fre.stack_offsets.len(),
+                    fre.get_cfa_offset(s),
+                    fre.get_ra_offset(s),
+                    fre.get_fp_offset(s),
+                    fre.info.get_mangled_ra_p(),
+                ),
+            }
+        }
+        (simple_frame_rs::SFrameFDE::V3(fde), SFrameFRE::V3(fre), SFrameSection::V3(s)) => {
+            let ctx =
+                Ctx { abi: abi_v3(s.get_abi()), version: 3, fixed_fp: s.get_cfa_fixed_fp_offset(), fixed_ra: s.get_cfa_fixed_ra_offset() };
+            let flex = matches!(fde.get_fde_type(), Ok(v3::SFrameFDEType::Flex));
+            Found { function_start: Some(rel(fde.get_pc(s))), fre_start: Some(fre.start_address.get()), row: v3_row(ctx, s, flex, fre) }
+        }
+        _ => return Err(SFrameError::UnsupportedVersion),
+    };
+    Ok(Some(found))
+}
+
+impl Implementation for SimpleFrame {
+    fn name(&self) -> String {
+        "simple-frame-rs".into()
+    }
+    fn version(&self) -> String {
+        format!("simple-frame-rs {VERSION}")
+    }
+    fn supports(&self, _version: Version) -> bool {
+        true
+    }
+    fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
+        guarded(|| {
+            let r = match SFrameSection::from(data, 0) {
+                Ok(SFrameSection::V1(s)) => decode_v1(&s),
+                Ok(SFrameSection::V2(s)) => decode_v2(&s),
+                Ok(SFrameSection::V3(s)) => decode_v3(&s),
+                Err(e) => Err(e),
+            };
+            match r {
+                Ok(d) => Outcome::ok(d),
+                Err(e) => rejected(e),
+            }
+        })
+    }
+    fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>> {
+        guarded(|| match SFrameSection::from(data, BASE).and_then(|s| find(&s, pc)) {
+            Ok(f) => Outcome::ok(f),
+            Err(e) => rejected(e),
+        })
+    }
+    fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
+        guarded(|| {
+            let s = match SFrameSection::from(data, BASE) {
+                Ok(s) => s,
+                Err(e) => return rejected(e),
+            };
+            let mut found = 0u64;
+            let t = Instant::now();
+            for _ in 0..rounds {
+                for &pc in pcs {
+                    let pc = BASE.wrapping_add(black_box(pc) as u64);
+                    if let Ok(Some(fde)) = s.find_fde(pc) {
+                        if let Ok(Some(fre)) = fde.find_fre(&s, pc) {
+                            black_box(fre.get_cfa_offset(&s).ok());
+                            found += 1;
+                        }
+                    }
+                }
+            }
+            let nanos = t.elapsed().as_nanos() as u64;
+            Outcome::ok(BenchTiming { lookups: u64::from(rounds) * pcs.len() as u64, found, nanos })
+        })
+    }
+}

@@ -1,0 +1,149 @@
+//! Where the provisioned foreign implementations are: the cache `ci/toolchains` fills.
+//!
+//! Layout (see `ci/toolchains`): `$CACHE/lib/libsframe-<release>/libsframe.so.N`,
+//! `$CACHE/bin/<triple>-objdump-<release>`, `$CACHE/toolchains.json` with the exact package
+//! versions. `$CACHE` is `$SFRAME_CONFORM_CACHE`, else `$HOME/.cache/sframe-conform`.
+//! Overrides: `SFRAME_CONFORM_LIBSFRAME_<RELEASE>` (dots as underscores, e.g.
+//! `SFRAME_CONFORM_LIBSFRAME_2_44=/path/libsframe.so.1`) names a library for a release.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The command that provisions what this module looks for.
+pub const PROVISION_HINT: &str = "run `ci/toolchains` (it provisions GNU binutils 2.40, 2.44 and sid with their libsframe into $SFRAME_CONFORM_CACHE)";
+
+/// The cache directory.
+pub fn cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("SFRAME_CONFORM_CACHE").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/root"));
+    home.join(".cache/sframe-conform")
+}
+
+/// One entry of `toolchains.json`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ToolEntry {
+    pub tool: String,
+    pub release: String,
+    pub version: String,
+    pub path: PathBuf,
+    #[serde(default)]
+    pub suite: String,
+}
+
+/// The entries of `$CACHE/toolchains.json` (empty when absent or unreadable).
+pub fn tool_entries() -> Vec<ToolEntry> {
+    let p = cache_dir().join("toolchains.json");
+    std::fs::read_to_string(p).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+}
+
+/// A provisioned GNU libsframe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibsframeRelease {
+    /// Release as the cache names it (`2.40`, `2.44`, `2.47`).
+    pub release: String,
+    /// The shared object.
+    pub path: PathBuf,
+    /// Exact (Debian package) version, e.g. `2.44-3`.
+    pub version: String,
+}
+
+fn release_sort_key(r: &str) -> Vec<u32> {
+    r.split('.').map(|p| p.parse().unwrap_or(0)).collect()
+}
+
+/// The shared object in a `libsframe-<release>` directory (`libsframe.so.N`).
+fn shared_object(dir: &Path) -> Option<PathBuf> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.strip_prefix("libsframe.so.").is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()))
+            })
+        })
+        .collect();
+    names.sort();
+    names.into_iter().next()
+}
+
+/// Every provisioned libsframe release, oldest first.
+pub fn libsframe_releases() -> Vec<LibsframeRelease> {
+    let entries = tool_entries();
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(cache_dir().join("lib")) {
+        for e in rd.filter_map(Result::ok) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(release) = name.strip_prefix("libsframe-") else { continue };
+            let Some(path) = shared_object(&e.path()) else { continue };
+            let version = entries
+                .iter()
+                .find(|t| t.tool == "libsframe" && t.release == release)
+                .map(|t| t.version.clone())
+                .unwrap_or_else(|| format!("{release} (version unknown: no toolchains.json entry)"));
+            out.push(LibsframeRelease { release: release.to_string(), path, version });
+        }
+    }
+    for (k, v) in std::env::vars_os() {
+        let (Some(k), Some(v)) = (k.to_str(), v.to_str()) else { continue };
+        let Some(rel) = k.strip_prefix("SFRAME_CONFORM_LIBSFRAME_") else { continue };
+        let release = rel.replace('_', ".");
+        out.retain(|r| r.release != release);
+        out.push(LibsframeRelease { release: release.clone(), path: PathBuf::from(v), version: format!("{release} (from {k})") });
+    }
+    out.sort_by_key(|r| release_sort_key(&r.release));
+    out
+}
+
+/// A provisioned `objdump`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Objdump {
+    pub release: String,
+    /// `x86_64-linux-gnu`, `aarch64-linux-gnu` or `s390x-linux-gnu`.
+    pub triple: String,
+    pub path: PathBuf,
+    /// `objdump --version`'s first line, as recorded by `ci/toolchains`.
+    pub version: String,
+}
+
+/// Every provisioned objdump, by release then triple. The system's `/usr/bin/objdump` stands
+/// in for an x86-64 release the cache lacks, if its version says which release it is.
+pub fn objdumps() -> Vec<Objdump> {
+    let mut out: Vec<Objdump> = tool_entries()
+        .into_iter()
+        .filter_map(|t| {
+            let triple = t.tool.strip_suffix("-objdump")?.to_string();
+            t.path.is_file().then(|| Objdump { release: t.release.clone(), triple, path: t.path.clone(), version: t.version.clone() })
+        })
+        .collect();
+    let system = Path::new("/usr/bin/objdump");
+    if system.is_file() {
+        if let Some(first) = std::process::Command::new(system)
+            .arg("--version")
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .and_then(|s| s.lines().next().map(str::to_string))
+        {
+            if let Some(rel) = first.split_whitespace().last().map(|v| v.split('.').take(2).collect::<Vec<_>>().join(".")) {
+                if !out.iter().any(|o| o.release == rel && o.triple == "x86_64-linux-gnu") {
+                    out.push(Objdump { release: rel, triple: "x86_64-linux-gnu".into(), path: system.to_path_buf(), version: first });
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| release_sort_key(&a.release).cmp(&release_sort_key(&b.release)).then(a.triple.cmp(&b.triple)));
+    out
+}
+
+/// The `sframe-worker` binary: `$SFRAME_WORKER`, else beside the running executable (or one
+/// directory up, for test binaries under `target/*/deps`).
+pub fn worker_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SFRAME_WORKER").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?;
+    [dir.join("sframe-worker"), dir.parent()?.join("sframe-worker")].into_iter().find(|p| p.is_file())
+}

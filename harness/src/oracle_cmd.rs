@@ -1,0 +1,176 @@
+//! `sframe-conform oracle`: run the code of ELF files in the emulator ([`sframe_oracle`])
+//! and check that the SFrame row of every executed PC recovers the true CFA, return address
+//! and frame pointer.
+//!
+//! Each mismatch gets a signature `oracle:<producer>:<abi>:<function>:<kind>` (see
+//! [`sframe_oracle::report`]). The producer is `--producer` when given, else the corpus
+//! manifest's entry for the file (`<producer>-<release>`, plus `+ld-<release>` for linked
+//! files), else the file's stem. Exit status: 0 when every signature is covered by the
+//! findings ledger, 1 when one is not (the first new one is named), 2 on bad input.
+
+use crate::ledger::Ledger;
+use serde_json::{json, Value};
+use sframe_oracle::{Options, Oracle, Report};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The subcommand's arguments.
+#[derive(Debug, Clone)]
+pub struct Args {
+    pub files: Vec<PathBuf>,
+    pub runs: u32,
+    pub seed: u64,
+    pub json: bool,
+    pub stats: bool,
+    pub producer: Option<String>,
+    pub jobs: usize,
+    pub ledger: Option<PathBuf>,
+}
+
+/// The producer name used in signatures for `path`.
+pub fn producer_for(path: &Path) -> String {
+    manifest_producer(path).unwrap_or_else(|| path.file_stem().map_or_else(|| "unknown".into(), |s| s.to_string_lossy().into_owned()))
+}
+
+/// Look `path` up in the `manifest.json` of an enclosing corpus directory.
+fn manifest_producer(path: &Path) -> Option<String> {
+    let abs = std::fs::canonicalize(path).ok()?;
+    for dir in abs.ancestors().skip(1) {
+        let m = dir.join("manifest.json");
+        if !m.is_file() {
+            continue;
+        }
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&m).ok()?).ok()?;
+        let rel = abs.strip_prefix(dir).ok()?.to_string_lossy().into_owned();
+        let e = v.as_array()?.iter().find(|e| e["file"].as_str() == Some(rel.as_str()))?;
+        let mut p = format!("{}-{}", e["producer"].as_str()?, e["release"].as_str()?);
+        if let Some(ld) = e["linker_version"].as_str() {
+            let release: Vec<&str> = ld.rsplit(' ').next()?.split('.').take(2).collect();
+            p = format!("{p}+ld-{}", release.join("."));
+        }
+        return Some(p);
+    }
+    None
+}
+
+/// Files to check: named files as given, directories searched for ELF files.
+fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            for f in crate::input::expand_paths(std::slice::from_ref(p)).map_err(|e| e.to_string())? {
+                let mut head = [0u8; 4];
+                let is_elf = std::fs::File::open(&f).and_then(|mut h| std::io::Read::read_exact(&mut h, &mut head)).is_ok()
+                    && &head == b"\x7fELF";
+                if is_elf {
+                    out.push(f);
+                }
+            }
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Run the subcommand.
+pub fn run(args: &Args) -> Result<ExitCode, String> {
+    let ledger_dir = args.ledger.clone().unwrap_or_else(Ledger::default_dir);
+    let ledger = Ledger::load(&ledger_dir).map_err(|e| e.to_string())?;
+    let files = expand(&args.files)?;
+    let mut loaded = Vec::new();
+    for f in &files {
+        let bytes = std::fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let oracle = Oracle::new(&bytes).map_err(|e| format!("{}: {e}", f.display()))?;
+        loaded.push((f, oracle));
+    }
+    let total: usize = loaded.iter().map(|(_, o)| o.functions().len()).sum();
+    let bar = indicatif::ProgressBar::new(total as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} functions {elapsed} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let opts = Options { runs: args.runs, seed: args.seed, jobs: args.jobs, ..Options::default() };
+    let mut out = Vec::new();
+    let mut first_new: Option<String> = None;
+    let mut totals = (0usize, 0usize, 0u64, 0usize, 0usize, 0f64);
+    for (path, oracle) in &loaded {
+        bar.set_message(path.display().to_string());
+        let all: Vec<usize> = (0..oracle.functions().len()).collect();
+        let report = oracle.check_functions(&all, &opts, &|| bar.inc(1)).map_err(|e| format!("{}: {e}", path.display()))?;
+        let producer = args.producer.clone().unwrap_or_else(|| producer_for(path));
+        let mut sigs: Vec<(String, Option<String>)> = Vec::new();
+        for m in report.mismatches() {
+            let s = m.signature(&producer, report.abi);
+            if !sigs.iter().any(|(x, _)| *x == s) {
+                let covered = ledger.lookup(&s).map(|f| f.id.clone());
+                sigs.push((s, covered));
+            }
+        }
+        if first_new.is_none() {
+            first_new = sigs.iter().find(|(_, c)| c.is_none()).map(|(s, _)| s.clone());
+        }
+        let s = &report.summary;
+        totals.0 += s.instructions;
+        totals.1 += s.executed;
+        totals.2 += s.rows_checked;
+        totals.3 += s.mismatches;
+        totals.4 += sigs.iter().filter(|(_, c)| c.is_none()).count();
+        totals.5 += report.stats.elapsed_secs;
+        if args.json {
+            out.push(render_json(path, &producer, &report, &sigs));
+        } else {
+            bar.suspend(|| print!("{}", render_text(path, &producer, &report, &sigs, args.stats)));
+        }
+    }
+    bar.finish_and_clear();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&Value::Array(out)).unwrap_or_default());
+    } else if loaded.len() > 1 {
+        let (insns, exec, rows, bad, new, secs) = totals;
+        let cov = if insns == 0 { 100.0 } else { 100.0 * exec as f64 / insns as f64 };
+        println!(
+            "total: {} files, {exec}/{insns} instructions executed ({cov:.1}%), {rows} rows checked, {bad} mismatches, {new} not in the ledger",
+            loaded.len()
+        );
+        if args.stats {
+            println!("total stats: {secs:.2}s checking, {:.0} checked instructions/s", if secs > 0.0 { rows as f64 / secs } else { 0.0 });
+        }
+    }
+    match first_new {
+        Some(s) => {
+            eprintln!("sframe-conform: new oracle mismatch not in the findings ledger: {s}");
+            Ok(ExitCode::from(1))
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+fn render_text(path: &Path, producer: &str, r: &Report, sigs: &[(String, Option<String>)], stats: bool) -> String {
+    let mut o = format!(
+        "{}: {} SFrame v{} {} (producer {producer}{})\n",
+        path.display(),
+        r.abi,
+        r.version,
+        r.file_kind,
+        r.compiler.as_deref().map(|c| format!("; {c}")).unwrap_or_default()
+    );
+    o.push_str(&r.render_text(stats));
+    for (s, c) in sigs {
+        o.push_str(&match c {
+            Some(id) => format!("known: {s} ({id})\n"),
+            None => format!("NEW: {s}\n"),
+        });
+    }
+    o.push('\n');
+    o
+}
+
+fn render_json(path: &Path, producer: &str, r: &Report, sigs: &[(String, Option<String>)]) -> Value {
+    json!({
+        "file": path.display().to_string(),
+        "producer": producer,
+        "report": r,
+        "signatures": sigs.iter().map(|(s, c)| json!({"signature": s, "finding": c})).collect::<Vec<_>>(),
+    })
+}

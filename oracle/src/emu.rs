@@ -1,0 +1,994 @@
+//! The emulator: one Unicorn instance per worker thread with the image mapped once, and the
+//! runs of each function under test.
+//!
+//! A run starts the function with a fresh stack (guard pages around it), sentinel values in
+//! the return address, the frame pointer and the callee-saved registers, and argument
+//! registers drawn from one of several distributions (small integers, pointers into a
+//! scratch heap, mixtures, raw random words). A code hook sees every instruction:
+//!
+//! - a call into a function of the file pushes a [`TrueFrame`]; a call anywhere else (PLT,
+//!   extern slot, wild pointer) returns at once with a random result, as the ABI's return
+//!   would (AMD64 pops the return address, AArch64 and s390x branch to the link register);
+//!   a call that is the last instruction of its function is to a `noreturn` function and
+//!   ends the run;
+//! - reaching the top frame's return address with the caller's SP pops it;
+//! - at every PC of a function with an FDE the row is checked ([`crate::checker`]) and, when
+//!   two or more frames are live, the whole stack is walked once per `(PC, depth)`;
+//! - memory outside the image is mapped on demand (zero-filled) for wild pointers, except
+//!   the stack's guard pages; an instruction budget bounds every run.
+//!
+//! After the base runs, further runs force conditional branches towards the side not yet
+//! covered, while that finds new instructions. Forcing a branch only chooses another CFG
+//! path: the stack height at a PC does not depend on the path, so the truth stays valid.
+
+use crate::arch::Flow;
+use crate::checker::{self, Kind, Machine, Outcome, RowUsed, Values};
+use crate::disasm::Insn;
+use crate::error::OracleError;
+use crate::image::{FunctionKind, Image, PAGE};
+use crate::rng::Rng;
+use crate::shadow::{ShadowStack, TrueFrame};
+use crate::snapshot::{MemoryRange, SnapshotFrame, StackSnapshot};
+use crate::Options;
+use sframe_spec::unwind::{Frame, StepError};
+use sframe_spec::{Endian, SectionRef};
+use std::collections::{BTreeMap, HashSet};
+use unicorn_engine::unicorn_const::{uc_error, HookType, MemType, Prot};
+use unicorn_engine::Unicorn;
+
+/// Bottom of the stack region.
+pub const STACK_LO: u64 = 0x7ff0_0000_0000;
+/// Size of the stack region (Linux's default 8 MiB limit).
+pub const STACK_SIZE: u64 = 0x80_0000;
+/// Top of the stack region.
+pub const STACK_HI: u64 = STACK_LO + STACK_SIZE;
+/// Guard size below and above the stack: never mapped on demand.
+pub const GUARD: u64 = 0x1_0000;
+/// Room above the entry SP (the caller's stack arguments and, on s390x, its save area).
+pub const HEADROOM: u64 = 0x4000;
+/// Scratch memory that pointer arguments point into.
+pub const HEAP: u64 = 0x6000_0000_0000;
+pub const HEAP_SIZE: u64 = 0x4_0000;
+/// Thread-local storage area; the thread pointer is in its middle.
+pub const TLS_AREA: u64 = 0x6100_0000_0000;
+pub const TLS_SIZE: u64 = 0x4000;
+pub const TLS: u64 = TLS_AREA + TLS_SIZE / 2;
+/// The page the sentinel return address points into.
+pub const TRAP: u64 = 0x5e5e_5e5e_0000;
+/// The return address the function under test returns to.
+pub const RA_SENTINEL: u64 = TRAP + 0x40;
+
+/// The instructions of one function and an index from offset to instruction.
+#[derive(Debug, Clone, Default)]
+pub struct FunctionCode {
+    pub insns: Vec<Insn>,
+    /// `index[pc - start]` is the instruction's index + 1, or 0 when no instruction starts there.
+    index: Vec<u32>,
+    /// Targets of the function's direct jumps.
+    pub branch_targets: HashSet<u64>,
+}
+
+impl FunctionCode {
+    pub fn new(insns: Vec<Insn>, start: u64, len: u64) -> FunctionCode {
+        let mut index = vec![0u32; len as usize];
+        let mut branch_targets = HashSet::new();
+        for (i, insn) in insns.iter().enumerate() {
+            if let Some(slot) = index.get_mut((insn.addr - start) as usize) {
+                *slot = i as u32 + 1;
+            }
+            if let Flow::Jump { target: Some(t) } | Flow::CondJump { target: t } = insn.flow {
+                branch_targets.insert(t);
+            }
+        }
+        FunctionCode { insns, index, branch_targets }
+    }
+    pub fn at(&self, start: u64, pc: u64) -> Option<usize> {
+        let i = *self.index.get(pc.checked_sub(start)? as usize)?;
+        (i > 0).then(|| i as usize - 1)
+    }
+}
+
+/// What the hooks read and never change.
+pub struct Ctx<'o> {
+    pub image: &'o Image,
+    pub code: &'o [FunctionCode],
+    pub opts: &'o Options,
+    pub section: SectionRef<'o>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RunEnd {
+    /// The function under test returned to the sentinel with the caller's SP.
+    Returned,
+    /// The instruction budget ran out.
+    Budget,
+    /// A call to a `noreturn` function outside the file.
+    NoReturn,
+    /// A system call, breakpoint or halt.
+    Trap,
+    /// Control left the file other than by a call or a balanced tail call.
+    LeftFile,
+    /// An access to a guard page of the stack.
+    GuardPage,
+    /// Too many pages mapped on demand.
+    PageLimit,
+    /// The SP left the stack, or rose above the executing frame's entry SP (a wild
+    /// `alloca` size): the frame's own memory is no longer what it was.
+    WildSp,
+    /// An unmapped or unmappable access, an exception, an invalid instruction.
+    Fault,
+}
+
+impl RunEnd {
+    pub fn name(self) -> &'static str {
+        match self {
+            RunEnd::Returned => "returned",
+            RunEnd::Budget => "budget",
+            RunEnd::NoReturn => "noreturn-call",
+            RunEnd::Trap => "trap",
+            RunEnd::LeftFile => "left-file",
+            RunEnd::GuardPage => "guard-page",
+            RunEnd::PageLimit => "page-limit",
+            RunEnd::WildSp => "wild-sp",
+            RunEnd::Fault => "fault",
+        }
+    }
+}
+
+/// A mismatch as first seen, with how often it was seen.
+#[derive(Debug, Clone)]
+pub struct MismatchRec {
+    pub pc: u64,
+    /// 0: the executing frame; k: the k-th caller in a whole-stack walk.
+    pub frame: usize,
+    pub kind: Kind,
+    pub row: Option<RowUsed>,
+    pub expected: Values,
+    pub got: Option<Values>,
+    pub error: Option<String>,
+    pub count: u64,
+    /// Function under test and run of the first sighting.
+    pub origin: (usize, u32),
+}
+
+/// Per-function results of a worker.
+#[derive(Debug, Clone, Default)]
+pub struct FnAcc {
+    /// Times each instruction was executed.
+    pub executed: Vec<u64>,
+    pub rows_checked: u64,
+    pub outermost_rows: u64,
+    pub stack_walks: u64,
+    /// Caller frames whose return address lay past their function's end (looked up at
+    /// `pc - 1`).
+    pub ra_past_end: u64,
+    /// Caller frames where a walk stopped by design (a rule needing a register other than
+    /// SP and FP below the topmost frame).
+    pub stack_stopped: u64,
+    pub max_depth: usize,
+    pub runs: u32,
+    pub outcomes: BTreeMap<&'static str, u32>,
+    pub mismatches: BTreeMap<(u64, usize, Kind), MismatchRec>,
+    pub snapshot: Option<StackSnapshot>,
+}
+
+impl FnAcc {
+    pub fn merge(&mut self, o: FnAcc) {
+        for (a, b) in self.executed.iter_mut().zip(o.executed) {
+            *a += b;
+        }
+        self.rows_checked += o.rows_checked;
+        self.outermost_rows += o.outermost_rows;
+        self.stack_walks += o.stack_walks;
+        self.ra_past_end += o.ra_past_end;
+        self.stack_stopped += o.stack_stopped;
+        self.max_depth = self.max_depth.max(o.max_depth);
+        self.runs += o.runs;
+        for (k, v) in o.outcomes {
+            *self.outcomes.entry(k).or_default() += v;
+        }
+        for (k, v) in o.mismatches {
+            match self.mismatches.get_mut(&k) {
+                Some(m) => {
+                    let count = m.count + v.count;
+                    if v.origin < m.origin {
+                        *m = v;
+                    }
+                    m.count = count;
+                }
+                None => {
+                    self.mismatches.insert(k, v);
+                }
+            }
+        }
+        let deeper = match (&self.snapshot, &o.snapshot) {
+            (None, Some(_)) => true,
+            (Some(a), Some(b)) => b.frames.len() > a.frames.len(),
+            _ => false,
+        };
+        if deeper {
+            self.snapshot = o.snapshot;
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    /// The return address of the call.
+    ret: u64,
+    /// The return address lies in the calling function (else the callee cannot return).
+    inside: bool,
+}
+
+/// One run's state.
+#[derive(Debug)]
+struct Run {
+    under_test: usize,
+    index: u32,
+    shadow: ShadowStack,
+    pending: Option<Pending>,
+    icount: u64,
+    /// Instruction budget of this run.
+    budget: u64,
+    end: Option<RunEnd>,
+    rng: Rng,
+    flip: bool,
+    mapped: Vec<u64>,
+    /// Lowest SP seen (the stack is zeroed from there up after the run).
+    min_sp: u64,
+    /// Where an emulated return from an external call lands.
+    landing: Option<u64>,
+    /// The first landing at a PC whose stack height was never seen on a natural path:
+    /// `(pc, height)`. Until the session confirms that height, the run's mismatches wait
+    /// in `buffered` (the callee may have been `noreturn`, the landing impossible).
+    taint: Option<(u64, i64)>,
+    buffered: Vec<Buffered>,
+    deepest: usize,
+    snapshot: Option<StackSnapshot>,
+}
+
+/// A mismatch observation waiting for its run to be confirmed.
+#[derive(Debug, Clone)]
+struct Buffered {
+    fi: usize,
+    pc: u64,
+    frame: usize,
+    truth: Values,
+    outcome: Outcome,
+    origin: (usize, u32),
+}
+
+/// A run whose mismatches wait for its landing's stack height to be confirmed.
+#[derive(Debug)]
+struct Tentative {
+    pc: u64,
+    height: i64,
+    buffered: Vec<Buffered>,
+}
+
+/// What a worker found.
+#[derive(Debug, Default)]
+pub struct WorkerResult {
+    pub acc: Vec<FnAcc>,
+    /// Instructions emulated.
+    pub emulated: u64,
+    pub runs: u64,
+}
+
+/// Everything the hooks change.
+#[derive(Debug)]
+pub struct State {
+    pub acc: Vec<FnAcc>,
+    pub emulated: u64,
+    pub runs: u64,
+    run: Run,
+    /// PCs covered by the current function under test's runs (guides branch forcing).
+    local: HashSet<u64>,
+    /// `(PC, depth)` pairs whose whole stack was walked for this function under test.
+    walked: HashSet<(u64, usize)>,
+    /// Stack heights (SP minus the frame's entry SP) seen at each PC on natural paths, in
+    /// this function under test's runs. In compiled code the height at a PC does not depend
+    /// on the path (dynamic allocations aside): landing elsewhere after an emulated return
+    /// means the callee does not return.
+    heights: std::collections::HashMap<u64, Vec<i64>>,
+    tentative: Vec<Tentative>,
+}
+
+/// A worker's emulator.
+pub struct Engine<'o> {
+    uc: Unicorn<'o, State>,
+    ctx: &'o Ctx<'o>,
+}
+
+fn uc_err(what: &str, e: uc_error) -> OracleError {
+    OracleError::Emulator(format!("{what}: {e:?}"))
+}
+
+fn reg<D>(uc: &Unicorn<'_, D>, id: i32) -> u64 {
+    uc.reg_read(id).unwrap_or(0)
+}
+
+fn read_word<D>(uc: &Unicorn<'_, D>, endian: Endian, addr: u64) -> Option<u64> {
+    let mut b = [0u8; 8];
+    uc.mem_read(addr, &mut b).ok()?;
+    Some(match endian {
+        Endian::Little => u64::from_le_bytes(b),
+        Endian::Big => u64::from_be_bytes(b),
+    })
+}
+
+fn word_bytes(endian: Endian, v: u64) -> [u8; 8] {
+    match endian {
+        Endian::Little => v.to_le_bytes(),
+        Endian::Big => v.to_be_bytes(),
+    }
+}
+
+fn in_guard(addr: u64) -> bool {
+    (STACK_LO - GUARD..STACK_LO).contains(&addr) || (STACK_HI..STACK_HI + GUARD).contains(&addr)
+}
+
+impl<'o> Engine<'o> {
+    /// Set up Unicorn for the image: memory, fixed regions, hooks.
+    pub fn new(ctx: &'o Ctx<'o>) -> Result<Engine<'o>, OracleError> {
+        let image = ctx.image;
+        let cpu = image.cpu;
+        let (arch, mode) = cpu.unicorn_mode();
+        let state = State {
+            acc: ctx.code.iter().map(|c| FnAcc { executed: vec![0; c.insns.len()], ..FnAcc::default() }).collect(),
+            emulated: 0,
+            runs: 0,
+            run: Run {
+                under_test: 0,
+                index: 0,
+                shadow: ShadowStack::default(),
+                pending: None,
+                icount: 0,
+                budget: 0,
+                end: None,
+                rng: Rng::new(0),
+                flip: false,
+                mapped: Vec::new(),
+                min_sp: STACK_LO,
+                landing: None,
+                taint: None,
+                buffered: Vec::new(),
+                deepest: 0,
+                snapshot: None,
+            },
+            local: HashSet::new(),
+            walked: HashSet::new(),
+            heights: std::collections::HashMap::new(),
+            tentative: Vec::new(),
+        };
+        let mut uc = Unicorn::new_with_data(arch, mode, state).map_err(|e| uc_err("open", e))?;
+        if let Some(m) = cpu.cpu_model() {
+            uc.ctl_set_cpu_model(m).map_err(|e| uc_err("cpu model", e))?;
+        }
+        // The image, as merged page ranges.
+        let mut ranges: Vec<(u64, u64)> = image
+            .segments
+            .iter()
+            .filter(|s| !s.bytes.is_empty())
+            .map(|s| (s.addr & !(PAGE - 1), (s.end() + PAGE - 1) & !(PAGE - 1)))
+            .collect();
+        ranges.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::new();
+        for (a, b) in ranges {
+            match merged.last_mut() {
+                Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        let fixed = [
+            (STACK_LO - GUARD, STACK_HI + GUARD),
+            (HEAP, HEAP + HEAP_SIZE),
+            (TLS_AREA, TLS_AREA + TLS_SIZE),
+            (TRAP, TRAP + PAGE),
+        ];
+        for &(a, b) in &merged {
+            if fixed.iter().any(|&(x, y)| a < y && x < b) {
+                return Err(OracleError::Emulator(format!("image range {a:#x}..{b:#x} collides with the oracle's memory layout")));
+            }
+            uc.mem_map(a, b - a, Prot::ALL).map_err(|e| uc_err("map image", e))?;
+        }
+        for s in &image.segments {
+            uc.mem_write(s.addr, &s.bytes).map_err(|e| uc_err("write image", e))?;
+        }
+        uc.mem_map(STACK_LO, STACK_SIZE, Prot::READ | Prot::WRITE).map_err(|e| uc_err("map stack", e))?;
+        uc.mem_map(HEAP, HEAP_SIZE, Prot::READ | Prot::WRITE).map_err(|e| uc_err("map heap", e))?;
+        uc.mem_map(TLS_AREA, TLS_SIZE, Prot::READ | Prot::WRITE).map_err(|e| uc_err("map tls", e))?;
+        uc.mem_map(TRAP, PAGE, Prot::ALL).map_err(|e| uc_err("map trap", e))?;
+        // Decodable code at the sentinel, so the code hook sees the return to it.
+        let fill: Vec<u8> = cpu.return_fill().iter().copied().cycle().take(PAGE as usize).collect();
+        uc.mem_write(TRAP, &fill).map_err(|e| uc_err("write trap", e))?;
+
+        uc.add_code_hook(1, 0, move |uc, pc, _size| on_code(ctx, uc, pc)).map_err(|e| uc_err("code hook", e))?;
+        let unmapped = HookType::MEM_READ_UNMAPPED | HookType::MEM_WRITE_UNMAPPED | HookType::MEM_FETCH_UNMAPPED;
+        uc.add_mem_hook(unmapped, 1, 0, move |uc, t: MemType, addr, size, _v| on_unmapped(ctx, uc, t, addr, size))
+            .map_err(|e| uc_err("memory hook", e))?;
+        uc.add_intr_hook(|uc, _intno| {
+            end(uc, RunEnd::Trap);
+        })
+        .map_err(|e| uc_err("interrupt hook", e))?;
+        Ok(Engine { uc, ctx })
+    }
+
+    /// The accumulated results.
+    pub fn finish(mut self) -> WorkerResult {
+        let st = self.uc.get_data_mut();
+        WorkerResult { acc: std::mem::take(&mut st.acc), emulated: st.emulated, runs: st.runs }
+    }
+
+    /// All runs of function `f`: the base runs from each entry, then branch-forcing runs
+    /// while they find new instructions.
+    pub fn check_function(&mut self, f: usize) {
+        let ctx = self.ctx;
+        let func = &ctx.image.functions[f];
+        if !func.checkable() || func.entries.is_empty() {
+            return;
+        }
+        let entries = func.entries.clone();
+        let opts = self.ctx.opts;
+        {
+            let st = self.uc.get_data_mut();
+            st.local.clear();
+            st.walked.clear();
+            st.heights.clear();
+            st.tentative.clear();
+        }
+        let total = self.ctx.code[f].insns.iter().filter(|i| !i.padding).count();
+        let base = opts.runs * entries.len() as u32;
+        let mut stale = 0;
+        let mut index = 0u32;
+        while index < base + opts.extra_runs {
+            let forcing = index >= base;
+            let (lo, hi) = (func.start, func.end);
+            let covered = |e: &Engine<'_>| e.uc.get_data().local.iter().filter(|&&pc| (lo..hi).contains(&pc)).count();
+            let before = covered(self);
+            if forcing && (before >= total || stale >= 6) {
+                break;
+            }
+            self.run(f, entries[index as usize % entries.len()], index, forcing);
+            if forcing {
+                stale = if covered(self) > before { 0 } else { stale + 1 };
+            }
+            index += 1;
+        }
+        // Runs that landed at a PC of unknown height: keep their mismatches when a natural
+        // path confirmed the height (or never reached the PC), drop them otherwise.
+        let st = self.uc.get_data_mut();
+        for t in std::mem::take(&mut st.tentative) {
+            let refuted = st.heights.get(&t.pc).is_some_and(|hs| !hs.contains(&t.height));
+            if refuted {
+                *st.acc[f].outcomes.entry("noreturn-call").or_default() += 1;
+                continue;
+            }
+            for b in t.buffered {
+                record(&mut st.acc, &b);
+            }
+        }
+    }
+
+    fn run(&mut self, f: usize, entry: u64, index: u32, flip: bool) {
+        let ctx = self.ctx;
+        let image = ctx.image;
+        let cpu = image.cpu;
+        let r = cpu.regs();
+        let e = image.abi.endian();
+        let mut rng = Rng::derive(ctx.opts.seed, entry, u64::from(index));
+        let uc = &mut self.uc;
+        for s in image.segments.iter().filter(|s| s.writable) {
+            let _ = uc.mem_write(s.addr, &s.bytes);
+        }
+        // Heap: zeros, small bytes or random bytes; TLS zero; stack zero, then stack arguments.
+        let mut heap = vec![0u8; HEAP_SIZE as usize];
+        match index % 3 {
+            0 => {}
+            1 => heap.iter_mut().for_each(|b| *b = rng.below(8) as u8),
+            _ => rng.fill(&mut heap),
+        }
+        let _ = uc.mem_write(HEAP, &heap);
+        let _ = uc.mem_write(TLS_AREA, &vec![0u8; TLS_SIZE as usize]);
+        let (align, rem) = cpu.entry_sp_alignment();
+        let sp = (STACK_HI - HEADROOM) / align * align + rem;
+        let strategy = index % 4;
+        let mut above = Vec::new();
+        for k in 0..(HEADROOM / 8 - 4) {
+            let v = if k < 32 { arg_value(&mut rng, strategy) } else { 0 };
+            above.extend_from_slice(&word_bytes(e, v));
+        }
+        let _ = uc.mem_write(sp + 8, &above);
+        // Registers.
+        let fp = 0x0000_f9f9_0000_0000 | rng.below(1 << 32) & !7;
+        for (k, &id) in r.callee_saved.iter().enumerate() {
+            let _ = uc.reg_write(id, 0x0000_c5c5_0000_0000 | (k as u64) << 24 | rng.below(1 << 24));
+        }
+        for &id in r.scratch {
+            let _ = uc.reg_write(id, rng.next_u64());
+        }
+        let _ = uc.reg_write(r.ret, rng.next_u64());
+        for (k, &id) in r.args.iter().enumerate() {
+            // The first run passes zeros (the baseline path); the small-integer runs walk
+            // through 0..8 so that every case of a small switch comes up.
+            let v = match (index, strategy) {
+                (0, _) => 0,
+                (_, 0) => (u64::from(index / 4) + k as u64) % 8,
+                _ => arg_value(&mut rng, strategy),
+            };
+            let _ = uc.reg_write(id, v);
+        }
+        for (id, v) in cpu.init_registers(TLS) {
+            let _ = uc.reg_write(id, v);
+        }
+        let _ = uc.reg_write(r.fp, fp);
+        let _ = uc.reg_write(r.sp, sp);
+        match r.ra {
+            Some(id) => {
+                let _ = uc.reg_write(id, RA_SENTINEL);
+            }
+            None => {
+                let _ = uc.mem_write(sp, &word_bytes(e, RA_SENTINEL));
+            }
+        }
+        {
+            let st = uc.get_data_mut();
+            let run = &mut st.run;
+            run.under_test = f;
+            run.index = index;
+            run.shadow.clear();
+            run.shadow.push(TrueFrame {
+                function: f,
+                cfa: sp.wrapping_add(cpu.cfa_from_entry_sp()),
+                ra: RA_SENTINEL,
+                fp,
+                entry_sp: sp,
+            });
+            run.pending = None;
+            run.icount = 0;
+            // Straight-line code longer than the budget still runs to its end.
+            run.budget = ctx.opts.budget + 4 * ctx.code[f].insns.len() as u64;
+            run.end = None;
+            run.rng = rng;
+            run.flip = flip;
+            run.min_sp = sp;
+            run.landing = None;
+            run.taint = None;
+            run.buffered.clear();
+            run.deepest = 0;
+            run.snapshot = None;
+        }
+        let result = uc.emu_start(entry, TRAP + 0x800, 0, 0);
+        let st = uc.get_data_mut();
+        let end = match (st.run.end, result) {
+            (Some(e), _) => e,
+            (None, Ok(())) => RunEnd::Returned,
+            (None, Err(_)) => RunEnd::Fault,
+        };
+        st.emulated += st.run.icount;
+        st.runs += 1;
+        let acc = &mut st.acc[f];
+        acc.runs += 1;
+        *acc.outcomes.entry(end.name()).or_default() += 1;
+        acc.max_depth = acc.max_depth.max(st.run.deepest);
+        if let Some(s) = st.run.snapshot.take() {
+            if acc.snapshot.as_ref().is_none_or(|o| s.frames.len() > o.frames.len()) {
+                acc.snapshot = Some(s);
+            }
+        }
+        if let Some((pc, height)) = st.run.taint {
+            let buffered = std::mem::take(&mut st.run.buffered);
+            st.tentative.push(Tentative { pc, height, buffered });
+        }
+        let mapped = std::mem::take(&mut st.run.mapped);
+        // Zero what the run may have written of the stack: from below its lowest SP up.
+        let low = st.run.min_sp.saturating_sub(cpu.red_zone() + PAGE).max(STACK_LO) & !(PAGE - 1);
+        for page in mapped {
+            let _ = uc.mem_unmap(page, PAGE);
+        }
+        let _ = uc.mem_write(low, &vec![0u8; (STACK_HI - low) as usize]);
+    }
+}
+
+/// An argument of the run's distribution.
+fn arg_value(rng: &mut Rng, strategy: u32) -> u64 {
+    let heap_ptr = |rng: &mut Rng| HEAP + rng.below(HEAP_SIZE / 2) / 16 * 16;
+    match strategy {
+        0 => rng.below(4),
+        1 => heap_ptr(rng),
+        2 => match rng.below(6) {
+            0 => 0,
+            1 => rng.below(64),
+            2 => (rng.below(64) as i64).wrapping_neg() as u64,
+            3 => heap_ptr(rng),
+            4 => rng.below(1 << 32),
+            _ => rng.next_u64(),
+        },
+        _ => {
+            if rng.chance(1, 2) {
+                rng.below(1 << 32)
+            } else {
+                rng.next_u64()
+            }
+        }
+    }
+}
+
+fn end(uc: &mut Unicorn<'_, State>, why: RunEnd) {
+    let st = uc.get_data_mut();
+    if st.run.end.is_none() {
+        st.run.end = Some(why);
+    }
+    let _ = uc.emu_stop();
+}
+
+fn on_unmapped(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, kind: MemType, addr: u64, size: usize) -> bool {
+    if in_guard(addr) {
+        let st = uc.get_data_mut();
+        st.run.end.get_or_insert(RunEnd::GuardPage);
+        return false;
+    }
+    let first = addr & !(PAGE - 1);
+    let last = addr.saturating_add(size.max(1) as u64 - 1) & !(PAGE - 1);
+    let mut page = first;
+    loop {
+        if uc.get_data().run.mapped.len() >= ctx.opts.page_limit {
+            uc.get_data_mut().run.end.get_or_insert(RunEnd::PageLimit);
+            return false;
+        }
+        if in_guard(page) {
+            uc.get_data_mut().run.end.get_or_insert(RunEnd::GuardPage);
+            return false;
+        }
+        if uc.mem_map(page, PAGE, Prot::ALL).is_ok() {
+            uc.get_data_mut().run.mapped.push(page);
+            if kind == MemType::FETCH_UNMAPPED {
+                // A wild jump or call: decodable code, returned from by the code hook.
+                let fill: Vec<u8> = ctx.image.cpu.return_fill().iter().copied().cycle().take(PAGE as usize).collect();
+                let _ = uc.mem_write(page, &fill);
+            }
+        }
+        if page >= last {
+            break;
+        }
+        page += PAGE;
+    }
+    true
+}
+
+/// Return from foreign code at once, as the ABI's return would, with a random result.
+fn emulate_return(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>) {
+    let cpu = ctx.image.cpu;
+    let r = cpu.regs();
+    let e = ctx.image.abi.endian();
+    let target = match r.ra {
+        Some(id) => reg(uc, id),
+        None => {
+            let sp = reg(uc, r.sp);
+            let Some(t) = read_word(uc, e, sp) else {
+                end(uc, RunEnd::Fault);
+                return;
+            };
+            let _ = uc.reg_write(r.sp, sp.wrapping_add(8));
+            t
+        }
+    };
+    let v = {
+        let rng = &mut uc.get_data_mut().run.rng;
+        match rng.below(6) {
+            0 => 0,
+            1 => 1,
+            2 => u64::MAX,
+            3 => rng.below(256),
+            4 => HEAP + rng.below(HEAP_SIZE / 2) / 16 * 16,
+            _ => rng.next_u64(),
+        }
+    };
+    let _ = uc.reg_write(r.ret, v);
+    let _ = uc.reg_write(r.pc, target);
+}
+
+/// The function a call to `pc` enters, if calls there are followed.
+fn followable(ctx: &Ctx<'_>, pc: u64, current: Option<usize>) -> Option<usize> {
+    let fi = ctx.image.function_at(pc)?;
+    let f = &ctx.image.functions[fi];
+    (f.kind == FunctionKind::Code && f.checkable() && (pc == f.start || Some(fi) != current)).then_some(fi)
+}
+
+fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
+    let image = ctx.image;
+    let cpu = image.cpu;
+    let r = cpu.regs();
+    {
+        let st = uc.get_data_mut();
+        if st.run.end.is_some() {
+            return;
+        }
+        st.run.icount += 1;
+        if st.run.icount > st.run.budget {
+            end(uc, RunEnd::Budget);
+            return;
+        }
+    }
+    let sp = reg(uc, r.sp);
+    // 1. Arriving at a call's target.
+    if let Some(p) = uc.get_data_mut().run.pending.take() {
+        let (depth, current) = {
+            let s = &uc.get_data().run.shadow;
+            (s.depth(), s.top().map(|t| t.function))
+        };
+        match followable(ctx, pc, current) {
+            Some(fi) if depth < ctx.opts.max_depth => {
+                let ra = match r.ra {
+                    Some(id) => reg(uc, id),
+                    None => read_word(uc, image.abi.endian(), sp).unwrap_or(0),
+                };
+                let fp = reg(uc, r.fp);
+                let frame =
+                    TrueFrame { function: fi, cfa: sp.wrapping_add(cpu.cfa_from_entry_sp()), ra, fp, entry_sp: sp };
+                debug_assert_eq!(ra, p.ret);
+                uc.get_data_mut().run.shadow.push(frame);
+            }
+            _ if !p.inside => {
+                end(uc, RunEnd::NoReturn);
+                return;
+            }
+            _ => {
+                emulate_return(ctx, uc);
+                uc.get_data_mut().run.landing = Some(p.ret);
+                return;
+            }
+        }
+    }
+    // 2. Returns to the top frame's caller.
+    let sp_from_cfa = image.abi.sp_from_cfa() as u64;
+    loop {
+        let st = uc.get_data_mut();
+        match st.run.shadow.top() {
+            Some(t) if pc == t.ra && sp == t.cfa.wrapping_add(sp_from_cfa) => {
+                st.run.shadow.pop();
+            }
+            _ => break,
+        }
+        if st.run.shadow.depth() == 0 {
+            end(uc, RunEnd::Returned);
+            return;
+        }
+    }
+    // The SP must stay in the stack and at or below the executing frame's entry SP.
+    {
+        let st = uc.get_data_mut();
+        let top_entry = st.run.shadow.top().map_or(STACK_HI, |t| t.entry_sp);
+        if !(STACK_LO..=top_entry).contains(&sp) {
+            end(uc, RunEnd::WildSp);
+            return;
+        }
+        st.run.min_sp = st.run.min_sp.min(sp);
+    }
+    // 3. Where the PC is.
+    let under_test_plt = image.functions[uc.get_data().run.under_test].kind == FunctionKind::Plt;
+    let located = image
+        .function_at(pc)
+        .filter(|&fi| {
+            let k = image.functions[fi].kind;
+            !image.functions[fi].outside_code && (k == FunctionKind::Code || (under_test_plt && k == FunctionKind::Plt))
+        });
+    let Some(fi) = located else {
+        // Foreign code reached by a jump: an external tail call when the stack is as it
+        // was at the frame's entry; anything else leaves the file.
+        let balanced = uc.get_data().run.shadow.top().is_some_and(|t| t.entry_sp == sp);
+        if balanced {
+            emulate_return(ctx, uc);
+        } else {
+            end(uc, RunEnd::LeftFile);
+        }
+        return;
+    };
+    let func = &image.functions[fi];
+    let insn_index = ctx.code[fi].at(func.start, pc);
+    // Stack heights: learn them on natural paths, check them where emulated returns land.
+    {
+        let st = uc.get_data_mut();
+        let height = sp.wrapping_sub(st.run.shadow.top().map_or(sp, |t| t.entry_sp)) as i64;
+        // Only a landing that a jump also reaches can be a path the callee never returns to.
+        if st.run.landing.take() == Some(pc) && ctx.code[fi].branch_targets.contains(&pc) {
+            match st.heights.get(&pc) {
+                Some(hs) if !hs.contains(&height) => {
+                    end(uc, RunEnd::NoReturn);
+                    return;
+                }
+                Some(_) => {}
+                None => {
+                    st.run.taint.get_or_insert((pc, height));
+                }
+            }
+        }
+        if st.run.taint.is_none() {
+            let hs = st.heights.entry(pc).or_default();
+            if !hs.contains(&height) {
+                hs.push(height);
+            }
+        }
+    }
+    let (truth, depth) = {
+        let st = uc.get_data_mut();
+        let top = st.run.shadow.top_mut().expect("a live frame");
+        top.function = fi;
+        let truth = Values::from(&*top);
+        if let Some(i) = insn_index {
+            st.acc[fi].executed[i] += 1;
+        }
+        // Tentative paths do not count for branch forcing: the natural path to the landing
+        // PC must still be found to confirm or refute it.
+        if st.run.taint.is_none() {
+            st.local.insert(pc);
+        }
+        (truth, st.run.shadow.depth())
+    };
+    // 4. The row of this PC, applied to the live state.
+    let section = &ctx.section;
+    let vaddr = image.section_vaddr;
+    let frame = Frame { pc, sp, fp: reg(uc, r.fp), ra_reg: r.ra.map(|id| reg(uc, id)) };
+    if func.fde.is_some() {
+        let outcome = {
+            let u: &Unicorn<'_, State> = uc;
+            let regf = |n: u32| cpu.dwarf_register(n).and_then(|id| u.reg_read(id).ok());
+            let mut mem = |a: u64| read_word(u, image.abi.endian(), a);
+            checker::check_topmost(section, vaddr, &frame, &truth, cpu.red_zone(), Machine { reg: &regf, mem: &mut mem })
+        };
+        observe(uc.get_data_mut(), fi, pc, 0, &truth, outcome);
+    }
+    // 5. The whole stack, once per (PC, depth).
+    if depth >= 2 && uc.get_data_mut().walked.insert((pc, depth)) {
+        walk(ctx, uc, frame);
+    }
+    if depth > uc.get_data().run.deepest {
+        uc.get_data_mut().run.deepest = depth;
+        if ctx.opts.snapshots {
+            let s = snapshot(ctx, uc, frame);
+            uc.get_data_mut().run.snapshot = Some(s);
+        }
+    }
+    // 6. Control flow.
+    let Some(i) = insn_index else { return };
+    let insn = ctx.code[fi].insns[i];
+    let next = pc + u64::from(insn.size);
+    match insn.flow {
+        Flow::Call { .. } => {
+            uc.get_data_mut().run.pending = Some(Pending { ret: next, inside: next < func.end });
+        }
+        Flow::Trap => end(uc, RunEnd::Trap),
+        Flow::CondJump { target } if uc.get_data().run.flip => {
+            let st = uc.get_data_mut();
+            let (t, n) = (st.local.contains(&target), st.local.contains(&next));
+            if t != n && st.run.rng.chance(3, 4) {
+                let to = if t { next } else { target };
+                let _ = uc.reg_write(r.pc, to);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Record an observation now, or buffer it while the run is tentative.
+fn observe(st: &mut State, fi: usize, pc: u64, frame: usize, truth: &Values, outcome: Outcome) {
+    let b = Buffered { fi, pc, frame, truth: *truth, outcome, origin: (st.run.under_test, st.run.index) };
+    if st.run.taint.is_some() && matches!(b.outcome, Outcome::Mismatch { .. }) {
+        st.run.buffered.push(b);
+    } else {
+        record(&mut st.acc, &b);
+    }
+}
+
+fn record(acc: &mut [FnAcc], b: &Buffered) {
+    let acc = &mut acc[b.fi];
+    match &b.outcome {
+        Outcome::Ok(_) => {
+            if b.frame == 0 {
+                acc.rows_checked += 1;
+            }
+        }
+        Outcome::Outermost => {
+            if b.frame == 0 {
+                acc.outermost_rows += 1;
+            }
+        }
+        Outcome::Mismatch { kind, row, got, error } => {
+            if b.frame == 0 {
+                acc.rows_checked += 1;
+            }
+            acc.mismatches.entry((b.pc, b.frame, *kind)).and_modify(|m| m.count += 1).or_insert(MismatchRec {
+                pc: b.pc,
+                frame: b.frame,
+                kind: *kind,
+                row: *row,
+                expected: b.truth,
+                got: *got,
+                error: error.clone(),
+                count: 1,
+                origin: b.origin,
+            });
+        }
+    }
+}
+
+/// Walk the whole stack from the executing frame and compare every caller frame with the
+/// shadow stack; the first wrong caller frame is recorded against its function.
+fn walk(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, start: Frame) {
+    let image = ctx.image;
+    let cpu = image.cpu;
+    let frames: Vec<TrueFrame> = uc.get_data().run.shadow.innermost_first().copied().collect();
+    let walked = {
+        let u: &Unicorn<'_, State> = uc;
+        let regf = |n: u32| cpu.dwarf_register(n).and_then(|id| u.reg_read(id).ok());
+        let mut mem = |a: u64| read_word(u, image.abi.endian(), a);
+        let past_end = |pc: u64| image.function_at(pc.wrapping_sub(1)).is_some_and(|f| image.functions[f].end == pc);
+        checker::unwind_stack(&ctx.section, image.section_vaddr, start, frames.len(), &past_end, Machine { reg: &regf, mem: &mut mem })
+    };
+    let under_test = uc.get_data().run.under_test;
+    uc.get_data_mut().acc[under_test].stack_walks += 1;
+    let none = |_: u32| None;
+    for (k, w) in walked.iter().enumerate() {
+        let t = &frames[k];
+        if image.functions[t.function].fde.is_none() {
+            break;
+        }
+        let truth = Values::from(t);
+        if w.looked_up_before_pc {
+            uc.get_data_mut().acc[t.function].ra_past_end += 1;
+        }
+        // Below the topmost frame a rule that needs a register other than SP and FP cannot
+        // be applied (Appendix A, ERR_SFRAME_UNSAFE_UNWIND): the trace ends there by design.
+        if k > 0 && matches!(w.result, Err(StepError::RegisterUnavailable(_) | StepError::UnsafeUnwind)) {
+            uc.get_data_mut().acc[t.function].stack_stopped += 1;
+            break;
+        }
+        let outcome = checker::judge(&ctx.section, image.section_vaddr, &w.frame, &w.result, &truth, None, &none);
+        match outcome {
+            Outcome::Ok(_) => {}
+            Outcome::Outermost => break,
+            m @ Outcome::Mismatch { .. } => {
+                if k > 0 {
+                    observe(uc.get_data_mut(), t.function, w.frame.pc, k, &truth, m);
+                }
+                break;
+            }
+        }
+    }
+}
+
+fn snapshot(ctx: &Ctx<'_>, uc: &Unicorn<'_, State>, frame: Frame) -> StackSnapshot {
+    let image = ctx.image;
+    let cpu = image.cpu;
+    let regs = (0..32u32).filter_map(|n| Some((n, uc.reg_read(cpu.dwarf_register(n)?).ok()?))).collect();
+    let lo = frame.sp.saturating_sub(cpu.red_zone() + 64).max(STACK_LO);
+    let memory = if frame.sp > STACK_LO && frame.sp <= STACK_HI {
+        uc.mem_read_as_vec(lo, (STACK_HI - lo) as usize).map(|bytes| vec![MemoryRange { addr: lo, bytes }]).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let st = uc.get_data();
+    let mut pc = frame.pc;
+    let frames = st
+        .run
+        .shadow
+        .innermost_first()
+        .map(|t| {
+            let f = SnapshotFrame { function: image.functions[t.function].name.clone(), pc, expected: Values::from(t) };
+            pc = t.ra;
+            f
+        })
+        .collect();
+    StackSnapshot {
+        abi: image.abi,
+        under_test: image.functions[st.run.under_test].name.clone(),
+        pc: frame.pc,
+        sp: frame.sp,
+        fp: frame.fp,
+        ra_reg: frame.ra_reg,
+        regs,
+        memory,
+        frames,
+    }
+}

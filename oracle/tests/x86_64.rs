@@ -1,0 +1,93 @@
+//! x86-64 (AMD64): objects from the system's gcc and GNU as (2.40 writes SFrame v1), a
+//! shared object linked by the system's ld, planted errors, whole-stack walks.
+
+mod common;
+use common::*;
+use sframe_oracle::checker::Kind;
+use sframe_oracle::Oracle;
+use sframe_spec::recovery::Loc;
+use std::path::Path;
+
+fn object(flags: &[&str], name: &str) -> Vec<u8> {
+    build_c("gcc", Path::new("as"), flags, PROGRAM_C, name)
+}
+
+#[test]
+fn gcc_objects_have_no_mismatch_and_full_coverage() {
+    for (flags, name) in [
+        (&["-O0", "-fno-omit-frame-pointer"][..], "x86-O0-fp"),
+        (&["-O2", "-fomit-frame-pointer"][..], "x86-O2-nofp"),
+        (&["-Os", "-fno-omit-frame-pointer"][..], "x86-Os-fp"),
+    ] {
+        let (_, r) = check(&object(flags, name));
+        assert_clean(&r);
+        assert!(r.summary.functions_with_fde >= 6, "{name}: {:?}", r.summary);
+        assert!(r.summary.coverage_percent >= 95.0, "{name}: coverage {:.1}%", r.summary.coverage_percent);
+        assert!(r.summary.rows_checked > 1000, "{name}");
+        assert!(r.summary.stack_walks > 0, "{name}: no whole-stack walk (f calls helper)");
+    }
+}
+
+#[test]
+fn linked_shared_object_and_its_plt_have_no_mismatch() {
+    let so = link_shared("ld", &object(&["-O2", "-fPIC"], "x86-pic"), "x86-pic");
+    let (o, r) = check(&so);
+    assert_clean(&r);
+    assert_eq!(r.file_kind, "sharedobject");
+    // ld 2.40 writes FDEs for .plt: PLT0 and the entries, both run.
+    let plt: Vec<_> = r.functions.iter().filter(|f| f.kind == sframe_oracle::FunctionKind::Plt).collect();
+    assert!(!plt.is_empty() && plt.iter().all(|f| f.executed > 0), "{plt:?}");
+    assert!(o.functions().iter().any(|f| f.name == "helper"));
+}
+
+#[test]
+fn a_shifted_cfa_offset_is_flagged_at_exactly_its_row() {
+    // The frame-pointer based body row of f (-O0): CFA = FP + 16.
+    let elf = object(&["-O0", "-fno-omit-frame-pointer"], "x86-plant-cfa");
+    planted_is_caught(&elf, "f", 0, 8, Kind::Cfa, |r| {
+        matches!(r.cfa, Loc::Expr { base: sframe_spec::Base::Reg(6), .. })
+    });
+}
+
+#[test]
+fn a_shifted_fp_offset_is_flagged_at_exactly_its_row() {
+    // AMD64's second data word is the FP offset (the RA offset is fixed in the header).
+    let elf = object(&["-O0", "-fno-omit-frame-pointer"], "x86-plant-fp");
+    planted_is_caught(&elf, "f", 1, -8, Kind::Fp, |r| {
+        matches!(r.cfa, Loc::Expr { base: sframe_spec::Base::Reg(6), .. }) && r.fp != Loc::SameValue
+    });
+}
+
+#[test]
+fn snapshots_replay_with_the_reference_unwinder() {
+    let elf = object(&["-O0", "-fno-omit-frame-pointer"], "x86-snap");
+    let o = Oracle::new(&elf).unwrap();
+    let opts = sframe_oracle::Options { snapshots: true, ..opts() };
+    let r = o.check_function(o.function_index("f").unwrap(), &opts).unwrap();
+    let s = r.snapshots.iter().find(|s| s.frames.len() >= 2).expect("f calls helper: two live frames");
+    let walked = s.unwind_reference(&o.section(), o.image().section_vaddr);
+    assert_eq!(walked.len(), s.frames.len());
+    for (w, f) in walked.iter().zip(&s.frames) {
+        let step = w.result.as_ref().expect("each frame unwinds");
+        assert_eq!((step.cfa, step.caller.pc, step.caller.fp), (f.expected.cfa, f.expected.ra, f.expected.fp));
+    }
+}
+
+#[test]
+fn reports_are_deterministic_whatever_the_thread_count() {
+    let elf = object(&["-O2"], "x86-det");
+    let o = Oracle::new(&elf).unwrap();
+    let one = o.check_all(&sframe_oracle::Options { jobs: 1, ..opts() }).unwrap();
+    let two = o.check_all(&sframe_oracle::Options { jobs: 2, ..opts() }).unwrap();
+    let key = |r: &sframe_oracle::Report| r.functions.iter().map(|f| (f.name.clone(), f.executed, f.rows_checked)).collect::<Vec<_>>();
+    assert_eq!(key(&one), key(&two));
+}
+
+#[test]
+fn bad_inputs_are_errors() {
+    use sframe_oracle::OracleError;
+    assert_eq!(Oracle::new(b"hello").unwrap_err(), OracleError::NotElf);
+    assert_eq!(Oracle::new(&[0xe2, 0xde, 2, 0]).unwrap_err(), OracleError::NotElf);
+    let no_sframe = build_s(Path::new("as"), ".text\nf: ret\n", "x86-nosframe");
+    assert!(matches!(Oracle::new(&no_sframe), Err(OracleError::Load(sframe_elf::LoadError::NoSframeSection))));
+}
