@@ -6,10 +6,12 @@
 //! sframe-worker --impl reference|simple-frame-rs                       an in-library adapter
 //! ```
 //!
-//! A crash of the hosted library (segfault, abort) kills only this process; the harness
-//! reports it and starts a new worker.
+//! Each libsframe request runs in a forked child (`forking`): a crash of the hosted library
+//! (segfault, abort) kills only that child, and the worker answers `crashed` with the child's
+//! last words. Should the worker itself die, the harness reports it and starts a new one.
 
 mod ffi;
+mod forking;
 mod libsframe;
 
 use sframe_harness::impls::protocol::serve;
@@ -36,6 +38,9 @@ fn main() -> ExitCode {
             other => return usage(&format!("unknown argument {other:?}")),
         }
     }
+    // GNU libsframe is served one forked child per request (see `forking`); the Rust
+    // adapters, which cannot crash the process, in the worker itself.
+    let fork = lib.is_some();
     let imp: Box<dyn Implementation> = match (lib, name.as_deref()) {
         (Some(path), None) => {
             let Some(release) = release else { return usage("--libsframe needs --release") };
@@ -55,7 +60,12 @@ fn main() -> ExitCode {
     };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    match serve(imp.as_ref(), stdin.lock(), stdout.lock()) {
+    let served = if fork {
+        forking::serve(imp.as_ref(), stdin.lock(), stdout.lock())
+    } else {
+        serve(imp.as_ref(), stdin.lock(), stdout.lock())
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("sframe-worker: {e}");
