@@ -113,6 +113,30 @@ enum Command {
         #[arg(long)]
         ledger: Option<std::path::PathBuf>,
     },
+    /// Write generated sections (valid, or malformed with a JSON sidecar naming the rules each
+    /// breaks) as raw `.sframe` files, from the generator `sframe-gen`.
+    Gen {
+        /// SFrame version (1, 2 or 3); default: all.
+        #[arg(long)]
+        version: Option<u8>,
+        /// ABI: amd64, aarch64, aarch64-be or s390x; default: all the version defines.
+        #[arg(long)]
+        abi: Option<String>,
+        /// Byte order (little or big), for an ABI that has both (AArch64).
+        #[arg(long)]
+        endian: Option<String>,
+        /// How many sections.
+        #[arg(long, default_value_t = 100)]
+        count: usize,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Output directory (created).
+        #[arg(long)]
+        out: PathBuf,
+        /// Break each section with a mutation tagged with the rules it violates.
+        #[arg(long)]
+        malformed: bool,
+    },
     /// FRE look-ups per second of every implementation on the same large sections, as ratios
     /// to the newest libsframe; decode+validate throughput of the reference.
     Bench {
@@ -215,9 +239,52 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 ledger,
             })
         }
+        Command::Gen { version, abi, endian, count, seed, out, malformed } => gen(version, abi.as_deref(), endian.as_deref(), count, seed, &out, malformed),
         Command::Bench { json, functions } => sframe_harness::bench::run(json, functions),
         Command::Oracle { files, runs, seed, json, stats, producer, jobs, ledger } => {
             sframe_harness::oracle_cmd::run(&sframe_harness::oracle_cmd::Args { files, runs, seed, json, stats, producer, jobs, ledger })
         }
     }
+}
+
+/// `sframe-conform gen`.
+fn gen(version: Option<u8>, abi: Option<&str>, endian: Option<&str>, count: usize, seed: u64, out: &std::path::Path, malformed: bool) -> Result<ExitCode, String> {
+    use sframe_spec::{Abi, Endian, Version};
+    let version = match version {
+        None => None,
+        Some(v) => Some(Version::from_u8(v).ok_or_else(|| format!("--version {v}: SFrame has versions 1, 2 and 3"))?),
+    };
+    let names = || Abi::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
+    let abi = match abi {
+        None => None,
+        Some(a) => Some(Abi::from_name(a).ok_or_else(|| format!("--abi {a}: not an ABI (one of {})", names()))?),
+    };
+    let endian = match endian {
+        None => None,
+        Some("little") => Some(Endian::Little),
+        Some("big") => Some(Endian::Big),
+        Some(e) => return Err(format!("--endian {e}: little or big")),
+    };
+    let mut cfg = sframe_gen::Config::default();
+    if let Some(v) = version {
+        cfg.versions = vec![v];
+    }
+    match (abi, endian) {
+        (Some(a), e) => {
+            let a = sframe_gen::config::abi_with_endian(a, e).map_err(|e| e.to_string())?;
+            cfg.abis = vec![a];
+        }
+        (None, Some(e)) => cfg.abis.retain(|a| a.endian() == e),
+        (None, None) => {}
+    }
+    if cfg.targets().is_empty() {
+        let what = match (version, abi) {
+            (Some(v), Some(a)) => format!("ABI {a} is not defined in SFrame {v}"),
+            _ => "no (version, ABI) pair matches".to_string(),
+        };
+        return Err(what);
+    }
+    let paths = sframe_gen::write_corpus(&cfg, count, seed, out, malformed).map_err(|e| format!("{}: {e}", out.display()))?;
+    println!("wrote {} section(s) to {}", paths.len(), out.display());
+    Ok(ExitCode::SUCCESS)
 }
