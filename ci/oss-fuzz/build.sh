@@ -13,6 +13,15 @@ esac
 export CARGO_TARGET_DIR="$WORK/target"
 cargo fuzz build -O "${sanitizer[@]}" --features libfuzzer
 bin="$CARGO_TARGET_DIR/x86_64-unknown-linux-gnu/release"
+# What the differential and oracle targets read at run time, beside the binaries: the
+# worker that hosts GNU libsframe (used when libsframe is provisioned on the runner; the
+# targets warn and compare the in-process implementations otherwise), the findings ledger,
+# and the corpus's ELF files (oracle_small).
+cargo build --release -p sframe-harness --bin sframe-worker
+cp "$CARGO_TARGET_DIR/release/sframe-worker" "$OUT/"
+rm -rf "$OUT/findings" "$OUT/corpus-elf"
+cp -r corpus/findings "$OUT/findings"
+cp -r corpus/elf "$OUT/corpus-elf"
 ci/fuzz-seeds "$WORK/seeds"
 for t in $(cargo fuzz list); do
   cp "$bin/$t" "$OUT/$t"

@@ -4,6 +4,11 @@
 
 #![forbid(unsafe_code)]
 
+pub mod decode_diff;
+pub mod differential;
+pub mod lookup_diff;
+pub mod oracle_small;
 pub mod reference_robustness;
 pub mod roundtrip;
 pub mod seeded;
+pub mod structured_diff;

@@ -410,6 +410,14 @@ impl Engine {
         ctx.result(case, results)
     }
 
+    /// Run every implementation on one section, looking up exactly `pcs` (section-relative)
+    /// instead of the PCs [`pcs_for`] would choose.
+    pub fn run_case_at(&self, case: &Case, pcs: &[i64]) -> CaseResult {
+        let ctx = CaseContext::with_pcs(case, pcs.to_vec());
+        let results = self.impls.iter().filter(|i| i.name() != "reference").map(|imp| ctx.run(imp.as_ref(), case)).collect();
+        ctx.result(case, results)
+    }
+
     /// Run one implementation (borrowed: it need not be `'static`) on one section.
     pub fn run_case_with(imp: &dyn Implementation, case: &Case, max_pcs: usize) -> CaseResult {
         let ctx = CaseContext::new(case, max_pcs);
@@ -443,6 +451,14 @@ impl CaseContext {
     fn new(case: &Case, max_pcs: usize) -> CaseContext {
         let verdict = verdict(&case.data);
         let pcs = pcs_for(&case.data, verdict.decoded.value(), max_pcs);
+        Self::from_parts(case, verdict, pcs)
+    }
+
+    fn with_pcs(case: &Case, pcs: Vec<i64>) -> CaseContext {
+        Self::from_parts(case, verdict(&case.data), pcs)
+    }
+
+    fn from_parts(case: &Case, verdict: Verdict, pcs: Vec<i64>) -> CaseContext {
         let reference_finds = Reference.find_fres(&case.data, &pcs);
         CaseContext { verdict, pcs, reference_finds, version: section_version(&case.data) }
     }
