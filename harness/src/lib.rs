@@ -19,3 +19,4 @@ pub mod input;
 pub mod ledger;
 pub mod oracle_cmd;
 pub mod rules_cmd;
+pub mod stackwalk;
