@@ -16,6 +16,7 @@
 //!
 //! Implementations are built by name from what is provisioned here ([`registry`]).
 
+pub mod llvm_readobj;
 pub mod norm;
 pub mod objdump;
 pub mod process;

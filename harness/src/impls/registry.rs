@@ -86,6 +86,7 @@ impl Registry {
                 r.available.push(Arc::new(ObjdumpImpl::new(release, tools, opts.timeout)));
             }
         }
+        super::llvm_readobj::register(&mut r, opts);
         r
     }
 
