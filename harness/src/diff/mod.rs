@@ -153,7 +153,9 @@ pub struct Verdict {
 }
 
 /// The version part of signatures: `v1`, `v2`, `v3` (`-pcrel` appended for v2/v3 sections
-/// with `SFRAME_F_FDE_FUNC_START_PCREL`, the start encoding every look-up depends on), or
+/// with `SFRAME_F_FDE_FUNC_START_PCREL`, the start encoding every look-up depends on, and
+/// `-fdeoff` after it when the FDE sub-section does not start right after the header: a
+/// PC-relative start is relative to its field, whose offset then includes `sfh_fdeoff`), or
 /// `v?` when the preamble names no version.
 pub fn version_tag(data: &[u8]) -> String {
     match section_version(data) {
@@ -161,7 +163,9 @@ pub fn version_tag(data: &[u8]) -> String {
         Some(v) => {
             let pcrel = v != sframe_spec::Version::V1
                 && data.get(3).is_some_and(|f| f & sframe_spec::constants::flags::FDE_FUNC_START_PCREL != 0);
-            format!("{v}{}", if pcrel { "-pcrel" } else { "" })
+            // sfh_fdeoff: bytes 20..24 of the header, in either byte order (only zero matters).
+            let fdeoff = pcrel && data.get(20..24).is_some_and(|b| b.iter().any(|&x| x != 0));
+            format!("{v}{}{}", if pcrel { "-pcrel" } else { "" }, if fdeoff { "-fdeoff" } else { "" })
         }
     }
 }
