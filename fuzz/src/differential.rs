@@ -80,12 +80,24 @@ pub fn assert_ledgered(d: &Differential, r: &CaseResult, data: &[u8]) {
         .map(|x| format!("{} (pc {:?}, expected {}, found {})", x.signature, x.pc, x.expected, x.found))
         .collect();
     if !new.is_empty() {
+        // The section itself (the fuzzer's artifact is the bytes that drove the generator,
+        // not always the section): kept so that it can be minimized and recorded.
+        let path = std::env::temp_dir().join(format!("sframe-fuzz-new-{:016x}.sframe", fnv1a(data)));
+        let kept = match std::fs::write(&path, data) {
+            Ok(()) => format!("sframe-conform diff --record {}", path.display()),
+            Err(e) => format!("sframe-conform diff <this input as a .sframe file> (could not write {}: {e})", path.display()),
+        };
         panic!(
-            "new discrepancies, not in the findings ledger, on a {}-byte input:\n  {}\nreproduce: sframe-conform diff <this input as a .sframe file>",
+            "new discrepancies, not in the findings ledger, on a {}-byte input:\n  {}\nreproduce: {kept}",
             data.len(),
             new.join("\n  ")
         );
     }
+}
+
+/// FNV-1a of `data`: a stable name for a kept input.
+fn fnv1a(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Run every implementation on `data` (PCs chosen by the engine) and assert the result.

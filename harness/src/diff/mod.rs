@@ -19,7 +19,8 @@
 //! `<site>` is the failed C assertion's function or the panic's source location, when the
 //! process says. `<class>` is the rule's class: `malformed` (the bytes cannot be read as the
 //! header says: an implementation that reads on reads what is not there) or `invalid`. Look-up
-//! fields in a PC-mask function are prefixed `mask.`. A look-up that finds no row where the reference
+//! fields in a PC-mask function are prefixed `mask.`, at a PC that does not fit 32 bits (v3
+//! starts are 64-bit) `far.` before that. A look-up that finds no row where the reference
 //! finds one is field `missing` (`missing.unsorted` when the header lacks
 //! `SFRAME_F_FDE_SORTED`), one that finds a row where the reference finds none `extra`. Values are compared only on valid sections: on
 //! a section that breaks a rule, what each implementation makes of it is the rule's business
@@ -328,6 +329,9 @@ pub fn classify_finds(
                     let field = if fd.field == "missing" && !v.sorted { "missing.unsorted".to_string() } else { fd.field.clone() };
                     let in_mask = a.as_ref().and_then(|x| x.function_start).is_some_and(|s| v.mask_starts.contains(&s));
                     let field = if in_mask { format!("mask.{field}") } else { field };
+                    // A PC beyond 32 bits from the section: its own signature, since 32-bit
+                    // distance arithmetic only fails there.
+                    let field = if i32::try_from(*pc).is_err() { format!("far.{field}") } else { field };
                     let sig = format!("diff:{imp}:{tag}:find_fre:{field}");
                     if seen.insert(sig.clone()) {
                         let mut d = disc(Kind::Disagreement, imp, Op::FindFre, &field, sig);
