@@ -62,12 +62,10 @@ use super::registry::{Options, Registry, Unavailable};
 use super::toolchains::{cache_dir, tool_entries};
 use super::{norm, Decoded, FreFacts, Found, FunctionFacts, Implementation, Kind, Outcome, Row};
 use sframe_spec::{Abi, Endian, Version};
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The command that provisions the LLVM tier.
 pub const PROVISION_HINT: &str = "run `ci/toolchains --llvm` (it provisions clang and llvm-readobj from Debian sid, about 560 MB, into $SFRAME_CONFORM_CACHE)";
@@ -166,46 +164,7 @@ impl LlvmReadobj {
     }
 
     fn run_file(&self, path: &Path) -> Result<(String, String), Outcome<Decoded>> {
-        let tool = &self.tool.path;
-        let mut child = Command::new(tool)
-            .arg("--sframe")
-            .arg(path)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| Outcome::unsupported(format!("cannot run {}: {e}", tool.display())))?;
-        let mut out = child.stdout.take().ok_or_else(|| Outcome::unsupported("no stdout"))?;
-        let mut err = child.stderr.take().ok_or_else(|| Outcome::unsupported("no stderr"))?;
-        let t_out = std::thread::spawn(move || {
-            let mut s = Vec::new();
-            let _ = out.read_to_end(&mut s);
-            s
-        });
-        let t_err = std::thread::spawn(move || {
-            let mut s = Vec::new();
-            let _ = err.read_to_end(&mut s);
-            s
-        });
-        let deadline = Instant::now() + self.timeout;
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(s)) => break s,
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-                Ok(None) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(Outcome::Hung { timeout_ms: self.timeout.as_millis() as u64 });
-                }
-                Err(e) => return Err(Outcome::unsupported(format!("wait failed: {e}"))),
-            }
-        };
-        let stdout = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
-        let stderr = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(sig) = status.signal() {
-            return Err(Outcome::Crashed { signal: super::process::signal_name(sig), detail: Some(stderr) });
-        }
+        let (status, stdout, stderr) = super::objdump::run_sframe_dump(&self.tool.path, path, self.timeout)?;
         if !status.success() {
             // llvm-readobj exits non-zero on errors about the file itself (it cannot be
             // read as ELF), not on SFrame problems (those are warnings): our wrapper's fault.

@@ -112,46 +112,7 @@ impl ObjdumpImpl {
     }
 
     fn run_file(&self, tool: &Path, path: &Path) -> Result<(String, String), Outcome<Decoded>> {
-        let mut child = Command::new(tool)
-            .arg("--sframe")
-            .arg(path)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| Outcome::unsupported(format!("cannot run {}: {e}", tool.display())))?;
-        let mut out = child.stdout.take().ok_or_else(|| Outcome::unsupported("no stdout"))?;
-        let mut err = child.stderr.take().ok_or_else(|| Outcome::unsupported("no stderr"))?;
-        let t_out = std::thread::spawn(move || {
-            let mut s = Vec::new();
-            let _ = out.read_to_end(&mut s);
-            s
-        });
-        let t_err = std::thread::spawn(move || {
-            let mut s = Vec::new();
-            let _ = err.read_to_end(&mut s);
-            s
-        });
-        let deadline = Instant::now() + self.timeout;
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(s)) => break s,
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-                Ok(None) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(Outcome::Hung { timeout_ms: self.timeout.as_millis() as u64 });
-                }
-                Err(e) => return Err(Outcome::unsupported(format!("wait failed: {e}"))),
-            }
-        };
-        let stdout = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
-        let stderr = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(sig) = status.signal() {
-            return Err(Outcome::Crashed { signal: super::process::signal_name(sig), detail: Some(stderr) });
-        }
-        Ok((stdout, stderr))
+        run_sframe_dump(tool, path, self.timeout).map(|(_, stdout, stderr)| (stdout, stderr))
     }
 }
 
@@ -454,4 +415,53 @@ mod tests {
         assert_eq!(l.bytes, data);
         assert_eq!(l.vaddr, 0);
     }
+}
+
+/// Run `TOOL --sframe PATH` (objdump, llvm-readobj) within `timeout`: its exit status, stdout
+/// and stderr; a signal is a crash, the deadline a hang.
+pub(super) fn run_sframe_dump(
+tool: &Path,
+path: &Path,
+timeout: Duration,
+) -> Result<(std::process::ExitStatus, String, String), Outcome<Decoded>> {
+    let mut child = Command::new(tool)
+        .arg("--sframe")
+        .arg(path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| Outcome::unsupported(format!("cannot run {}: {e}", tool.display())))?;
+    let mut out = child.stdout.take().ok_or_else(|| Outcome::unsupported("no stdout"))?;
+    let mut err = child.stderr.take().ok_or_else(|| Outcome::unsupported("no stderr"))?;
+    let t_out = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = out.read_to_end(&mut s);
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = err.read_to_end(&mut s);
+        s
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(Outcome::Hung { timeout_ms: timeout.as_millis() as u64 });
+            }
+            Err(e) => return Err(Outcome::unsupported(format!("wait failed: {e}"))),
+        }
+    };
+    let stdout = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
+    let stderr = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(sig) = status.signal() {
+        return Err(Outcome::Crashed { signal: super::process::signal_name(sig), detail: Some(stderr) });
+    }
+    Ok((status, stdout, stderr))
 }
