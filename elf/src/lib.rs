@@ -87,12 +87,20 @@ pub enum LoadError {
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LoadError::NotSframe => f.write_str("not an ELF file and not an SFrame section (no 0xdee2 magic)"),
+            LoadError::NotSframe => {
+                f.write_str("not an ELF file and not an SFrame section (no 0xdee2 magic)")
+            }
             LoadError::BadElf(e) => write!(f, "malformed ELF file: {e}"),
-            LoadError::UnsupportedMachine(m) => write!(f, "ELF machine {m} has no SFrame ABI (x86-64, AArch64, s390x only)"),
+            LoadError::UnsupportedMachine(m) => write!(
+                f,
+                "ELF machine {m} has no SFrame ABI (x86-64, AArch64, s390x only)"
+            ),
             LoadError::NoSframeSection => f.write_str("ELF file has no .sframe section"),
             LoadError::UnsupportedRelocation { r_type, offset } => {
-                write!(f, "cannot apply relocation type {r_type} at .sframe offset {offset:#x}")
+                write!(
+                    f,
+                    "cannot apply relocation type {r_type} at .sframe offset {offset:#x}"
+                )
             }
             LoadError::OutOfBounds(what) => write!(f, "{what} lies outside the file"),
         }
@@ -114,7 +122,11 @@ pub fn load(file: &[u8]) -> Result<Loaded, LoadError> {
     if file.starts_with(b"\x7fELF") {
         load_elf(file)
     } else if Endian::from_magic(file).is_some() {
-        Ok(Loaded { bytes: file.to_vec(), vaddr: 0, elf: None })
+        Ok(Loaded {
+            bytes: file.to_vec(),
+            vaddr: 0,
+            elf: None,
+        })
     } else {
         Err(LoadError::NotSframe)
     }
@@ -158,7 +170,11 @@ pub fn section_addresses(elf: &Elf<'_>) -> Vec<u64> {
 fn load_elf(file: &[u8]) -> Result<Loaded, LoadError> {
     let elf = parse_elf(file)?;
     let machine = machine_of(&elf)?;
-    let endian = if elf.little_endian { Endian::Little } else { Endian::Big };
+    let endian = if elf.little_endian {
+        Endian::Little
+    } else {
+        Endian::Big
+    };
     let kind = match elf.header.e_type {
         header::ET_REL => FileKind::Relocatable,
         header::ET_DYN => FileKind::SharedObject,
@@ -173,28 +189,50 @@ fn load_elf(file: &[u8]) -> Result<Loaded, LoadError> {
     let start = usize::try_from(sh.sh_offset).map_err(|_| LoadError::OutOfBounds(".sframe"))?;
     let len = usize::try_from(sh.sh_size).map_err(|_| LoadError::OutOfBounds(".sframe"))?;
     let mut bytes = file
-        .get(start..start.checked_add(len).ok_or(LoadError::OutOfBounds(".sframe"))?)
+        .get(
+            start
+                ..start
+                    .checked_add(len)
+                    .ok_or(LoadError::OutOfBounds(".sframe"))?,
+        )
         .ok_or(LoadError::OutOfBounds(".sframe"))?
         .to_vec();
     let addrs = section_addresses(&elf);
     let vaddr = addrs.get(idx).copied().unwrap_or(0);
     let mut applied = 0;
-    let pcrel_flag = bytes.get(3).is_some_and(|f| f & sframe_spec::constants::flags::FDE_FUNC_START_PCREL != 0);
+    let pcrel_flag = bytes
+        .get(3)
+        .is_some_and(|f| f & sframe_spec::constants::flags::FDE_FUNC_START_PCREL != 0);
     let legacy = matches!(bytes.get(2), Some(1) | Some(2)) && Endian::from_magic(&bytes).is_some();
-    let rebase = kind == FileKind::Relocatable && legacy && (bytes.get(2) == Some(&1) || !pcrel_flag);
+    let rebase =
+        kind == FileKind::Relocatable && legacy && (bytes.get(2) == Some(&1) || !pcrel_flag);
     if kind == FileKind::Relocatable {
         for (_, relocs) in elf.shdr_relocs.iter().filter(|(ri, _)| {
-            elf.section_headers.get(*ri).is_some_and(|r| r.sh_info as usize == idx)
+            elf.section_headers
+                .get(*ri)
+                .is_some_and(|r| r.sh_info as usize == idx)
         }) {
             for r in relocs.iter() {
-                let sym = elf.syms.get(r.r_sym).ok_or(LoadError::OutOfBounds("relocation symbol"))?;
+                let sym = elf
+                    .syms
+                    .get(r.r_sym)
+                    .ok_or(LoadError::OutOfBounds("relocation symbol"))?;
                 let sec_addr = addrs.get(sym.st_shndx).copied().unwrap_or(0);
                 let s = sec_addr.wrapping_add(sym.st_value);
                 let a = r.r_addend.unwrap_or(0) as u64;
-                let p = if rebase { vaddr } else { vaddr.wrapping_add(r.r_offset) };
-                let (value, width) = reloc_value(machine, r.r_type, s, a, p)
-                    .ok_or(LoadError::UnsupportedRelocation { r_type: r.r_type, offset: r.r_offset })?;
-                let off = usize::try_from(r.r_offset).map_err(|_| LoadError::OutOfBounds("relocation"))?;
+                let p = if rebase {
+                    vaddr
+                } else {
+                    vaddr.wrapping_add(r.r_offset)
+                };
+                let (value, width) = reloc_value(machine, r.r_type, s, a, p).ok_or(
+                    LoadError::UnsupportedRelocation {
+                        r_type: r.r_type,
+                        offset: r.r_offset,
+                    },
+                )?;
+                let off = usize::try_from(r.r_offset)
+                    .map_err(|_| LoadError::OutOfBounds("relocation"))?;
                 if !endian.write_at(&mut bytes, off, value, width) {
                     return Err(LoadError::OutOfBounds("relocation"));
                 }
@@ -243,15 +281,28 @@ mod tests {
 
     #[test]
     fn raw_sections_and_garbage() {
-        assert!(matches!(load(&[0xe2, 0xde, 2, 0]), Ok(Loaded { vaddr: 0, elf: None, .. })));
+        assert!(matches!(
+            load(&[0xe2, 0xde, 2, 0]),
+            Ok(Loaded {
+                vaddr: 0,
+                elf: None,
+                ..
+            })
+        ));
         assert_eq!(load(b"hello").unwrap_err(), LoadError::NotSframe);
-        assert!(matches!(load(b"\x7fELF\x02\x01"), Err(LoadError::BadElf(_))));
+        assert!(matches!(
+            load(b"\x7fELF\x02\x01"),
+            Err(LoadError::BadElf(_))
+        ));
     }
 
     #[test]
     fn pc_relative_relocations_subtract_the_place() {
         // ELF psABIs: PC32 = S + A - P.
-        assert_eq!(reloc_value(Machine::X86_64, 2, 0x1000, 4, 0x2000), Some((0x1004u64.wrapping_sub(0x2000), 4)));
+        assert_eq!(
+            reloc_value(Machine::X86_64, 2, 0x1000, 4, 0x2000),
+            Some((0x1004u64.wrapping_sub(0x2000), 4))
+        );
         assert_eq!(reloc_value(Machine::S390x, 23, 0x10, 0, 0x8), Some((8, 8)));
         assert_eq!(reloc_value(Machine::Aarch64, 999, 0, 0, 0), None);
     }

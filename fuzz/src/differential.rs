@@ -64,7 +64,10 @@ pub fn locate(var: &str, default: PathBuf, name: &str) -> PathBuf {
     if default.is_dir() {
         return default;
     }
-    std::env::current_exe().ok().and_then(|e| e.parent().map(|d| d.join(name))).unwrap_or(default)
+    std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(|d| d.join(name)))
+        .unwrap_or(default)
 }
 
 /// The findings ledger (`SFRAME_CONFORM_LEDGER`, the repository's, or `findings/` beside the binary).
@@ -77,15 +80,24 @@ pub fn assert_ledgered(d: &Differential, r: &CaseResult, data: &[u8]) {
     let new: Vec<String> = r
         .discrepancies()
         .filter(|x| d.ledger.lookup(&x.signature).is_none())
-        .map(|x| format!("{} (pc {:?}, expected {}, found {})", x.signature, x.pc, x.expected, x.found))
+        .map(|x| {
+            format!(
+                "{} (pc {:?}, expected {}, found {})",
+                x.signature, x.pc, x.expected, x.found
+            )
+        })
         .collect();
     if !new.is_empty() {
         // The section itself (the fuzzer's artifact is the bytes that drove the generator,
         // not always the section): kept so that it can be minimized and recorded.
-        let path = std::env::temp_dir().join(format!("sframe-fuzz-new-{:016x}.sframe", fnv1a(data)));
+        let path =
+            std::env::temp_dir().join(format!("sframe-fuzz-new-{:016x}.sframe", fnv1a(data)));
         let kept = match std::fs::write(&path, data) {
             Ok(()) => format!("sframe-conform diff --record {}", path.display()),
-            Err(e) => format!("sframe-conform diff <this input as a .sframe file> (could not write {}: {e})", path.display()),
+            Err(e) => format!(
+                "sframe-conform diff <this input as a .sframe file> (could not write {}: {e})",
+                path.display()
+            ),
         };
         panic!(
             "new discrepancies, not in the findings ledger, on a {}-byte input:\n  {}\nreproduce: {kept}",
@@ -97,13 +109,18 @@ pub fn assert_ledgered(d: &Differential, r: &CaseResult, data: &[u8]) {
 
 /// FNV-1a of `data`: a stable name for a kept input.
 fn fnv1a(data: &[u8]) -> u64 {
-    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Run every implementation on `data` (PCs chosen by the engine) and assert the result.
 pub fn check(data: &[u8], name: &str) {
     let d = get();
-    let case = Case { name: name.to_string(), data: data.to_vec() };
+    let case = Case {
+        name: name.to_string(),
+        data: data.to_vec(),
+    };
     let r = d.engine.run_case(&case);
     assert_ledgered(d, &r, data);
 }
@@ -111,7 +128,10 @@ pub fn check(data: &[u8], name: &str) {
 /// Run every implementation on `data`, looking up `pcs`, and assert the result.
 pub fn check_at(data: &[u8], pcs: &[i64], name: &str) {
     let d = get();
-    let case = Case { name: name.to_string(), data: data.to_vec() };
+    let case = Case {
+        name: name.to_string(),
+        data: data.to_vec(),
+    };
     let r = d.engine.run_case_at(&case, pcs);
     assert_ledgered(d, &r, data);
 }
@@ -141,11 +161,16 @@ pub fn require_all() {
     let reg_missing: Vec<String> = {
         let d = get();
         let names: Vec<String> = d.engine.impls.iter().map(|i| i.name()).collect();
-        ["reference", "simple-frame-rs", "libsframe-2.40", "libsframe-2.44"]
-            .iter()
-            .filter(|n| !names.iter().any(|x| x == *n))
-            .map(|n| n.to_string())
-            .collect()
+        [
+            "reference",
+            "simple-frame-rs",
+            "libsframe-2.40",
+            "libsframe-2.44",
+        ]
+        .iter()
+        .filter(|n| !names.iter().any(|x| x == *n))
+        .map(|n| n.to_string())
+        .collect()
     };
     assert!(
         reg_missing.is_empty() && get().engine.impls.iter().filter(|i| i.name().starts_with("libsframe-")).count() >= 3,

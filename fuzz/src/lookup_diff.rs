@@ -21,8 +21,13 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
                     1 => -1,
                     2 => size,
                     3 => size - 1,
-                    4 if !f.fres.is_empty() => i64::from(u.choose(&f.fres)?.start) + i64::from(u.int_in_range(-1i8..=1)?),
-                    5 if f.rep_size > 0 => i64::from(f.rep_size) * i64::from(u.int_in_range(0u8..=8)?) + i64::from(u.int_in_range(0..=f.rep_size)?),
+                    4 if !f.fres.is_empty() => {
+                        i64::from(u.choose(&f.fres)?.start) + i64::from(u.int_in_range(-1i8..=1)?)
+                    }
+                    5 if f.rep_size > 0 => {
+                        i64::from(f.rep_size) * i64::from(u.int_in_range(0u8..=8)?)
+                            + i64::from(u.int_in_range(0..=f.rep_size)?)
+                    }
                     _ => u.int_in_range(0..=size.max(0))?,
                 };
                 // Starts are section-relative in the model, as the engine's PCs are.

@@ -30,11 +30,17 @@ struct Files {
 fn files() -> &'static Files {
     static FILES: OnceLock<Files> = OnceLock::new();
     FILES.get_or_init(|| {
-        let root = crate::differential::locate("SFRAME_CONFORM_CORPUS", PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/elf")), "corpus-elf");
+        let root = crate::differential::locate(
+            "SFRAME_CONFORM_CORPUS",
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/elf")),
+            "corpus-elf",
+        );
         let mut paths = Vec::new();
         let mut stack = vec![root.clone()];
         while let Some(d) = stack.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else { continue };
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
             for e in rd.flatten() {
                 let p = e.path();
                 if p.is_dir() {
@@ -45,10 +51,19 @@ fn files() -> &'static Files {
             }
         }
         paths.sort();
-        assert!(!paths.is_empty(), "no corpus ELF files under {} (set SFRAME_CONFORM_CORPUS)", root.display());
+        assert!(
+            !paths.is_empty(),
+            "no corpus ELF files under {} (set SFRAME_CONFORM_CORPUS)",
+            root.display()
+        );
         let dir = crate::differential::ledger_dir();
-        let ledger = Ledger::load(&dir).unwrap_or_else(|e| panic!("the findings ledger does not load: {e}"));
-        Files { paths, ledger, loaded: Mutex::new(HashMap::new()) }
+        let ledger =
+            Ledger::load(&dir).unwrap_or_else(|e| panic!("the findings ledger does not load: {e}"));
+        Files {
+            paths,
+            ledger,
+            loaded: Mutex::new(HashMap::new()),
+        }
     })
 }
 
@@ -62,18 +77,33 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         let bytes = std::fs::read(&fs.paths[i]).ok()?;
         // Files the oracle cannot run (an unsupported machine, a big-endian AArch64 object)
         // are not this target's business: `sframe-conform oracle` reports them.
-        Oracle::new(&bytes).ok().map(|o| (o, producer_for(&fs.paths[i])))
+        Oracle::new(&bytes)
+            .ok()
+            .map(|o| (o, producer_for(&fs.paths[i])))
     });
-    let Some((oracle, producer)) = entry.as_ref() else { return Ok(()) };
-    let checkable: Vec<usize> = (0..oracle.functions().len()).filter(|&f| oracle.functions()[f].checkable()).collect();
+    let Some((oracle, producer)) = entry.as_ref() else {
+        return Ok(());
+    };
+    let checkable: Vec<usize> = (0..oracle.functions().len())
+        .filter(|&f| oracle.functions()[f].checkable())
+        .collect();
     if checkable.is_empty() {
         return Ok(());
     }
     let f = checkable[usize::from(which) % checkable.len()];
-    let opts = Options { runs: 1, extra_runs: 0, seed, jobs: 1, ..Options::default() };
-    let report = oracle
-        .check_function(f, &opts)
-        .unwrap_or_else(|e| panic!("the oracle failed on {} function {f}: {e}", fs.paths[i].display()));
+    let opts = Options {
+        runs: 1,
+        extra_runs: 0,
+        seed,
+        jobs: 1,
+        ..Options::default()
+    };
+    let report = oracle.check_function(f, &opts).unwrap_or_else(|e| {
+        panic!(
+            "the oracle failed on {} function {f}: {e}",
+            fs.paths[i].display()
+        )
+    });
     CHECKED.fetch_add(1, Ordering::Relaxed);
     for m in report.mismatches() {
         let s = m.signature(producer, report.abi);
@@ -93,6 +123,9 @@ mod tests {
     fn seeded() {
         crate::seeded::run_seeded(60, 64, super::run);
         let n = super::CHECKED.load(std::sync::atomic::Ordering::Relaxed);
-        assert!(n >= 30, "only {n} of 60 seeded inputs reached a function under test");
+        assert!(
+            n >= 30,
+            "only {n} of 60 seeded inputs reached a function under test"
+        );
     }
 }

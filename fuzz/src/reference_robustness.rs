@@ -9,10 +9,18 @@ use sframe_spec::{decode, encode, is_malformed, validate, SectionRef};
 pub fn check(bytes: &[u8]) {
     let decoded = decode(bytes);
     let violations = validate(bytes);
-    assert_eq!(decoded.is_err(), is_malformed(&violations), "decode/validate disagree: {violations:?}");
+    assert_eq!(
+        decoded.is_err(),
+        is_malformed(&violations),
+        "decode/validate disagree: {violations:?}"
+    );
     if let Ok(s) = &decoded {
         if violations.is_empty() {
-            assert_eq!(encode(s).as_deref(), Ok(bytes), "valid section does not re-encode exactly");
+            assert_eq!(
+                encode(s).as_deref(),
+                Ok(bytes),
+                "valid section does not re-encode exactly"
+            );
         }
     }
     if let Ok(r) = SectionRef::parse(bytes) {
@@ -20,7 +28,12 @@ pub fn check(bytes: &[u8]) {
         for i in 0..r.num_fdes().min(64) {
             if let Some((start, size)) = r.fde_range(i) {
                 let size = i64::from(size);
-                for pc in [start.wrapping_sub(1), start, start.wrapping_add(size / 2), start.wrapping_add(size)] {
+                for pc in [
+                    start.wrapping_sub(1),
+                    start,
+                    start.wrapping_add(size / 2),
+                    start.wrapping_add(size),
+                ] {
                     let _ = r.find(pc);
                 }
             }

@@ -16,17 +16,35 @@ fn arbitrary_section(u: &mut Unstructured) -> arbitrary::Result<Section> {
     s.cfa_fixed_fp_offset = u.arbitrary()?;
     s.cfa_fixed_ra_offset = u.arbitrary()?;
     if u.ratio(1, 8)? {
-        s.endian = if s.endian == Endian::Little { Endian::Big } else { Endian::Little };
+        s.endian = if s.endian == Endian::Little {
+            Endian::Big
+        } else {
+            Endian::Little
+        };
     }
     let aux_len = u.int_in_range(0..=3)?;
-    s.aux_header = (0..aux_len).map(|_| u.arbitrary()).collect::<arbitrary::Result<_>>()?;
+    s.aux_header = (0..aux_len)
+        .map(|_| u.arbitrary())
+        .collect::<arbitrary::Result<_>>()?;
     for _ in 0..u.int_in_range(0..=6)? {
         let mut f = Function::new(i64::from(u.arbitrary::<i16>()?) * 16, u.arbitrary()?);
         f.fre_type = *u.choose(&FreType::ALL)?;
-        f.pc_type = if u.arbitrary()? { PcType::Mask } else { PcType::Inc };
-        f.pauth_key = if u.arbitrary()? { PauthKey::B } else { PauthKey::A };
+        f.pc_type = if u.arbitrary()? {
+            PcType::Mask
+        } else {
+            PcType::Inc
+        };
+        f.pauth_key = if u.arbitrary()? {
+            PauthKey::B
+        } else {
+            PauthKey::A
+        };
         if version == Version::V3 {
-            f.fde_type = if u.arbitrary()? { FdeType::Flex } else { FdeType::Default };
+            f.fde_type = if u.arbitrary()? {
+                FdeType::Flex
+            } else {
+                FdeType::Default
+            };
             f.signal = u.arbitrary()?;
         }
         if version != Version::V1 {
@@ -37,12 +55,19 @@ fn arbitrary_section(u: &mut Unstructured) -> arbitrary::Result<Section> {
             let n = u.int_in_range(0..=15)?;
             let bits = 8 * size.bytes() as u32;
             let words = (0..n)
-                .map(|_| u.arbitrary::<i32>().map(|w| (w << (32 - bits)) >> (32 - bits)))
+                .map(|_| {
+                    u.arbitrary::<i32>()
+                        .map(|w| (w << (32 - bits)) >> (32 - bits))
+                })
                 .collect::<arbitrary::Result<_>>()?;
             let start = (u.arbitrary::<u32>()? as u64 % f.fre_type.limit()) as u32;
             f.fres.push(Fre {
                 start,
-                base_reg: if u.arbitrary()? { BaseReg::Sp } else { BaseReg::Fp },
+                base_reg: if u.arbitrary()? {
+                    BaseReg::Sp
+                } else {
+                    BaseReg::Fp
+                },
                 mangled_ra: u.arbitrary()?,
                 dataword_size: size,
                 datawords: words,

@@ -19,7 +19,11 @@ impl SplitMix {
 }
 
 /// Run `harness` `iterations` times on seeded inputs of up to `max_len` bytes.
-pub fn run_seeded(iterations: u64, max_len: usize, harness: impl Fn(&mut Unstructured) -> arbitrary::Result<()>) {
+pub fn run_seeded(
+    iterations: u64,
+    max_len: usize,
+    harness: impl Fn(&mut Unstructured) -> arbitrary::Result<()>,
+) {
     for seed in 0..iterations {
         let mut rng = SplitMix(seed);
         let len = (rng.next_u64() as usize) % max_len.max(1);

@@ -13,7 +13,11 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let choice: [u8; 32] = u.arbitrary()?;
     let cfg = Config::arbitrary(u)?;
     let g = generate(&cfg, u)?;
-    let bytes = if malformed { mutate(&g, &mut Unstructured::new(&choice))?.bytes } else { g.bytes };
+    let bytes = if malformed {
+        mutate(&g, &mut Unstructured::new(&choice))?.bytes
+    } else {
+        g.bytes
+    };
     crate::differential::check(&bytes, "structured_diff");
     Ok(())
 }

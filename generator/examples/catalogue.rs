@@ -3,7 +3,10 @@
 //! `cargo run -p sframe-gen --example catalogue [TRIES]`
 
 fn main() {
-    let tries = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(16);
+    let tries = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(16);
     let reached = sframe_gen::reach::reach(tries);
     print!("{}", sframe_gen::reach::table(&reached));
     for (rule, version, why) in sframe_gen::reach::UNREACHABLE {

@@ -22,7 +22,12 @@ fn havoc(bytes: &[u8], seed: u64) {
         b[at] ^= 1 << (rng.next_u64() % 8);
     }
     let v = validate(&b);
-    assert_eq!(decode(&b).is_err(), is_malformed(&v), "seed {seed}: {v:?}\n{}", sframe_gen::check::hex(&b));
+    assert_eq!(
+        decode(&b).is_err(),
+        is_malformed(&v),
+        "seed {seed}: {v:?}\n{}",
+        sframe_gen::check::hex(&b)
+    );
 }
 
 fn main() {
@@ -41,7 +46,9 @@ fn main() {
         check_lookups(&g).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         for kind in applicable(&g) {
             let data = SplitMix::input(seed, 0, 1);
-            let m = mutate_with(kind, &g, &mut Unstructured::new(&data)).unwrap().unwrap();
+            let m = mutate_with(kind, &g, &mut Unstructured::new(&data))
+                .unwrap()
+                .unwrap();
             check_mutated(&m, true).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             mutations += 1;
             havoc(&m.bytes, seed);

@@ -12,18 +12,38 @@ pub fn check_valid(g: &Generated) -> Result<(), String> {
     let violations = validate(&g.bytes);
     if !violations.is_empty() {
         let list: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
-        return Err(format!("generated section breaks rules:\n  {}\nbytes: {}", list.join("\n  "), hex(&g.bytes)));
+        return Err(format!(
+            "generated section breaks rules:\n  {}\nbytes: {}",
+            list.join("\n  "),
+            hex(&g.bytes)
+        ));
     }
     if g.layout().len() != g.bytes.len() {
-        return Err(format!("layout length {} != encoded length {}", g.layout().len(), g.bytes.len()));
+        return Err(format!(
+            "layout length {} != encoded length {}",
+            g.layout().len(),
+            g.bytes.len()
+        ));
     }
-    let d = decode(&g.bytes).map_err(|e| format!("valid section does not decode: {e}\nbytes: {}", hex(&g.bytes)))?;
+    let d = decode(&g.bytes).map_err(|e| {
+        format!(
+            "valid section does not decode: {e}\nbytes: {}",
+            hex(&g.bytes)
+        )
+    })?;
     if d != g.section {
-        return Err(format!("decode(encode(m)) != m\n  model:   {:?}\n  decoded: {d:?}", g.section));
+        return Err(format!(
+            "decode(encode(m)) != m\n  model:   {:?}\n  decoded: {d:?}",
+            g.section
+        ));
     }
     let again = encode(&d).map_err(|e| format!("decoded model does not encode: {e}"))?;
     if again != g.bytes {
-        return Err(format!("encode(decode(b)) != b\n  b:     {}\n  again: {}", hex(&g.bytes), hex(&again)));
+        return Err(format!(
+            "encode(decode(b)) != b\n  b:     {}\n  again: {}",
+            hex(&g.bytes),
+            hex(&again)
+        ));
     }
     Ok(())
 }
@@ -51,7 +71,12 @@ pub fn check_mutated(m: &Mutated, exact: bool) -> Result<(), String> {
         )
     };
     if let Some(r) = m.violates.iter().find(|r| !m.kind.rules().contains(r)) {
-        return Err(format!("tag {} is not among the rules of {}\n{}", r.id(), m.kind.name(), context()));
+        return Err(format!(
+            "tag {} is not among the rules of {}\n{}",
+            r.id(),
+            m.kind.name(),
+            context()
+        ));
     }
     if !want.is_subset(&got) {
         return Err(format!(
@@ -94,14 +119,20 @@ pub fn hex(b: &[u8]) -> String {
 /// start address selects that FRE.
 pub fn check_lookups(g: &Generated) -> Result<(), String> {
     use sframe_spec::{PcType, SectionRef, Version};
-    let s = SectionRef::parse(&g.bytes).map_err(|e| format!("valid section does not parse: {e}"))?;
+    let s =
+        SectionRef::parse(&g.bytes).map_err(|e| format!("valid section does not parse: {e}"))?;
     let err = |what: String| format!("{what}\nbytes: {}", hex(&g.bytes));
     for (i, f) in g.section.functions.iter().enumerate() {
         let last = f.start + i64::from(f.size) - 1;
         for pc in [f.start, last] {
-            let found = s.find_fde(pc).map_err(|e| err(format!("find_fde({pc}) fails: {e}")))?;
+            let found = s
+                .find_fde(pc)
+                .map_err(|e| err(format!("find_fde({pc}) fails: {e}")))?;
             if found.map(|d| d.index) != Some(i) {
-                return Err(err(format!("find_fde({pc}) = {:?}, want function {i}", found.map(|d| d.index))));
+                return Err(err(format!(
+                    "find_fde({pc}) = {:?}, want function {i}",
+                    found.map(|d| d.index)
+                )));
             }
         }
         let by_block = f.pc_type == PcType::Mask && g.section.version != Version::V1;
@@ -113,10 +144,14 @@ pub fn check_lookups(g: &Generated) -> Result<(), String> {
                 continue;
             }
             let pc = f.start + i64::from(r.start);
-            let found = s.find(pc).map_err(|e| err(format!("find({pc}) fails: {e}")))?;
+            let found = s
+                .find(pc)
+                .map_err(|e| err(format!("find({pc}) fails: {e}")))?;
             let got = found.map(|x| (x.fde.index, x.fre_index));
             if got != Some((i, k)) {
-                return Err(err(format!("find({pc}) = {got:?}, want function {i} FRE {k}")));
+                return Err(err(format!(
+                    "find({pc}) = {got:?}, want function {i} FRE {k}"
+                )));
             }
         }
     }

@@ -114,8 +114,12 @@ pub enum PinError {
 impl fmt::Display for PinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PinError::Endian { abi, endian } => write!(f, "ABI {abi} has no {} endian identifier", endian.name()),
-            PinError::AbiNotInVersion { abi, version } => write!(f, "ABI {abi} is not defined in SFrame {version}"),
+            PinError::Endian { abi, endian } => {
+                write!(f, "ABI {abi} has no {} endian identifier", endian.name())
+            }
+            PinError::AbiNotInVersion { abi, version } => {
+                write!(f, "ABI {abi} is not defined in SFrame {version}")
+            }
         }
     }
 }
@@ -144,7 +148,11 @@ impl Config {
         if !abi.defined_in(version) {
             return Err(PinError::AbiNotInVersion { abi, version });
         }
-        Ok(Config { versions: vec![version], abis: vec![abi], ..Config::default() })
+        Ok(Config {
+            versions: vec![version],
+            abis: vec![abi],
+            ..Config::default()
+        })
     }
 
     /// Every (version, ABI) pair the configuration allows, in a fixed order.
@@ -236,7 +244,11 @@ mod tests {
     #[test]
     fn defaults_reach_every_target() {
         let t = Config::default().targets();
-        assert_eq!(t.len(), 11, "3 versions x 4 ABI ids, minus s390x in v1: {t:?}");
+        assert_eq!(
+            t.len(),
+            11,
+            "3 versions x 4 ABI ids, minus s390x in v1: {t:?}"
+        );
         assert!(!t.contains(&(Version::V1, Abi::S390x)));
     }
 
@@ -246,11 +258,17 @@ mod tests {
         assert_eq!(c.targets(), vec![(Version::V2, Abi::Aarch64Be)]);
         assert_eq!(
             Config::pinned(Version::V3, Abi::Amd64, Some(Endian::Big)),
-            Err(PinError::Endian { abi: Abi::Amd64, endian: Endian::Big })
+            Err(PinError::Endian {
+                abi: Abi::Amd64,
+                endian: Endian::Big
+            })
         );
         assert_eq!(
             Config::pinned(Version::V1, Abi::S390x, None),
-            Err(PinError::AbiNotInVersion { abi: Abi::S390x, version: Version::V1 })
+            Err(PinError::AbiNotInVersion {
+                abi: Abi::S390x,
+                version: Version::V1
+            })
         );
         assert!(Config::pinned(Version::V3, Abi::S390x, Some(Endian::Big)).is_ok());
     }
@@ -258,11 +276,15 @@ mod tests {
     #[test]
     fn arbitrary_configs_always_have_a_target() {
         for seed in 0..500u32 {
-            let data: Vec<u8> =
-                (0..64u32).map(|i| (seed.wrapping_mul(31).wrapping_add(i * 97) >> (i % 5)) as u8).collect();
+            let data: Vec<u8> = (0..64u32)
+                .map(|i| (seed.wrapping_mul(31).wrapping_add(i * 97) >> (i % 5)) as u8)
+                .collect();
             let c = Config::arbitrary(&mut Unstructured::new(&data)).unwrap();
             assert!(!c.targets().is_empty(), "{c:?}");
         }
-        assert!(!Config::arbitrary(&mut Unstructured::new(&[])).unwrap().targets().is_empty());
+        assert!(!Config::arbitrary(&mut Unstructured::new(&[]))
+            .unwrap()
+            .targets()
+            .is_empty());
     }
 }

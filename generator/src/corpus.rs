@@ -41,7 +41,8 @@ impl SplitMix {
     /// its input) leaves the mutation choices intact.
     pub fn input(seed: u64, index: u64, stream: u64) -> Vec<u8> {
         let mut rng = SplitMix::new(
-            seed ^ index.wrapping_mul(0xd1b5_4a32_d192_ed03) ^ stream.wrapping_mul(0x8cb9_2ba7_2f3d_8dd7),
+            seed ^ index.wrapping_mul(0xd1b5_4a32_d192_ed03)
+                ^ stream.wrapping_mul(0x8cb9_2ba7_2f3d_8dd7),
         );
         rng.next_u64();
         let len = 256 + (rng.next_u64() % 8192) as usize;
@@ -50,8 +51,15 @@ impl SplitMix {
 }
 
 /// Item `index`: a valid section, and with `malformed` a mutation of it.
-fn item(cfg: &Config, seed: u64, index: u64, malformed: bool) -> io::Result<(Generated, Option<Mutated>)> {
-    let invalid = |e: arbitrary::Error| io::Error::new(io::ErrorKind::InvalidInput, format!("configuration: {e}"));
+fn item(
+    cfg: &Config,
+    seed: u64,
+    index: u64,
+    malformed: bool,
+) -> io::Result<(Generated, Option<Mutated>)> {
+    let invalid = |e: arbitrary::Error| {
+        io::Error::new(io::ErrorKind::InvalidInput, format!("configuration: {e}"))
+    };
     let data = SplitMix::input(seed, index, 0);
     let g = generate(cfg, &mut Unstructured::new(&data)).map_err(invalid)?;
     let m = if malformed {
@@ -87,7 +95,11 @@ pub fn write_corpus(
     let mut paths = Vec::with_capacity(count);
     for i in 0..count {
         let (g, m) = item(cfg, seed, i as u64, malformed)?;
-        let tag = format!("{i:05}-v{}-{}", g.section.version.number(), g.section.abi.name());
+        let tag = format!(
+            "{i:05}-v{}-{}",
+            g.section.version.number(),
+            g.section.abi.name()
+        );
         let path = match m {
             None => {
                 let path = out_dir.join(format!("valid-{tag}.sframe"));

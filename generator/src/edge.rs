@@ -72,18 +72,13 @@ pub fn count(u: &mut Unstructured, min: usize, max: usize) -> Result<usize> {
 pub fn function_size(u: &mut Unstructured, max: u32) -> Result<u32> {
     let max = max.max(1);
     let edges = [16, 1, 2, 255, 256, 257, 65535, 65536, 65537, u32::MAX, max];
-    let v =
-        pick(
-            u,
-            &edges,
-            |u| {
-                if u.ratio(3u8, 4)? {
-                    u.int_in_range(1..=max.min(4096))
-                } else {
-                    u.int_in_range(1..=max)
-                }
-            },
-        )?;
+    let v = pick(u, &edges, |u| {
+        if u.ratio(3u8, 4)? {
+            u.int_in_range(1..=max.min(4096))
+        } else {
+            u.int_in_range(1..=max)
+        }
+    })?;
     Ok(v.clamp(1, max))
 }
 
@@ -119,7 +114,9 @@ mod tests {
 
     #[test]
     fn words_fit_their_size() {
-        let data: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let data: Vec<u8> = (0..4096u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
         let mut u = Unstructured::new(&data);
         for size in DataWordSize::ALL {
             for _ in 0..200 {

@@ -10,7 +10,9 @@ use crate::layout::Layout;
 use crate::rows::{self, RowContext};
 use arbitrary::{Result, Unstructured};
 use sframe_spec::constants::{flags, HEADER_SIZE};
-use sframe_spec::{encode, BaseReg, FdeType, Fre, FreType, Function, PauthKey, PcType, Section, Version};
+use sframe_spec::{
+    encode, BaseReg, FdeType, Fre, FreType, Function, PauthKey, PcType, Section, Version,
+};
 
 /// A generated section: the model (with the writer's layout filled in, as
 /// [`sframe_spec::decode()`] returns it) and its bytes.
@@ -36,8 +38,8 @@ impl Generated {
                 f.fre_offset = Some(off);
             }
         }
-        let bytes =
-            encode(&section).unwrap_or_else(|e| panic!("the writer refuses a generated model: {e}\n{section:#?}"));
+        let bytes = encode(&section)
+            .unwrap_or_else(|e| panic!("the writer refuses a generated model: {e}\n{section:#?}"));
         Generated { section, bytes }
     }
 
@@ -53,7 +55,14 @@ impl Generated {
 /// empty list ([`arbitrary::Error::EmptyChoose`]); running out of input yields the most
 /// ordinary choices, never an error.
 pub fn generate(cfg: &Config, u: &mut Unstructured) -> Result<Generated> {
-    build(cfg, Source { header: u, functions: None, empty: Unstructured::new(&[]) })
+    build(
+        cfg,
+        Source {
+            header: u,
+            functions: None,
+            empty: Unstructured::new(&[]),
+        },
+    )
 }
 
 /// Like [`generate`], with one input per function: the section-wide choices come from
@@ -66,7 +75,14 @@ pub fn generate_with_parts<'a>(
     header: &mut Unstructured<'a>,
     functions: &mut [Unstructured<'a>],
 ) -> Result<Generated> {
-    build(cfg, Source { header, functions: Some(functions), empty: Unstructured::new(&[]) })
+    build(
+        cfg,
+        Source {
+            header,
+            functions: Some(functions),
+            empty: Unstructured::new(&[]),
+        },
+    )
 }
 
 /// Where the choices come from.
@@ -101,23 +117,32 @@ fn build(cfg: &Config, mut src: Source) -> Result<Generated> {
     if cfg.fixed_fp_offset && edge::chance(u, 1, 4)? {
         s.cfa_fixed_fp_offset = edge::small_i8(u)?;
     }
-    let aux_len =
-        usize::from(edge::pick(u, &[0, cfg.max_aux_header_len, 1], |u| u.int_in_range(0..=cfg.max_aux_header_len))?);
+    let aux_len = usize::from(edge::pick(u, &[0, cfg.max_aux_header_len, 1], |u| {
+        u.int_in_range(0..=cfg.max_aux_header_len)
+    })?);
     s.aux_header = (0..aux_len).map(|_| u.arbitrary()).collect::<Result<_>>()?;
     let n = match &src.functions {
         None => function_count(cfg, u)?,
-        Some(parts) => parts.len().clamp(cfg.min_functions, cfg.max_functions.max(cfg.min_functions)),
+        Some(parts) => parts
+            .len()
+            .clamp(cfg.min_functions, cfg.max_functions.max(cfg.min_functions)),
     };
     let space = AddressSpace::new(cfg, &s, n, u)?;
     let shuffle = u.int_in_range(0..=2u8)?;
 
-    let ctx =
-        RowContext { version, abi, ra_undefined: cfg.ra_undefined, s390x_regnum_offsets: cfg.s390x_regnum_offsets };
+    let ctx = RowContext {
+        version,
+        abi,
+        ra_undefined: cfg.ra_undefined,
+        s390x_regnum_offsets: cfg.s390x_regnum_offsets,
+    };
     let mut functions = Vec::with_capacity(n);
     let mut cursor = i128::from(space.base);
     for k in 0..n {
         let u = src.function(k);
-        let Some((start, size)) = space.next(cfg, k, &mut cursor, u)? else { break };
+        let Some((start, size)) = space.next(cfg, k, &mut cursor, u)? else {
+            break;
+        };
         functions.push(function(cfg, &ctx, start, size, u)?);
     }
     // FDE-SORTED: with the flag, FDEs are in increasing address order (they already are).
@@ -208,24 +233,40 @@ struct AddressSpace {
 
 impl AddressSpace {
     fn new(cfg: &Config, s: &Section, n: usize, u: &mut Unstructured) -> Result<AddressSpace> {
-        let max_field_off = (HEADER_SIZE + s.aux_header.len() + n * s.version.fde_entry_size()) as i64;
+        let max_field_off =
+            (HEADER_SIZE + s.aux_header.len() + n * s.version.fde_entry_size()) as i64;
         let pcrel = s.version != Version::V1 && s.is_pcrel();
         let (lo, hi): (i64, i64) = match s.version {
             Version::V3 => (i64::MIN, i64::MAX),
-            _ => (i64::from(i32::MIN) + if pcrel { max_field_off } else { 0 }, i64::from(i32::MAX)),
+            _ => (
+                i64::from(i32::MIN) + if pcrel { max_field_off } else { 0 },
+                i64::from(i32::MAX),
+            ),
         };
         let base = if cfg.wide_addresses {
-            edge::pick(u, &[0x1000, 0, lo, hi - 0x1_0000, -0x1000, hi - 1], |u| u.int_in_range(lo..=hi))?
+            edge::pick(u, &[0x1000, 0, lo, hi - 0x1_0000, -0x1000, hi - 1], |u| {
+                u.int_in_range(lo..=hi)
+            })?
         } else {
             u.int_in_range(-0x10_0000..=0x10_0000)?
         };
-        Ok(AddressSpace { version: s.version, hi, base })
+        Ok(AddressSpace {
+            version: s.version,
+            hi,
+            base,
+        })
     }
 
     /// The `k`th function's range after `cursor` (the end of the previous one): increasing
     /// and non-overlapping, sizes at least 1 (FDE-OVERLAP, FDE-SIZE-ZERO); `None` when the
     /// start field's range has run out.
-    fn next(&self, cfg: &Config, k: usize, cursor: &mut i128, u: &mut Unstructured) -> Result<Option<(i64, u32)>> {
+    fn next(
+        &self,
+        cfg: &Config,
+        k: usize,
+        cursor: &mut i128,
+        u: &mut Unstructured,
+    ) -> Result<Option<(i64, u32)>> {
         let gap: i128 = if k == 0 {
             0
         } else if cfg.wide_addresses {
@@ -257,7 +298,13 @@ impl AddressSpace {
 }
 
 /// One function with valid FDE fields and FREs.
-fn function(cfg: &Config, ctx: &RowContext, start: i64, size: u32, u: &mut Unstructured) -> Result<Function> {
+fn function(
+    cfg: &Config,
+    ctx: &RowContext,
+    start: i64,
+    size: u32,
+    u: &mut Unstructured,
+) -> Result<Function> {
     let v = ctx.version;
     let mut f = Function::new(start, size);
     f.pc_type = *u.choose(&cfg.pc_types)?;
@@ -275,8 +322,11 @@ fn function(cfg: &Config, ctx: &RowContext, start: i64, size: u32, u: &mut Unstr
         _ => u64::from(size),
     };
     let narrowest = FreType::for_start((span - 1).min(u64::from(u32::MAX)) as u32);
-    f.fre_type =
-        if cfg.fre_types.contains(&narrowest) && u.ratio(1u8, 2)? { narrowest } else { *u.choose(&cfg.fre_types)? };
+    f.fre_type = if cfg.fre_types.contains(&narrowest) && u.ratio(1u8, 2)? {
+        narrowest
+    } else {
+        *u.choose(&cfg.fre_types)?
+    };
     let limit = span.min(f.fre_type.limit());
     let cap = (cfg.max_fres as u64).min(limit) as usize;
     let mut n = edge::count(u, cfg.min_fres.min(cap), cap)?;
@@ -305,7 +355,11 @@ fn fre_starts(u: &mut Unstructured, n: usize, first_zero: bool, limit: u64) -> R
         return Ok(out);
     }
     let n64 = n as u64;
-    let first = if first_zero { 0 } else { edge::pick(u, &[0, limit - n64], |u| u.int_in_range(0..=limit - n64))? };
+    let first = if first_zero {
+        0
+    } else {
+        edge::pick(u, &[0, limit - n64], |u| u.int_in_range(0..=limit - n64))?
+    };
     out.push(first as u32);
     let mut prev = first;
     for k in 1..n64 {
@@ -325,7 +379,13 @@ fn fre_starts(u: &mut Unstructured, n: usize, first_zero: bool, limit: u64) -> R
 }
 
 /// One FRE of a function of `fde_type`, with data words valid for the ABI and version.
-fn fre(cfg: &Config, ctx: &RowContext, fde_type: FdeType, start: u32, u: &mut Unstructured) -> Result<Fre> {
+fn fre(
+    cfg: &Config,
+    ctx: &RowContext,
+    fde_type: FdeType,
+    start: u32,
+    u: &mut Unstructured,
+) -> Result<Fre> {
     let size = *u.choose(&cfg.dataword_sizes)?;
     let datawords = match fde_type {
         FdeType::Default => {
@@ -343,7 +403,11 @@ fn fre(cfg: &Config, ctx: &RowContext, fde_type: FdeType, start: u32, u: &mut Un
     };
     Ok(Fre {
         start,
-        base_reg: if u.arbitrary()? { BaseReg::Sp } else { BaseReg::Fp },
+        base_reg: if u.arbitrary()? {
+            BaseReg::Sp
+        } else {
+            BaseReg::Fp
+        },
         // FRE-MANGLED-RA-ABI: AArch64 only.
         mangled_ra: ctx.abi.is_aarch64() && cfg.mangled_ra && edge::chance(u, 1, 4)?,
         dataword_size: size,

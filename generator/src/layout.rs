@@ -53,13 +53,18 @@ impl Layout {
         let header_size = HEADER_SIZE + s.aux_header.len();
         let entry = v.fde_entry_size();
         let fre_start = header_size + entry * s.functions.len();
-        let explicit = !s.functions.is_empty() && s.functions.iter().all(|f| f.fre_offset.is_some());
+        let explicit =
+            !s.functions.is_empty() && s.functions.iter().all(|f| f.fre_offset.is_some());
         let mut dense = 0usize;
         let mut fre_len = 0usize;
         let mut functions = Vec::with_capacity(s.functions.len());
         for (i, f) in s.functions.iter().enumerate() {
             let fde = header_size + i * entry;
-            let rel = if explicit { f.fre_offset.unwrap_or_default() as usize } else { dense };
+            let rel = if explicit {
+                f.fre_offset.unwrap_or_default() as usize
+            } else {
+                dense
+            };
             let block_start = fre_start + rel;
             let mut pos = block_start;
             let (info, info2) = match v {
@@ -73,7 +78,11 @@ impl Layout {
             let mut fres = Vec::with_capacity(f.fres.len());
             for r in &f.fres {
                 let end = pos + asz + 1 + r.datawords.len() * r.dataword_size.bytes();
-                fres.push(FreLayout { start: pos, info: pos + asz, end });
+                fres.push(FreLayout {
+                    start: pos,
+                    info: pos + asz,
+                    end,
+                });
                 pos = end;
             }
             let (fre_off_field, size_field) = match v {
@@ -92,12 +101,21 @@ impl Layout {
                 fres,
             });
         }
-        Layout { version: v, header_size, fre_start, fre_len, functions }
+        Layout {
+            version: v,
+            header_size,
+            fre_start,
+            fre_len,
+            functions,
+        }
     }
 
     /// Dense offsets of each function's data from the start of the FRE sub-section.
     pub fn fre_offsets(&self) -> Vec<u32> {
-        self.functions.iter().map(|f| (f.block.0 - self.fre_start) as u32).collect()
+        self.functions
+            .iter()
+            .map(|f| (f.block.0 - self.fre_start) as u32)
+            .collect()
     }
 
     /// Total length of the encoded section.

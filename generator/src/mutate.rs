@@ -15,7 +15,8 @@ use arbitrary::{Result, Unstructured};
 use sframe_spec::constants::{flags, FDE_ATTR_V3_SIZE, HEADER_SIZE, MAX_DATAWORD_COUNT};
 use sframe_spec::read::header_offsets as ho;
 use sframe_spec::{
-    encode, Abi, Control, DataWordSize, Endian, FdeType, FreType, PauthKey, PcType, Rule, Section, Version,
+    encode, Abi, Control, DataWordSize, Endian, FdeType, FreType, PauthKey, PcType, Rule, Section,
+    Version,
 };
 
 /// A broken section and what it breaks.
@@ -168,13 +169,22 @@ pub fn applicable(valid: &Generated) -> Vec<MutationKind> {
     MutationKind::ALL
         .iter()
         .copied()
-        .filter(|&k| matches!(mutate_with(k, valid, &mut Unstructured::new(&[])), Ok(Some(_))))
+        .filter(|&k| {
+            matches!(
+                mutate_with(k, valid, &mut Unstructured::new(&[])),
+                Ok(Some(_))
+            )
+        })
         .collect()
 }
 
 /// Break `valid` in the way `kind` says, or `None` when the kind does not apply to it (no
 /// function with FREs, another version or ABI, ...).
-pub fn mutate_with(kind: MutationKind, valid: &Generated, u: &mut Unstructured) -> Result<Option<Mutated>> {
+pub fn mutate_with(
+    kind: MutationKind,
+    valid: &Generated,
+    u: &mut Unstructured,
+) -> Result<Option<Mutated>> {
     let c = Ctx::new(valid);
     use MutationKind as K;
     match kind {
@@ -227,11 +237,22 @@ pub fn mutate_with(kind: MutationKind, valid: &Generated, u: &mut Unstructured) 
         K::FlexControlUnused => flex(&c, u, FlexBreak::ControlUnused),
     }
     .map(|change| {
-        change.map(|Change { bytes, mut violates, description }| {
-            violates.sort();
-            violates.dedup();
-            Mutated { bytes, violates, description, kind }
-        })
+        change.map(
+            |Change {
+                 bytes,
+                 mut violates,
+                 description,
+             }| {
+                violates.sort();
+                violates.dedup();
+                Mutated {
+                    bytes,
+                    violates,
+                    description,
+                    kind,
+                }
+            },
+        )
     })
 }
 
@@ -246,7 +267,11 @@ type Out = Result<Option<Change>>;
 
 /// A change that applies.
 fn done(bytes: Vec<u8>, violates: Vec<Rule>, description: String) -> Out {
-    Ok(Some(Change { bytes, violates, description }))
+    Ok(Some(Change {
+        bytes,
+        violates,
+        description,
+    }))
 }
 
 /// The section being mutated, and shorthands.
@@ -261,7 +286,14 @@ struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     fn new(g: &'a Generated) -> Ctx<'a> {
-        Ctx { g, s: &g.section, layout: g.layout(), e: g.section.endian, v: g.section.version, abi: g.section.abi }
+        Ctx {
+            g,
+            s: &g.section,
+            layout: g.layout(),
+            e: g.section.endian,
+            v: g.section.version,
+            abi: g.section.abi,
+        }
     }
 
     fn n(&self) -> usize {
@@ -270,11 +302,16 @@ impl<'a> Ctx<'a> {
 
     /// Overwrite a field of `width` bytes in the section's byte order.
     fn put(&self, b: &mut [u8], off: usize, value: u64, width: usize) {
-        assert!(self.e.write_at(b, off, value, width), "field at {off:#x} lies outside the section");
+        assert!(
+            self.e.write_at(b, off, value, width),
+            "field at {off:#x} lies outside the section"
+        );
     }
 
     fn read_u32(&self, off: usize) -> u32 {
-        self.e.read_u32(&self.g.bytes, off).expect("header field inside the section")
+        self.e
+            .read_u32(&self.g.bytes, off)
+            .expect("header field inside the section")
     }
 
     /// Encode a mutated model; the writer lays functions out densely unless every function
@@ -302,7 +339,11 @@ impl<'a> Ctx<'a> {
 }
 
 /// One of the indices `0..n` satisfying `pred`, or `None`.
-fn pick_index(u: &mut Unstructured, n: usize, pred: impl Fn(usize) -> bool) -> Result<Option<usize>> {
+fn pick_index(
+    u: &mut Unstructured,
+    n: usize,
+    pred: impl Fn(usize) -> bool,
+) -> Result<Option<usize>> {
     let candidates: Vec<usize> = (0..n).filter(|&i| pred(i)).collect();
     if candidates.is_empty() {
         return Ok(None);
@@ -316,7 +357,9 @@ fn pick_fre(
     s: &Section,
     pred: impl Fn(&sframe_spec::Function) -> bool,
 ) -> Result<Option<(usize, usize)>> {
-    let Some(i) = pick_index(u, s.functions.len(), |i| !s.functions[i].fres.is_empty() && pred(&s.functions[i]))?
+    let Some(i) = pick_index(u, s.functions.len(), |i| {
+        !s.functions[i].fres.is_empty() && pred(&s.functions[i])
+    })?
     else {
         return Ok(None);
     };
@@ -334,11 +377,21 @@ fn in_range_u64(u: &mut Unstructured, lo: u64, hi: u64) -> Result<u64> {
 fn truncate(c: &Ctx, u: &mut Unstructured) -> Out {
     let len = c.g.bytes.len();
     let l = &c.layout;
-    let edges: Vec<usize> =
-        [0, 1, 2, 3, HEADER_SIZE - 1, HEADER_SIZE, l.header_size, l.fre_start, l.fre_start + 1, len - 1]
-            .into_iter()
-            .filter(|&x| x < len)
-            .collect();
+    let edges: Vec<usize> = [
+        0,
+        1,
+        2,
+        3,
+        HEADER_SIZE - 1,
+        HEADER_SIZE,
+        l.header_size,
+        l.fre_start,
+        l.fre_start + 1,
+        len - 1,
+    ]
+    .into_iter()
+    .filter(|&x| x < len)
+    .collect();
     let cut = edge::pick(u, &edges, |u| u.int_in_range(0..=len - 1))?;
     let violates = match cut {
         0 | 1 => vec![Rule::PreambleMagic],
@@ -350,22 +403,42 @@ fn truncate(c: &Ctx, u: &mut Unstructured) -> Out {
         x if x < l.fre_start => vec![Rule::HeaderFdeSubsectionFits, Rule::HeaderFreSubsectionFits],
         _ => vec![Rule::HeaderFreSubsectionFits],
     };
-    done(c.g.bytes[..cut].to_vec(), violates, format!("truncated from {len} to {cut} bytes"))
+    done(
+        c.g.bytes[..cut].to_vec(),
+        violates,
+        format!("truncated from {len} to {cut} bytes"),
+    )
 }
 
 fn magic(c: &Ctx, u: &mut Unstructured) -> Out {
-    let pair = edge::pick(u, &[[0u8, 0], [0xde, 0xde], [0xe2, 0xe2], [0xd2, 0xee]], |u| u.arbitrary())?;
-    let pair = if matches!(pair, [0xe2, 0xde] | [0xde, 0xe2]) { [0xde, 0xde] } else { pair };
+    let pair = edge::pick(
+        u,
+        &[[0u8, 0], [0xde, 0xde], [0xe2, 0xe2], [0xd2, 0xee]],
+        |u| u.arbitrary(),
+    )?;
+    let pair = if matches!(pair, [0xe2, 0xde] | [0xde, 0xe2]) {
+        [0xde, 0xde]
+    } else {
+        pair
+    };
     let mut b = c.g.bytes.clone();
     b[..2].copy_from_slice(&pair);
-    done(b, vec![Rule::PreambleMagic], format!("magic bytes set to {:02x} {:02x}", pair[0], pair[1]))
+    done(
+        b,
+        vec![Rule::PreambleMagic],
+        format!("magic bytes set to {:02x} {:02x}", pair[0], pair[1]),
+    )
 }
 
 fn version_number(c: &Ctx, u: &mut Unstructured) -> Out {
     let v = edge::u8_other_than(u, 0, u8::MAX, &[1, 2, 3])?;
     let mut b = c.g.bytes.clone();
     b[ho::VERSION] = v;
-    done(b, vec![Rule::PreambleVersion], format!("version set to {v}"))
+    done(
+        b,
+        vec![Rule::PreambleVersion],
+        format!("version set to {v}"),
+    )
 }
 
 fn flag_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
@@ -373,8 +446,16 @@ fn flag_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
     let bits = if bits == 0 { 0x08 } else { bits };
     let mut b = c.g.bytes.clone();
     b[ho::FLAGS] |= bits;
-    let rule = if c.v == Version::V3 { Rule::HeaderFlagsReserved } else { Rule::HeaderFlagsUnknownLegacy };
-    done(b, vec![rule], format!("undefined flag bits {bits:#04x} set"))
+    let rule = if c.v == Version::V3 {
+        Rule::HeaderFlagsReserved
+    } else {
+        Rule::HeaderFlagsUnknownLegacy
+    };
+    done(
+        b,
+        vec![rule],
+        format!("undefined flag bits {bits:#04x} set"),
+    )
 }
 
 fn flag_other_version(c: &Ctx) -> Out {
@@ -385,33 +466,65 @@ fn flag_other_version(c: &Ctx) -> Out {
     };
     let mut b = c.g.bytes.clone();
     b[ho::FLAGS] |= flag;
-    done(b, vec![Rule::HeaderFlagVersion], format!("flag {flag:#04x} of another version set"))
+    done(
+        b,
+        vec![Rule::HeaderFlagVersion],
+        format!("flag {flag:#04x} of another version set"),
+    )
 }
 
 fn abi_unknown(c: &Ctx, u: &mut Unstructured) -> Out {
-    let defined: Vec<u8> = Abi::ALL.iter().filter(|a| a.defined_in(c.v)).map(|a| a.id()).collect();
+    let defined: Vec<u8> = Abi::ALL
+        .iter()
+        .filter(|a| a.defined_in(c.v))
+        .map(|a| a.id())
+        .collect();
     let id = edge::pick(u, &[0u8, 5, u8::MAX, Abi::S390x.id()], |u| u.arbitrary())?;
-    let id = if defined.contains(&id) { edge::u8_other_than(u, 5, u8::MAX, &defined)? } else { id };
+    let id = if defined.contains(&id) {
+        edge::u8_other_than(u, 5, u8::MAX, &defined)?
+    } else {
+        id
+    };
     let mut b = c.g.bytes.clone();
     b[ho::ABI_ARCH] = id;
-    done(b, vec![Rule::HeaderAbiKnown], format!("ABI identifier set to {id}"))
+    done(
+        b,
+        vec![Rule::HeaderAbiKnown],
+        format!("ABI identifier set to {id}"),
+    )
 }
 
 fn abi_endian(c: &Ctx, u: &mut Unstructured) -> Out {
     if c.abi.is_aarch64() && u.arbitrary()? {
         // The other AArch64 identifier: same ABI, other byte order.
-        let other = if c.abi == Abi::Aarch64Le { Abi::Aarch64Be } else { Abi::Aarch64Le };
+        let other = if c.abi == Abi::Aarch64Le {
+            Abi::Aarch64Be
+        } else {
+            Abi::Aarch64Le
+        };
         let mut b = c.g.bytes.clone();
         b[ho::ABI_ARCH] = other.id();
         return done(
             b,
             vec![Rule::HeaderAbiEndian],
-            format!("ABI identifier {} in a {} endian section", other, c.e.name()),
+            format!(
+                "ABI identifier {} in a {} endian section",
+                other,
+                c.e.name()
+            ),
         );
     }
     let mut s = c.s.clone();
-    s.endian = if c.e == Endian::Little { Endian::Big } else { Endian::Little };
-    done(c.encode(&s), vec![Rule::HeaderAbiEndian], format!("{} section written {} endian", c.abi, s.endian.name()))
+    s.endian = if c.e == Endian::Little {
+        Endian::Big
+    } else {
+        Endian::Little
+    };
+    done(
+        c.encode(&s),
+        vec![Rule::HeaderAbiEndian],
+        format!("{} section written {} endian", c.abi, s.endian.name()),
+    )
 }
 
 fn aux_header_length(c: &Ctx, u: &mut Unstructured) -> Out {
@@ -420,19 +533,33 @@ fn aux_header_length(c: &Ctx, u: &mut Unstructured) -> Out {
     let aux = u.int_in_range(keep as u8 + 1..=u8::MAX)?;
     let mut b = c.g.bytes[..HEADER_SIZE + keep].to_vec();
     b[ho::AUXHDR_LEN] = aux;
-    done(b, vec![Rule::HeaderAuxFits], format!("section cut to {} bytes with sfh_auxhdr_len {aux}", HEADER_SIZE + keep))
+    done(
+        b,
+        vec![Rule::HeaderAuxFits],
+        format!(
+            "section cut to {} bytes with sfh_auxhdr_len {aux}",
+            HEADER_SIZE + keep
+        ),
+    )
 }
 
 fn fixed_ra_offset(c: &Ctx, u: &mut Unstructured) -> Out {
-    let (want, rule) =
-        if c.abi == Abi::Amd64 { (-8i8, Rule::HeaderFixedRaAmd64) } else { (0, Rule::HeaderFixedRaTracked) };
+    let (want, rule) = if c.abi == Abi::Amd64 {
+        (-8i8, Rule::HeaderFixedRaAmd64)
+    } else {
+        (0, Rule::HeaderFixedRaTracked)
+    };
     let mut ra = edge::small_i8(u)?;
     if ra == want {
         ra = if want == 0 { -8 } else { 0 };
     }
     let mut b = c.g.bytes.clone();
     b[ho::CFA_FIXED_RA_OFFSET] = ra as u8;
-    done(b, vec![rule], format!("sfh_cfa_fixed_ra_offset set to {ra}"))
+    done(
+        b,
+        vec![rule],
+        format!("sfh_cfa_fixed_ra_offset set to {ra}"),
+    )
 }
 
 /// Insert `k` bytes at `at`; returns the new bytes.
@@ -450,7 +577,11 @@ fn fde_offset(c: &Ctx, u: &mut Unstructured) -> Out {
     let freoff = c.read_u32(ho::FREOFF);
     c.put(&mut b, ho::FDEOFF, k as u64, 4);
     c.put(&mut b, ho::FREOFF, u64::from(freoff) + k as u64, 4);
-    done(b, vec![Rule::HeaderFdeOffsetZero], format!("{k} bytes inserted before the FDE sub-section (sfh_fdeoff {k})"))
+    done(
+        b,
+        vec![Rule::HeaderFdeOffsetZero],
+        format!("{k} bytes inserted before the FDE sub-section (sfh_fdeoff {k})"),
+    )
 }
 
 fn fde_count_too_large(c: &Ctx, u: &mut Unstructured) -> Out {
@@ -461,12 +592,20 @@ fn fde_count_too_large(c: &Ctx, u: &mut Unstructured) -> Out {
     if u.arbitrary()? {
         let n = in_range_u64(u, room / entry + 1, u64::from(u32::MAX))?;
         c.put(&mut b, ho::NUM_FDES, n, 4);
-        done(b, vec![Rule::HeaderFdeSubsectionFits], format!("sfh_num_fdes set to {n}"))
+        done(
+            b,
+            vec![Rule::HeaderFdeSubsectionFits],
+            format!("sfh_num_fdes set to {n}"),
+        )
     } else {
         let fde_bytes = c.n() as u64 * entry;
         let off = in_range_u64(u, room - fde_bytes + 1, u64::from(u32::MAX))?;
         c.put(&mut b, ho::FDEOFF, off, 4);
-        done(b, vec![Rule::HeaderFdeSubsectionFits], format!("sfh_fdeoff set to {off}"))
+        done(
+            b,
+            vec![Rule::HeaderFdeSubsectionFits],
+            format!("sfh_fdeoff set to {off}"),
+        )
     }
 }
 
@@ -482,7 +621,10 @@ fn fde_count_too_small(c: &Ctx, u: &mut Unstructured) -> Out {
         violates.push(Rule::HeaderNumFres);
     }
     // The dropped functions' data belongs to no FDE any more (v3: attributes at least).
-    if c.layout.functions[keep..].iter().any(|f| f.block.1 > f.block.0) {
+    if c.layout.functions[keep..]
+        .iter()
+        .any(|f| f.block.1 > f.block.0)
+    {
         violates.push(Rule::FreSubsectionDense);
     }
     let mut b = c.g.bytes.clone();
@@ -495,7 +637,11 @@ fn fre_subsection_offset(c: &Ctx, u: &mut Unstructured) -> Out {
     let mut b = insert(&c.g.bytes, c.layout.fre_start, k, u.arbitrary()?);
     let freoff = c.read_u32(ho::FREOFF);
     c.put(&mut b, ho::FREOFF, u64::from(freoff) + k as u64, 4);
-    done(b, vec![Rule::HeaderFdeSubsectionTiles], format!("{k} bytes inserted between the FDE and FRE sub-sections"))
+    done(
+        b,
+        vec![Rule::HeaderFdeSubsectionTiles],
+        format!("{k} bytes inserted between the FDE and FRE sub-sections"),
+    )
 }
 
 fn fre_subsection_too_long(c: &Ctx, u: &mut Unstructured) -> Out {
@@ -505,12 +651,20 @@ fn fre_subsection_too_long(c: &Ctx, u: &mut Unstructured) -> Out {
         let fre_len = c.read_u32(ho::FRE_LEN);
         let v = in_range_u64(u, u64::from(fre_len) + 1, max)?;
         c.put(&mut b, ho::FRE_LEN, v, 4);
-        done(b, vec![Rule::HeaderFreSubsectionFits], format!("sfh_fre_len set to {v} (was {fre_len})"))
+        done(
+            b,
+            vec![Rule::HeaderFreSubsectionFits],
+            format!("sfh_fre_len set to {v} (was {fre_len})"),
+        )
     } else {
         let freoff = c.read_u32(ho::FREOFF);
         let v = in_range_u64(u, u64::from(freoff) + 1, max)?;
         c.put(&mut b, ho::FREOFF, v, 4);
-        done(b, vec![Rule::HeaderFreSubsectionFits], format!("sfh_freoff set to {v} (was {freoff})"))
+        done(
+            b,
+            vec![Rule::HeaderFreSubsectionFits],
+            format!("sfh_freoff set to {v} (was {freoff})"),
+        )
     }
 }
 
@@ -520,20 +674,30 @@ fn trailing_bytes(c: &Ctx, u: &mut Unstructured) -> Out {
     for _ in 0..k {
         b.push(u.arbitrary()?);
     }
-    done(b, vec![Rule::HeaderSectionEnd], format!("{k} bytes appended"))
+    done(
+        b,
+        vec![Rule::HeaderSectionEnd],
+        format!("{k} bytes appended"),
+    )
 }
 
 fn fre_count(c: &Ctx, u: &mut Unstructured) -> Out {
     let total = c.s.num_fres() as u64;
-    let mut v = edge::pick(u, &[total + 1, u64::from(u32::MAX), 0, total.wrapping_sub(1)], |u| {
-        u.int_in_range(0..=u64::from(u32::MAX))
-    })?;
+    let mut v = edge::pick(
+        u,
+        &[total + 1, u64::from(u32::MAX), 0, total.wrapping_sub(1)],
+        |u| u.int_in_range(0..=u64::from(u32::MAX)),
+    )?;
     if v == total || v > u64::from(u32::MAX) {
         v = total + 1;
     }
     let mut b = c.g.bytes.clone();
     c.put(&mut b, ho::NUM_FRES, v, 4);
-    done(b, vec![Rule::HeaderNumFres], format!("sfh_num_fres set to {v} (FDEs have {total})"))
+    done(
+        b,
+        vec![Rule::HeaderNumFres],
+        format!("sfh_num_fres set to {v} (FDEs have {total})"),
+    )
 }
 
 // ---- function descriptors ----
@@ -571,7 +735,11 @@ fn overlap(c: &Ctx, u: &mut Unstructured) -> Out {
     let into = in_range_u64(u, 0, u64::from(fa.size) - 1)?;
     let mut s = c.model();
     s.functions[b].start = fa.start + into as i64;
-    done(c.encode(&s), vec![Rule::FdeOverlap], format!("function {b} moved to {into} bytes into function {a}"))
+    done(
+        c.encode(&s),
+        vec![Rule::FdeOverlap],
+        format!("function {b} moved to {into} bytes into function {a}"),
+    )
 }
 
 /// `HDR-NUM-FRES` when function `i`'s FREs stop counting because its FDE is unreadable.
@@ -584,7 +752,9 @@ fn lost_fres(c: &Ctx, i: usize, rule: Rule) -> Vec<Rule> {
 }
 
 fn data_outside(c: &Ctx, u: &mut Unstructured) -> Out {
-    let Some(i) = pick_index(u, c.n(), |_| true)? else { return Ok(None) };
+    let Some(i) = pick_index(u, c.n(), |_| true)? else {
+        return Ok(None);
+    };
     let fre_len = c.layout.fre_len as u64;
     let min = match c.v {
         // The attribute must fit: offset + 5 <= sfh_fre_len.
@@ -604,34 +774,52 @@ fn data_outside(c: &Ctx, u: &mut Unstructured) -> Out {
 }
 
 fn fre_type_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
-    let Some(i) = pick_index(u, c.n(), |_| true)? else { return Ok(None) };
+    let Some(i) = pick_index(u, c.n(), |_| true)? else {
+        return Ok(None);
+    };
     let t = edge::pick(u, &[3u8, 15], |u| u.int_in_range(3..=15))?;
     let at = c.layout.functions[i].info;
     let mut b = c.g.bytes.clone();
     b[at] = (b[at] & 0xf0) | t;
-    done(b, lost_fres(c, i, Rule::FdeFreType), format!("function {i}'s FRE type set to {t}"))
+    done(
+        b,
+        lost_fres(c, i, Rule::FdeFreType),
+        format!("function {i}'s FRE type set to {t}"),
+    )
 }
 
 fn fde_type_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
     if c.v != Version::V3 {
         return Ok(None);
     }
-    let Some(i) = pick_index(u, c.n(), |_| true)? else { return Ok(None) };
+    let Some(i) = pick_index(u, c.n(), |_| true)? else {
+        return Ok(None);
+    };
     let t = edge::pick(u, &[2u8, 31], |u| u.int_in_range(2..=31))?;
     let at = c.layout.functions[i].info2.expect("v3 has info2");
     let mut b = c.g.bytes.clone();
     b[at] = (b[at] & 0xe0) | t;
-    done(b, lost_fres(c, i, Rule::FdeType), format!("function {i}'s FDE type set to {t}"))
+    done(
+        b,
+        lost_fres(c, i, Rule::FdeType),
+        format!("function {i}'s FDE type set to {t}"),
+    )
 }
 
 fn info_unused(c: &Ctx, u: &mut Unstructured) -> Out {
-    let Some(i) = pick_index(u, c.n(), |_| true)? else { return Ok(None) };
+    let Some(i) = pick_index(u, c.n(), |_| true)? else {
+        return Ok(None);
+    };
     let mut s = c.model();
     let r = &mut s.functions[i].reserved;
     match c.v {
         Version::V3 => match u.int_in_range(0..=2u8)? {
             0 => r.info = 0x40,
-            1 => r.info2 = edge::pick(u, &[0x20u8, 0xe0], |u| u.int_in_range(1..=7u8).map(|x| x << 5))?,
+            1 => {
+                r.info2 = edge::pick(u, &[0x20u8, 0xe0], |u| {
+                    u.int_in_range(1..=7u8).map(|x| x << 5)
+                })?
+            }
             _ => {
                 r.info = 0x40;
                 r.info2 = 0xe0;
@@ -639,7 +827,10 @@ fn info_unused(c: &Ctx, u: &mut Unstructured) -> Out {
         },
         _ => r.info = *u.choose(&[0x40, 0x80, 0xc0])?,
     }
-    let what = format!("function {i}'s unused info bits set ({:#04x}, {:#04x})", r.info, r.info2);
+    let what = format!(
+        "function {i}'s unused info bits set ({:#04x}, {:#04x})",
+        r.info, r.info2
+    );
     done(c.encode(&s), vec![Rule::FdeInfoUnused], what)
 }
 
@@ -647,28 +838,42 @@ fn pauth_key_abi(c: &Ctx, u: &mut Unstructured) -> Out {
     if c.abi.is_aarch64() {
         return Ok(None);
     }
-    let Some(i) = pick_index(u, c.n(), |_| true)? else { return Ok(None) };
+    let Some(i) = pick_index(u, c.n(), |_| true)? else {
+        return Ok(None);
+    };
     let mut s = c.model();
     s.functions[i].pauth_key = PauthKey::B;
-    done(c.encode(&s), vec![Rule::FdePauthKeyAbi], format!("function {i} signed with PAuth key B on {}", c.abi))
+    done(
+        c.encode(&s),
+        vec![Rule::FdePauthKeyAbi],
+        format!("function {i} signed with PAuth key B on {}", c.abi),
+    )
 }
 
 fn rep_size_zero(c: &Ctx, u: &mut Unstructured) -> Out {
     if c.v == Version::V1 {
         return Ok(None);
     }
-    let Some(i) = pick_index(u, c.n(), |_| true)? else { return Ok(None) };
+    let Some(i) = pick_index(u, c.n(), |_| true)? else {
+        return Ok(None);
+    };
     let mut s = c.model();
     s.functions[i].pc_type = PcType::Mask;
     s.functions[i].rep_size = 0;
-    done(c.encode(&s), vec![Rule::FdeRepSizeMask], format!("function {i} made PC-mask with repetition block size 0"))
+    done(
+        c.encode(&s),
+        vec![Rule::FdeRepSizeMask],
+        format!("function {i} made PC-mask with repetition block size 0"),
+    )
 }
 
 fn rep_size_on_inc(c: &Ctx, u: &mut Unstructured) -> Out {
     if c.v == Version::V1 {
         return Ok(None);
     }
-    let Some(i) = pick_index(u, c.n(), |i| c.s.functions[i].pc_type == PcType::Inc)? else { return Ok(None) };
+    let Some(i) = pick_index(u, c.n(), |i| c.s.functions[i].pc_type == PcType::Inc)? else {
+        return Ok(None);
+    };
     let rep = edge::pick(u, &[1u8, 255], |u| u.int_in_range(1..=255))?;
     let mut s = c.model();
     s.functions[i].rep_size = rep;
@@ -683,26 +888,42 @@ fn padding(c: &Ctx, u: &mut Unstructured) -> Out {
     if c.v != Version::V2 {
         return Ok(None);
     }
-    let Some(i) = pick_index(u, c.n(), |_| true)? else { return Ok(None) };
-    let p = edge::pick(u, &[1u16, u16::MAX, 0x100], |u| u.int_in_range(1..=u16::MAX))?;
+    let Some(i) = pick_index(u, c.n(), |_| true)? else {
+        return Ok(None);
+    };
+    let p = edge::pick(u, &[1u16, u16::MAX, 0x100], |u| {
+        u.int_in_range(1..=u16::MAX)
+    })?;
     let mut s = c.model();
     s.functions[i].reserved.padding = p;
-    done(c.encode(&s), vec![Rule::FdePadding], format!("function {i}'s padding set to {p:#06x}"))
+    done(
+        c.encode(&s),
+        vec![Rule::FdePadding],
+        format!("function {i}'s padding set to {p:#06x}"),
+    )
 }
 
 fn signal_without_fres(c: &Ctx, u: &mut Unstructured) -> Out {
     if c.v != Version::V3 {
         return Ok(None);
     }
-    let Some(i) = pick_index(u, c.n(), |_| true)? else { return Ok(None) };
+    let Some(i) = pick_index(u, c.n(), |_| true)? else {
+        return Ok(None);
+    };
     let mut s = c.model();
     s.functions[i].signal = true;
     s.functions[i].fres.clear();
-    done(c.encode(&s), vec![Rule::FdeSignalV3], format!("function {i} made a signal frame without FREs"))
+    done(
+        c.encode(&s),
+        vec![Rule::FdeSignalV3],
+        format!("function {i} made a signal frame without FREs"),
+    )
 }
 
 fn size_zero(c: &Ctx, u: &mut Unstructured) -> Out {
-    let Some(i) = pick_index(u, c.n(), |_| true)? else { return Ok(None) };
+    let Some(i) = pick_index(u, c.n(), |_| true)? else {
+        return Ok(None);
+    };
     let f = &c.s.functions[i];
     let mut violates = vec![Rule::FdeSizeZero];
     // v1 PC-mask FREs are bounded by the function size (v1 has no repetition block).
@@ -716,8 +937,15 @@ fn size_zero(c: &Ctx, u: &mut Unstructured) -> Out {
 
 fn shared_data(c: &Ctx, u: &mut Unstructured) -> Out {
     let l = &c.layout;
-    let Some(i) = pick_index(u, c.n(), |i| l.functions[i].block.1 > l.functions[i].block.0)? else { return Ok(None) };
-    let Some(j) = pick_index(u, c.n(), |j| j != i)? else { return Ok(None) };
+    let Some(i) = pick_index(u, c.n(), |i| {
+        l.functions[i].block.1 > l.functions[i].block.0
+    })?
+    else {
+        return Ok(None);
+    };
+    let Some(j) = pick_index(u, c.n(), |j| j != i)? else {
+        return Ok(None);
+    };
     let (fi, fj) = (&c.s.functions[i], &c.s.functions[j]);
     let mut b = c.g.bytes.clone();
     // Function j now reads function i's data: v3 its attribute and FREs, v1/v2 its
@@ -738,30 +966,46 @@ fn shared_data(c: &Ctx, u: &mut Unstructured) -> Out {
     if by_size && fi.fres.iter().any(|r| r.start >= fj.size) {
         violates.push(Rule::FreStartInFunction);
     }
-    done(b, violates, format!("function {j} points at function {i}'s data"))
+    done(
+        b,
+        violates,
+        format!("function {j} points at function {i}'s data"),
+    )
 }
 
 fn fre_subsection_gap(c: &Ctx, u: &mut Unstructured) -> Out {
     let k = edge::pick(u, &[1usize, 4], |u| u.int_in_range(1..=32))?;
     let l = &c.layout;
-    let inner = pick_index(u, c.n(), |i| l.functions[i].block.1 > l.functions[i].block.0)?;
+    let inner = pick_index(u, c.n(), |i| {
+        l.functions[i].block.1 > l.functions[i].block.0
+    })?;
     match inner {
         Some(p) if u.arbitrary()? => {
             // Explicit layout with a gap before function p's data: everything from there
             // on moves up.
             let mut s = c.s.clone();
-            let at = s.functions[p].fre_offset.expect("generated sections have their layout");
+            let at = s.functions[p]
+                .fre_offset
+                .expect("generated sections have their layout");
             for f in &mut s.functions {
                 let off = f.fre_offset.expect("generated sections have their layout");
                 f.fre_offset = Some(if off >= at { off + k as u32 } else { off });
             }
-            done(c.encode(&s), vec![Rule::FreSubsectionDense], format!("{k} unused bytes before function {p}'s data"))
+            done(
+                c.encode(&s),
+                vec![Rule::FreSubsectionDense],
+                format!("{k} unused bytes before function {p}'s data"),
+            )
         }
         _ => {
             let mut b = c.g.bytes.clone();
             b.resize(b.len() + k, 0);
             c.put(&mut b, ho::FRE_LEN, (l.fre_len + k) as u64, 4);
-            done(b, vec![Rule::FreSubsectionDense], format!("{k} unused bytes at the end of the FRE sub-section"))
+            done(
+                b,
+                vec![Rule::FreSubsectionDense],
+                format!("{k} unused bytes at the end of the FRE sub-section"),
+            )
         }
     }
 }
@@ -772,11 +1016,14 @@ fn fre_cut(c: &Ctx, u: &mut Unstructured) -> Out {
     let l = &c.layout;
     // The function whose data ends the FRE sub-section, if it has FREs.
     let Some(last) = (0..c.n()).find(|&i| {
-        l.functions[i].block.1 == l.fre_start + l.fre_len && l.functions[i].block.1 > l.functions[i].block.0
+        l.functions[i].block.1 == l.fre_start + l.fre_len
+            && l.functions[i].block.1 > l.functions[i].block.0
     }) else {
         return Ok(None);
     };
-    let Some(first_fre) = l.functions[last].fres.first() else { return Ok(None) };
+    let Some(first_fre) = l.functions[last].fres.first() else {
+        return Ok(None);
+    };
     let fre_bytes = l.functions[last].block.1 - first_fre.start;
     let k = edge::pick(u, &[1usize, fre_bytes], |u| u.int_in_range(1..=fre_bytes))?;
     let new_len = l.fre_len - k;
@@ -791,29 +1038,48 @@ fn fre_cut(c: &Ctx, u: &mut Unstructured) -> Out {
     };
     // v1/v2 FDEs without FREs laid out after the cut now point past the end.
     if c.v != Version::V3
-        && c.s.functions.iter().any(|f| f.fres.is_empty() && f.fre_offset.unwrap_or(0) as usize > new_len)
+        && c.s
+            .functions
+            .iter()
+            .any(|f| f.fres.is_empty() && f.fre_offset.unwrap_or(0) as usize > new_len)
     {
         violates.push(Rule::FdeDataFits);
     }
-    done(b, violates, format!("the last {k} bytes of function {last}'s FREs cut off"))
+    done(
+        b,
+        violates,
+        format!("the last {k} bytes of function {last}'s FREs cut off"),
+    )
 }
 
 fn dataword_size_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
-    let Some((i, k)) = pick_fre(u, c.s, |_| true)? else { return Ok(None) };
+    let Some((i, k)) = pick_fre(u, c.s, |_| true)? else {
+        return Ok(None);
+    };
     let at = c.layout.functions[i].fres[k].info;
     let mut b = c.g.bytes.clone();
     b[at] |= 0x60;
-    done(b, vec![Rule::FreDataWordSize], format!("function {i} FRE {k}: data-word size set to 3"))
+    done(
+        b,
+        vec![Rule::FreDataWordSize],
+        format!("function {i} FRE {k}: data-word size set to 3"),
+    )
 }
 
 fn fre_order(c: &Ctx, u: &mut Unstructured) -> Out {
-    let Some(i) = pick_index(u, c.n(), |i| c.s.functions[i].fres.len() >= 2)? else { return Ok(None) };
+    let Some(i) = pick_index(u, c.n(), |i| c.s.functions[i].fres.len() >= 2)? else {
+        return Ok(None);
+    };
     let mut s = c.model();
     let fres = &mut s.functions[i].fres;
     let k = u.int_in_range(1..=fres.len() - 1)?;
     let prev = fres[k - 1].start;
     // Equal to the previous start, or before it.
-    let start = if u.arbitrary()? { prev } else { u.int_in_range(0..=prev)? };
+    let start = if u.arbitrary()? {
+        prev
+    } else {
+        u.int_in_range(0..=prev)?
+    };
     fres[k].start = start;
     done(
         c.encode(&s),
@@ -823,7 +1089,9 @@ fn fre_order(c: &Ctx, u: &mut Unstructured) -> Out {
 }
 
 fn fre_outside(c: &Ctx, u: &mut Unstructured) -> Out {
-    let Some(i) = pick_index(u, c.n(), |i| !c.s.functions[i].fres.is_empty())? else { return Ok(None) };
+    let Some(i) = pick_index(u, c.n(), |i| !c.s.functions[i].fres.is_empty())? else {
+        return Ok(None);
+    };
     let limit = c.fre_limit(i);
     let start = in_range_u64(u, limit, u64::from(u32::MAX))? as u32;
     let mut s = c.model();
@@ -837,14 +1105,23 @@ fn fre_outside(c: &Ctx, u: &mut Unstructured) -> Out {
     if k == 0 && f.pc_type == PcType::Inc {
         violates.push(Rule::FreFirstAtZero);
     }
-    done(c.encode(&s), violates, format!("function {i}'s last FRE starts at {start}, limit {limit}"))
+    done(
+        c.encode(&s),
+        violates,
+        format!("function {i}'s last FRE starts at {start}, limit {limit}"),
+    )
 }
 
 fn first_not_at_zero(c: &Ctx, u: &mut Unstructured) -> Out {
     // The first FRE can move to 1..next-1 where next is the second FRE's start, or the end.
     let room = |i: usize| -> u64 {
         let f = &c.s.functions[i];
-        let next = f.fres.get(1).map_or(c.fre_limit(i).min(f.fre_type.limit()), |r| u64::from(r.start));
+        let next = f
+            .fres
+            .get(1)
+            .map_or(c.fre_limit(i).min(f.fre_type.limit()), |r| {
+                u64::from(r.start)
+            });
         next.saturating_sub(1)
     };
     let Some(i) = pick_index(u, c.n(), |i| {
@@ -857,27 +1134,48 @@ fn first_not_at_zero(c: &Ctx, u: &mut Unstructured) -> Out {
     let start = in_range_u64(u, 1, room(i))? as u32;
     let mut s = c.model();
     s.functions[i].fres[0].start = start;
-    done(c.encode(&s), vec![Rule::FreFirstAtZero], format!("function {i}'s first FRE starts at {start}"))
+    done(
+        c.encode(&s),
+        vec![Rule::FreFirstAtZero],
+        format!("function {i}'s first FRE starts at {start}"),
+    )
 }
 
 fn no_datawords_v1(c: &Ctx, u: &mut Unstructured) -> Out {
     if c.v != Version::V1 {
         return Ok(None);
     }
-    let Some((i, k)) = pick_fre(u, c.s, |_| true)? else { return Ok(None) };
+    let Some((i, k)) = pick_fre(u, c.s, |_| true)? else {
+        return Ok(None);
+    };
     let mut s = c.model();
     s.functions[i].fres[k].datawords.clear();
-    done(c.encode(&s), vec![Rule::FreCountZeroV1], format!("function {i} FRE {k}: no data words"))
+    done(
+        c.encode(&s),
+        vec![Rule::FreCountZeroV1],
+        format!("function {i} FRE {k}: no data words"),
+    )
 }
 
 /// Resize FRE `(i, k)`'s data words to `count`, filling with words that fit its size (even
 /// ones on v3 s390x, where odd RA/FP offsets break another rule).
-fn resize_words(c: &Ctx, s: &mut Section, i: usize, k: usize, count: usize, u: &mut Unstructured) -> Result<()> {
+fn resize_words(
+    c: &Ctx,
+    s: &mut Section,
+    i: usize,
+    k: usize,
+    count: usize,
+    u: &mut Unstructured,
+) -> Result<()> {
     let fre = &mut s.functions[i].fres[k];
     let even = c.abi == Abi::S390x && c.v == Version::V3;
     fre.datawords.truncate(count);
     while fre.datawords.len() < count {
-        let w = if even { edge::even_word(u, fre.dataword_size)? } else { edge::word(u, fre.dataword_size)? };
+        let w = if even {
+            edge::even_word(u, fre.dataword_size)?
+        } else {
+            edge::word(u, fre.dataword_size)?
+        };
         fre.datawords.push(w);
     }
     Ok(())
@@ -903,18 +1201,28 @@ fn count_rules(c: &Ctx, count: usize) -> Vec<Rule> {
 
 /// Give a default-type FRE a data-word count drawn from `counts`.
 fn bad_count(c: &Ctx, u: &mut Unstructured, counts: &[usize]) -> Out {
-    let Some((i, k)) = pick_fre(u, c.s, |f| f.fde_type == FdeType::Default)? else { return Ok(None) };
+    let Some((i, k)) = pick_fre(u, c.s, |f| f.fde_type == FdeType::Default)? else {
+        return Ok(None);
+    };
     let count = *u.choose(counts)?;
     let mut s = c.model();
     resize_words(c, &mut s, i, k, count, u)?;
-    done(c.encode(&s), count_rules(c, count), format!("function {i} FRE {k}: {count} data words"))
+    done(
+        c.encode(&s),
+        count_rules(c, count),
+        format!("function {i} FRE {k}: {count} data words"),
+    )
 }
 
 fn count_over_max(c: &Ctx, u: &mut Unstructured) -> Out {
     if c.v == Version::V3 {
         return Ok(None);
     }
-    bad_count(c, u, &(4..=usize::from(MAX_DATAWORD_COUNT)).collect::<Vec<_>>())
+    bad_count(
+        c,
+        u,
+        &(4..=usize::from(MAX_DATAWORD_COUNT)).collect::<Vec<_>>(),
+    )
 }
 
 fn count_amd64(c: &Ctx, u: &mut Unstructured) -> Out {
@@ -942,17 +1250,25 @@ fn mangled_ra_abi(c: &Ctx, u: &mut Unstructured) -> Out {
     if c.abi.is_aarch64() {
         return Ok(None);
     }
-    let Some((i, k)) = pick_fre(u, c.s, |_| true)? else { return Ok(None) };
+    let Some((i, k)) = pick_fre(u, c.s, |_| true)? else {
+        return Ok(None);
+    };
     let mut s = c.model();
     s.functions[i].fres[k].mangled_ra = true;
-    done(c.encode(&s), vec![Rule::FreMangledRaAbi], format!("function {i} FRE {k}: mangled-RA bit on {}", c.abi))
+    done(
+        c.encode(&s),
+        vec![Rule::FreMangledRaAbi],
+        format!("function {i} FRE {k}: mangled-RA bit on {}", c.abi),
+    )
 }
 
 fn s390x_regnum(c: &Ctx, u: &mut Unstructured) -> Out {
     if !(c.abi == Abi::S390x && c.v == Version::V3) {
         return Ok(None);
     }
-    let Some((i, k)) = pick_fre(u, c.s, |f| f.fde_type == FdeType::Default)? else { return Ok(None) };
+    let Some((i, k)) = pick_fre(u, c.s, |f| f.fde_type == FdeType::Default)? else {
+        return Ok(None);
+    };
     let mut s = c.model();
     let fre = &mut s.functions[i].fres[k];
     if fre.datawords.len() < 2 {
@@ -963,17 +1279,27 @@ fn s390x_regnum(c: &Ctx, u: &mut Unstructured) -> Out {
         };
         fre.datawords = vec![cfa, 0];
     }
-    let w = if fre.datawords.len() == 3 { u.int_in_range(1..=2)? } else { 1 };
+    let w = if fre.datawords.len() == 3 {
+        u.int_in_range(1..=2)?
+    } else {
+        1
+    };
     let odd = edge::word(u, fre.dataword_size)? | 1;
     fre.datawords[w] = odd;
-    done(c.encode(&s), vec![Rule::FreS390xV3NoRegnum], format!("function {i} FRE {k}: data word {w} set to odd {odd}"))
+    done(
+        c.encode(&s),
+        vec![Rule::FreS390xV3NoRegnum],
+        format!("function {i} FRE {k}: data word {w} set to odd {odd}"),
+    )
 }
 
 fn s390x_ra_padding(c: &Ctx, u: &mut Unstructured) -> Out {
     if c.abi != Abi::S390x {
         return Ok(None);
     }
-    let Some((i, k)) = pick_fre(u, c.s, |f| f.fde_type == FdeType::Default)? else { return Ok(None) };
+    let Some((i, k)) = pick_fre(u, c.s, |f| f.fde_type == FdeType::Default)? else {
+        return Ok(None);
+    };
     let mut s = c.model();
     let fre = &mut s.functions[i].fres[k];
     let cfa = match fre.datawords.first() {
@@ -1004,7 +1330,9 @@ fn flex(c: &Ctx, u: &mut Unstructured, what: FlexBreak) -> Out {
     if c.v != Version::V3 {
         return Ok(None);
     }
-    let Some(i) = pick_index(u, c.n(), |_| true)? else { return Ok(None) };
+    let Some(i) = pick_index(u, c.n(), |_| true)? else {
+        return Ok(None);
+    };
     let mut s = c.model();
     let abi = c.abi;
     let f = &mut s.functions[i];
@@ -1051,7 +1379,10 @@ fn flex(c: &Ctx, u: &mut Unstructured, what: FlexBreak) -> Out {
             }
             let n = w.len();
             fre.datawords = w;
-            (Rule::FlexLayout, format!("{n} data words in no flex layout"))
+            (
+                Rule::FlexLayout,
+                format!("{n} data words in no flex layout"),
+            )
         }
         FlexBreak::CfaRegister => {
             ensure_pairs(fre, u, abi)?;
@@ -1062,12 +1393,22 @@ fn flex(c: &Ctx, u: &mut Unstructured, what: FlexBreak) -> Out {
                 regnum: u.int_in_range(0..=rows::max_regnum(size))?,
             };
             fre.datawords[0] = ctl.to_word(size) as i32;
-            (Rule::FlexCfaRegister, "CFA control word without reg_p".to_string())
+            (
+                Rule::FlexCfaRegister,
+                "CFA control word without reg_p".to_string(),
+            )
         }
         FlexBreak::FpControl => {
             let (c0, o0, r, o1, o2) = (reg(u)?, word(u)?, reg(u)?, word(u)?, word(u)?);
-            fre.datawords = if u.arbitrary()? { vec![c0, o0, r, o1, 0, o2] } else { vec![c0, o0, 0, 0, o2] };
-            (Rule::FlexFpControl, "FP control word is the padding value 0".to_string())
+            fre.datawords = if u.arbitrary()? {
+                vec![c0, o0, r, o1, 0, o2]
+            } else {
+                vec![c0, o0, 0, 0, o2]
+            };
+            (
+                Rule::FlexFpControl,
+                "FP control word is the padding value 0".to_string(),
+            )
         }
         FlexBreak::ControlUnused => {
             ensure_pairs(fre, u, abi)?;
@@ -1085,10 +1426,17 @@ fn flex(c: &Ctx, u: &mut Unstructured, what: FlexBreak) -> Out {
             let mut ctl = Control::from_word(i64::from(fre.datawords[p]), size);
             ctl.unused = true;
             fre.datawords[p] = ctl.to_word(size) as i32;
-            (Rule::FlexControlUnused, format!("bit 2 of control word {p} set"))
+            (
+                Rule::FlexControlUnused,
+                format!("bit 2 of control word {p} set"),
+            )
         }
     };
-    done(c.encode(&s), vec![rule], format!("function {i} FRE {k}: {note}"))
+    done(
+        c.encode(&s),
+        vec![rule],
+        format!("function {i} FRE {k}: {note}"),
+    )
 }
 
 /// Make a flex FRE carry at least the CFA pair.
@@ -1107,8 +1455,18 @@ mod tests {
 
     #[test]
     fn every_rule_has_a_mutation_kind() {
-        let covered: HashSet<Rule> = MutationKind::ALL.iter().flat_map(|k| k.rules().iter().copied()).collect();
-        let missing: Vec<_> = Rule::ALL.iter().filter(|r| !covered.contains(r)).map(|r| r.id()).collect();
-        assert!(missing.is_empty(), "rules without a mutation kind: {missing:?}");
+        let covered: HashSet<Rule> = MutationKind::ALL
+            .iter()
+            .flat_map(|k| k.rules().iter().copied())
+            .collect();
+        let missing: Vec<_> = Rule::ALL
+            .iter()
+            .filter(|r| !covered.contains(r))
+            .map(|r| r.id())
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "rules without a mutation kind: {missing:?}"
+        );
     }
 }

@@ -43,9 +43,13 @@ pub fn reach(tries: u64) -> BTreeMap<(Version, Abi), BTreeSet<Rule>> {
             for seed in 0..tries {
                 let data = SplitMix::input(seed, k as u64, 0);
                 let mut u = Unstructured::new(&data);
-                let Ok(g) = generate(&cfg, &mut u) else { continue };
+                let Ok(g) = generate(&cfg, &mut u) else {
+                    continue;
+                };
                 let data = SplitMix::input(seed, k as u64, 1);
-                let Ok(Some(m)) = mutate_with(kind, &g, &mut Unstructured::new(&data)) else { continue };
+                let Ok(Some(m)) = mutate_with(kind, &g, &mut Unstructured::new(&data)) else {
+                    continue;
+                };
                 let got = reported(&m.bytes);
                 rules.extend(m.violates.iter().filter(|r| got.contains(r)));
             }
@@ -57,7 +61,11 @@ pub fn reach(tries: u64) -> BTreeMap<(Version, Abi), BTreeSet<Rule>> {
 
 /// Rules of the catalogue that apply to the target.
 pub fn applicable_rules(version: Version, abi: Abi) -> Vec<Rule> {
-    Rule::ALL.iter().copied().filter(|r| r.applies(version, Some(abi))).collect()
+    Rule::ALL
+        .iter()
+        .copied()
+        .filter(|r| r.applies(version, Some(abi)))
+        .collect()
 }
 
 /// A table: per target, reached / applicable / catalogue size, and what is not reached.
@@ -68,7 +76,11 @@ pub fn table(reached: &BTreeMap<(Version, Abi), BTreeSet<Rule>>) -> String {
     );
     for (&(v, a), rules) in reached {
         let applicable = applicable_rules(v, a);
-        let missing: Vec<&str> = applicable.iter().filter(|r| !rules.contains(r)).map(|r| r.id()).collect();
+        let missing: Vec<&str> = applicable
+            .iter()
+            .filter(|r| !rules.contains(r))
+            .map(|r| r.id())
+            .collect();
         s += &format!(
             "{:<8} {:<12} {:>7} {:>10} {:>9}  {}\n",
             v.to_string(),

@@ -43,7 +43,12 @@ pub fn flex_counts(ra_undefined: bool) -> Vec<usize> {
 }
 
 /// Data words of a valid default-type FRE with `count` words (one of [`default_counts`]).
-pub fn default_words(u: &mut Unstructured, ctx: &RowContext, size: DataWordSize, count: usize) -> Result<Vec<i32>> {
+pub fn default_words(
+    u: &mut Unstructured,
+    ctx: &RowContext,
+    size: DataWordSize,
+    count: usize,
+) -> Result<Vec<i32>> {
     let mut w = Vec::with_capacity(count);
     if count == 0 {
         return Ok(w);
@@ -118,7 +123,12 @@ fn regnum(u: &mut Unstructured, abi: Abi, size: DataWordSize) -> Result<u32> {
 
 /// A control word naming a register (reg_p = 1), as the model stores it.
 pub fn register_control(u: &mut Unstructured, abi: Abi, size: DataWordSize) -> Result<i32> {
-    let c = Control { reg_p: true, deref_p: u.arbitrary()?, unused: false, regnum: regnum(u, abi, size)? };
+    let c = Control {
+        reg_p: true,
+        deref_p: u.arbitrary()?,
+        unused: false,
+        regnum: regnum(u, abi, size)?,
+    };
     Ok(c.to_word(size) as i32)
 }
 
@@ -126,14 +136,25 @@ pub fn register_control(u: &mut Unstructured, abi: Abi, size: DataWordSize) -> R
 /// dereferenced (regnum 0, deref_p 1, reg_p 0: "RA = *(CFA + offset)").
 fn location_control(u: &mut Unstructured, abi: Abi, size: DataWordSize) -> Result<i32> {
     if u.ratio(1u8, 2)? {
-        return Ok(Control { reg_p: false, deref_p: true, unused: false, regnum: 0 }.to_word(size) as i32);
+        return Ok(Control {
+            reg_p: false,
+            deref_p: true,
+            unused: false,
+            regnum: 0,
+        }
+        .to_word(size) as i32);
     }
     register_control(u, abi, size)
 }
 
 /// Data words of a valid flex FRE with `count` words (one of [`flex_counts`]): the CFA pair,
 /// then an RA pair or one padding word followed by an FP pair, then the FP pair.
-pub fn flex_words(u: &mut Unstructured, abi: Abi, size: DataWordSize, count: usize) -> Result<Vec<i32>> {
+pub fn flex_words(
+    u: &mut Unstructured,
+    abi: Abi,
+    size: DataWordSize,
+    count: usize,
+) -> Result<Vec<i32>> {
     let mut w = Vec::with_capacity(count);
     if count == 0 {
         return Ok(w);
@@ -162,7 +183,9 @@ mod tests {
 
     #[test]
     fn control_words_fit_their_size() {
-        let data: Vec<u8> = (0..8192u32).map(|i| (i.wrapping_mul(0x9e37_79b9) >> 11) as u8).collect();
+        let data: Vec<u8> = (0..8192u32)
+            .map(|i| (i.wrapping_mul(0x9e37_79b9) >> 11) as u8)
+            .collect();
         let mut u = Unstructured::new(&data);
         for size in DataWordSize::ALL {
             for count in flex_counts(true) {

@@ -26,7 +26,10 @@ fn parts(cfg: &Config) -> impl Strategy<Value = (Vec<u8>, Vec<Vec<u8>>)> {
         8 => proptest::collection::vec(chunk.clone(), min..=few),
         1 => proptest::collection::vec(chunk, min..=max),
     ];
-    (proptest::collection::vec(any::<u8>(), 0..=MAX_HEADER_INPUT), functions)
+    (
+        proptest::collection::vec(any::<u8>(), 0..=MAX_HEADER_INPUT),
+        functions,
+    )
 }
 
 fn from_parts(cfg: &Config, header: &[u8], functions: &[Vec<u8>]) -> Option<Generated> {
@@ -37,7 +40,9 @@ fn from_parts(cfg: &Config, header: &[u8], functions: &[Vec<u8>]) -> Option<Gene
 /// Valid sections under `cfg`, with their bytes. Shrinking removes functions and simplifies
 /// each one independently. Rejects every case when `cfg` allows no target.
 pub fn generated_strategy(cfg: Config) -> impl Strategy<Value = Generated> {
-    parts(&cfg).prop_filter_map("the configuration allows no section", move |(h, fs)| from_parts(&cfg, &h, &fs))
+    parts(&cfg).prop_filter_map("the configuration allows no section", move |(h, fs)| {
+        from_parts(&cfg, &h, &fs)
+    })
 }
 
 /// Valid section models under `cfg` (layout filled in, as `decode` returns them).
@@ -60,8 +65,9 @@ pub fn malformed_strategy(cfg: Config) -> impl Strategy<Value = (Generated, Muta
 
 /// Swarm configurations ([`Config`]'s `Arbitrary` implementation).
 pub fn config_strategy() -> impl Strategy<Value = Config> {
-    proptest::collection::vec(any::<u8>(), 0..64)
-        .prop_map(|data| Config::arbitrary(&mut Unstructured::new(&data)).expect("Config::arbitrary never fails"))
+    proptest::collection::vec(any::<u8>(), 0..64).prop_map(|data| {
+        Config::arbitrary(&mut Unstructured::new(&data)).expect("Config::arbitrary never fails")
+    })
 }
 
 /// A swarm configuration and a valid section under it.

@@ -18,13 +18,24 @@ fn every_applicable_rule_is_reached_per_version_and_abi() {
                 missing.push(format!("{} ({v}, {a})", r.id()));
             }
             if rules.contains(&r) && excused {
-                missing.push(format!("{} ({v}, {a}) is listed unreachable but was reached", r.id()));
+                missing.push(format!(
+                    "{} ({v}, {a}) is listed unreachable but was reached",
+                    r.id()
+                ));
             }
         }
     }
-    assert!(missing.is_empty(), "rules not reached:\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "rules not reached:\n{}",
+        missing.join("\n")
+    );
     // And over all targets, the whole catalogue.
     let all: BTreeSet<Rule> = reached.values().flatten().copied().collect();
-    let never: Vec<&str> = Rule::ALL.iter().filter(|r| !all.contains(r)).map(|r| r.id()).collect();
+    let never: Vec<&str> = Rule::ALL
+        .iter()
+        .filter(|r| !all.contains(r))
+        .map(|r| r.id())
+        .collect();
     assert!(never.is_empty(), "rules no target reaches: {never:?}");
 }

@@ -6,13 +6,23 @@ use sframe_spec::{validate, Abi, Endian, Rule, Version};
 use std::path::{Path, PathBuf};
 
 fn dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sframe-gen-corpus").join(name);
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("sframe-gen-corpus")
+        .join(name);
     let _ = std::fs::remove_dir_all(&d);
     d
 }
 
 fn contents(paths: &[PathBuf]) -> Vec<(String, Vec<u8>)> {
-    paths.iter().map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(p).unwrap())).collect()
+    paths
+        .iter()
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(p).unwrap(),
+            )
+        })
+        .collect()
 }
 
 #[test]
@@ -36,7 +46,12 @@ fn valid_files_are_valid() {
     let paths = write_corpus(&cfg, 30, 7, &dir("valid"), false).unwrap();
     assert_eq!(paths.len(), 30);
     for p in paths {
-        assert!(p.file_name().unwrap().to_str().unwrap().starts_with("valid-"));
+        assert!(p
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("valid-"));
         assert!(p.to_str().unwrap().contains("-v2-aarch64-be"), "{p:?}");
         let b = std::fs::read(&p).unwrap();
         assert_eq!(validate(&b), vec![], "{p:?}");
@@ -49,19 +64,31 @@ fn malformed_files_carry_their_tags() {
     let paths = write_corpus(&Config::default(), 60, 99, &dir("malformed"), true).unwrap();
     for p in paths {
         let json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(p.with_extension("json")).unwrap()).unwrap();
-        let tagged: Vec<Rule> =
-            json["violates"].as_array().unwrap().iter().map(|v| Rule::from_id(v.as_str().unwrap()).unwrap()).collect();
+            serde_json::from_str(&std::fs::read_to_string(p.with_extension("json")).unwrap())
+                .unwrap();
+        let tagged: Vec<Rule> = json["violates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| Rule::from_id(v.as_str().unwrap()).unwrap())
+            .collect();
         assert!(!tagged.is_empty());
         let got = reported(&std::fs::read(&p).unwrap());
-        assert!(tagged.iter().all(|r| got.contains(r)), "{p:?}: {tagged:?} vs {got:?}");
+        assert!(
+            tagged.iter().all(|r| got.contains(r)),
+            "{p:?}: {tagged:?} vs {got:?}"
+        );
         assert!(json["description"].is_string() && json["mutation"].is_string());
     }
 }
 
 #[test]
 fn a_config_without_targets_is_refused() {
-    let cfg = Config { versions: vec![Version::V1], abis: vec![Abi::S390x], ..Config::default() };
+    let cfg = Config {
+        versions: vec![Version::V1],
+        abis: vec![Abi::S390x],
+        ..Config::default()
+    };
     let err = write_corpus(&cfg, 1, 0, &dir("none"), false).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
 }

@@ -87,7 +87,10 @@ fn every_kind_applies_somewhere() {
 /// Mutations of a section without functions (header kinds only) are still exact.
 #[test]
 fn empty_sections_mutate() {
-    let cfg = Config { max_functions: 0, ..Config::default() };
+    let cfg = Config {
+        max_functions: 0,
+        ..Config::default()
+    };
     for seed in 0..200 {
         let data = SplitMix::input(seed, 0, 0);
         let g = generate(&cfg, &mut Unstructured::new(&data)).unwrap();

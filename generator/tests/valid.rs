@@ -54,18 +54,37 @@ proptest! {
 /// failure), whatever the runner's seed.
 #[test]
 fn shrinking_reaches_a_minimal_section() {
-    use proptest::test_runner::{Config as RunnerConfig, RngAlgorithm, TestError, TestRng, TestRunner};
+    use proptest::test_runner::{
+        Config as RunnerConfig, RngAlgorithm, TestError, TestRng, TestRunner,
+    };
     for seed in 0..8u8 {
-        let config = RunnerConfig { cases: 1000, failure_persistence: None, ..RunnerConfig::default() };
-        let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]));
+        let config = RunnerConfig {
+            cases: 1000,
+            failure_persistence: None,
+            ..RunnerConfig::default()
+        };
+        let mut runner = TestRunner::new_with_rng(
+            config,
+            TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]),
+        );
         let result = runner.run(&generated_strategy(Config::default()), |g| {
             prop_assert!(g.section.functions.len() < 3);
             Ok(())
         });
         match result {
             Err(TestError::Fail(_, g)) => {
-                assert_eq!(g.section.functions.len(), 3, "seed {seed}: shrunk to {:?}", g.section);
-                assert_eq!(g.section.num_fres(), 0, "seed {seed}: shrunk to {:?}", g.section);
+                assert_eq!(
+                    g.section.functions.len(),
+                    3,
+                    "seed {seed}: shrunk to {:?}",
+                    g.section
+                );
+                assert_eq!(
+                    g.section.num_fres(),
+                    0,
+                    "seed {seed}: shrunk to {:?}",
+                    g.section
+                );
             }
             other => panic!("expected a failure, got {other:?}"),
         }
@@ -106,7 +125,12 @@ fn features(g: &sframe_gen::Generated, out: &mut BTreeSet<String>) {
         add("unsorted order".into());
     }
     let layout = g.layout();
-    let blocks: Vec<(usize, usize)> = layout.functions.iter().map(|f| f.block).filter(|b| b.1 > b.0).collect();
+    let blocks: Vec<(usize, usize)> = layout
+        .functions
+        .iter()
+        .map(|f| f.block)
+        .filter(|b| b.1 > b.0)
+        .collect();
     if blocks.windows(2).any(|w| w[1].0 < w[0].0) {
         add("data out of FDE order".into());
     }
@@ -147,7 +171,9 @@ fn features(g: &sframe_gen::Generated, out: &mut BTreeSet<String>) {
         if f.pauth_key == PauthKey::B {
             add(format!("pauth B {}", s.abi));
         }
-        if f.fres.len() > 1 && u64::from(f.fres.last().unwrap().start) + 1 == u64::from(f.size).min(f.fre_type.limit())
+        if f.fres.len() > 1
+            && u64::from(f.fres.last().unwrap().start) + 1
+                == u64::from(f.size).min(f.fre_type.limit())
         {
             add("last FRE at the limit".into());
         }
@@ -157,7 +183,11 @@ fn features(g: &sframe_gen::Generated, out: &mut BTreeSet<String>) {
                 "count {:?} {} {v} {}",
                 f.fde_type,
                 r.datawords.len(),
-                if f.fde_type == FdeType::Flex { "any" } else { s.abi.name() }
+                if f.fde_type == FdeType::Flex {
+                    "any"
+                } else {
+                    s.abi.name()
+                }
             ));
             if r.mangled_ra {
                 add(format!("mangled {}", s.abi));
@@ -268,7 +298,10 @@ fn defaults_reach_every_feature() {
         eprintln!("{} features seen: {seen:#?}", seen.len());
     }
     let missing: Vec<&String> = want.iter().filter(|f| !seen.contains(*f)).collect();
-    assert!(missing.is_empty(), "features the defaults never produced: {missing:#?}");
+    assert!(
+        missing.is_empty(),
+        "features the defaults never produced: {missing:#?}"
+    );
     // And nothing that must not be there.
     let forbidden: Vec<&String> = seen
         .iter()

@@ -22,7 +22,9 @@ use crate::impls::{BenchTiming, Implementation, Outcome};
 use serde::Serialize;
 use serde_json::json;
 use sframe_spec::constants::flags;
-use sframe_spec::{decode, encode, validate, Abi, BaseReg, DataWordSize, Fre, Function, Section, Version};
+use sframe_spec::{
+    decode, encode, validate, Abi, BaseReg, DataWordSize, Fre, Function, Section, Version,
+};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,7 +42,12 @@ struct BenchSection {
 /// A synthetic section of `n` AMD64 functions.
 pub fn synthetic(version: Version, n: u32, pcrel: bool) -> Section {
     let mut s = Section::new(version, Abi::Amd64);
-    s.flags = flags::FDE_SORTED | if pcrel { flags::FDE_FUNC_START_PCREL } else { 0 };
+    s.flags = flags::FDE_SORTED
+        | if pcrel {
+            flags::FDE_FUNC_START_PCREL
+        } else {
+            0
+        };
     let fre = |start: u32, words: &[i32]| Fre {
         start,
         base_reg: BaseReg::Sp,
@@ -81,7 +88,12 @@ pub struct Measurement {
     pub ratio_to_libsframe: Option<f64>,
 }
 
-fn measure(imp: &dyn Implementation, data: &[u8], pcs: &[i64], target: Duration) -> Option<BenchTiming> {
+fn measure(
+    imp: &dyn Implementation,
+    data: &[u8],
+    pcs: &[i64],
+    target: Duration,
+) -> Option<BenchTiming> {
     // Calibrate with one pass, then aim at `target`.
     let one = match imp.bench_find(data, pcs, 1) {
         Outcome::Ok { value } => value,
@@ -113,7 +125,11 @@ fn sections(functions: u32) -> Vec<BenchSection> {
     for version in Version::ALL {
         let plain = (version != Version::V3).then(|| synthetic(version, functions, false));
         let pcrel = (version != Version::V1).then(|| synthetic(version, functions, true));
-        let any = plain.as_ref().or(pcrel.as_ref()).cloned().unwrap_or_else(|| synthetic(version, 1, false));
+        let any = plain
+            .as_ref()
+            .or(pcrel.as_ref())
+            .cloned()
+            .unwrap_or_else(|| synthetic(version, 1, false));
         out.push(BenchSection {
             name: format!("synthetic {version} ({functions} functions)"),
             version,
@@ -122,12 +138,20 @@ fn sections(functions: u32) -> Vec<BenchSection> {
             pcs: pcs_in(&any, 100_000, 1),
         });
     }
-    if let Some(c) = corpus_cases(&corpus_dir()).into_iter().max_by_key(|c| c.data.len()) {
+    if let Some(c) = corpus_cases(&corpus_dir())
+        .into_iter()
+        .max_by_key(|c| c.data.len())
+    {
         if let Ok(s) = decode(&c.data) {
             if !s.functions.is_empty() {
                 let pcrel = s.is_pcrel();
                 out.push(BenchSection {
-                    name: format!("largest corpus section: {} ({} bytes, {} functions)", c.name, c.data.len(), s.functions.len()),
+                    name: format!(
+                        "largest corpus section: {} ({} bytes, {} functions)",
+                        c.name,
+                        c.data.len(),
+                        s.functions.len()
+                    ),
                     version: s.version,
                     pcs: pcs_in(&s, 100_000, 2),
                     plain: (!pcrel).then(|| c.data.clone()),
@@ -141,7 +165,8 @@ fn sections(functions: u32) -> Vec<BenchSection> {
 
 /// The variant of `s` for `imp`: sid's libsframe resolves starts relative to the field.
 fn variant<'a>(imp: &dyn Implementation, s: &'a BenchSection) -> Option<&'a [u8]> {
-    let wants_pcrel = imp.name().starts_with("libsframe-") && !matches!(imp.name().as_str(), "libsframe-2.40" | "libsframe-2.44");
+    let wants_pcrel = imp.name().starts_with("libsframe-")
+        && !matches!(imp.name().as_str(), "libsframe-2.40" | "libsframe-2.44");
     let wants_plain = matches!(imp.name().as_str(), "libsframe-2.40" | "libsframe-2.44");
     match (wants_pcrel, wants_plain) {
         (true, _) => s.pcrel.as_deref().or(s.plain.as_deref()),
@@ -151,7 +176,11 @@ fn variant<'a>(imp: &dyn Implementation, s: &'a BenchSection) -> Option<&'a [u8]
 }
 
 /// Run every measurement, each for about `target`.
-pub fn measurements(impls: &[Arc<dyn Implementation>], functions: u32, target: Duration) -> (Vec<Measurement>, Vec<(String, f64)>) {
+pub fn measurements(
+    impls: &[Arc<dyn Implementation>],
+    functions: u32,
+    target: Duration,
+) -> (Vec<Measurement>, Vec<(String, f64)>) {
     let mut out = Vec::new();
     let mut throughput = Vec::new();
     for s in sections(functions) {
@@ -159,8 +188,13 @@ pub fn measurements(impls: &[Arc<dyn Implementation>], functions: u32, target: D
             throughput.push((s.name.clone(), decode_validate_mb_s(d, target)));
         }
         let mut rows = Vec::new();
-        for imp in impls.iter().filter(|i| i.supports(s.version) && !i.name().starts_with("objdump-")) {
-            let Some(data) = variant(imp.as_ref(), &s) else { continue };
+        for imp in impls
+            .iter()
+            .filter(|i| i.supports(s.version) && !i.name().starts_with("objdump-"))
+        {
+            let Some(data) = variant(imp.as_ref(), &s) else {
+                continue;
+            };
             if let Some(t) = measure(imp.as_ref(), data, &s.pcs, target) {
                 rows.push(Measurement {
                     section: s.name.clone(),
@@ -173,7 +207,11 @@ pub fn measurements(impls: &[Arc<dyn Implementation>], functions: u32, target: D
                 });
             }
         }
-        let base = rows.iter().filter(|m| m.implementation.starts_with("libsframe-")).map(|m| m.lookups_per_sec).last();
+        let base = rows
+            .iter()
+            .filter(|m| m.implementation.starts_with("libsframe-"))
+            .map(|m| m.lookups_per_sec)
+            .last();
         for m in &mut rows {
             m.ratio_to_libsframe = base.map(|b| m.lookups_per_sec / b);
         }
@@ -184,8 +222,12 @@ pub fn measurements(impls: &[Arc<dyn Implementation>], functions: u32, target: D
 
 /// `sframe-conform bench [--json]`.
 pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
-    let reg = Registry::discover(&Options { timeout: Duration::from_secs(120), objdump: false });
-    let (rows, throughput) = measurements(&reg.available, functions.max(1), Duration::from_millis(500));
+    let reg = Registry::discover(&Options {
+        timeout: Duration::from_secs(120),
+        objdump: false,
+    });
+    let (rows, throughput) =
+        measurements(&reg.available, functions.max(1), Duration::from_millis(500));
     if json_out {
         let v = json!({
             "lookups": rows,
@@ -199,11 +241,22 @@ pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
     for m in &rows {
         if m.section != last {
             println!("\n{}", m.section);
-            println!("  {:<18} {:>14} {:>10} {:>14}", "implementation", "look-ups/s", "ratio", "found/asked");
+            println!(
+                "  {:<18} {:>14} {:>10} {:>14}",
+                "implementation", "look-ups/s", "ratio", "found/asked"
+            );
             last = m.section.clone();
         }
-        let ratio = m.ratio_to_libsframe.map_or_else(|| "-".to_string(), |r| format!("{r:.2}x"));
-        println!("  {:<18} {:>14.0} {:>10} {:>14}", m.implementation, m.lookups_per_sec, ratio, format!("{}/{}", m.found, m.lookups));
+        let ratio = m
+            .ratio_to_libsframe
+            .map_or_else(|| "-".to_string(), |r| format!("{r:.2}x"));
+        println!(
+            "  {:<18} {:>14.0} {:>10} {:>14}",
+            m.implementation,
+            m.lookups_per_sec,
+            ratio,
+            format!("{}/{}", m.found, m.lookups)
+        );
     }
     println!("\nreference decode+validate:");
     for (s, mb) in &throughput {

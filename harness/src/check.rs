@@ -12,7 +12,10 @@ pub struct CheckResult {
 
 impl CheckResult {
     pub fn errors(&self) -> usize {
-        self.violations.iter().filter(|v| v.rule.info().severity == Severity::Error).count()
+        self.violations
+            .iter()
+            .filter(|v| v.rule.info().severity == Severity::Error)
+            .count()
     }
     pub fn warnings(&self) -> usize {
         self.violations.len() - self.errors()
@@ -24,7 +27,9 @@ impl CheckResult {
 }
 
 pub fn check(input: &InputSection) -> CheckResult {
-    CheckResult { violations: validate(&input.loaded.bytes) }
+    CheckResult {
+        violations: validate(&input.loaded.bytes),
+    }
 }
 
 fn severity_name(s: Severity) -> &'static str {
@@ -58,7 +63,10 @@ pub fn render_text(input: &InputSection, r: &CheckResult) -> String {
         r.warnings()
     ));
     for v in &r.violations {
-        out.push_str(&format!("  {:7} {v}\n", severity_name(v.rule.info().severity)));
+        out.push_str(&format!(
+            "  {:7} {v}\n",
+            severity_name(v.rule.info().severity)
+        ));
         for line in excerpt(b, v.offset) {
             out.push_str(&format!("          {line}\n"));
         }

@@ -49,12 +49,20 @@ pub fn loc_text(abi: Abi, loc: &Loc) -> String {
     match *loc {
         Loc::SameValue => "u".into(),
         Loc::Undefined => "U".into(),
-        Loc::Expr { base, offset, deref } => {
+        Loc::Expr {
+            base,
+            offset,
+            deref,
+        } => {
             let b = match base {
                 Base::Cfa => "c".to_string(),
                 Base::Reg(n) => reg_name(abi, n),
             };
-            let e = if offset == 0 && !deref && !matches!(base, Base::Cfa) { b.clone() } else { format!("{b}{offset:+}") };
+            let e = if offset == 0 && !deref && !matches!(base, Base::Cfa) {
+                b.clone()
+            } else {
+                format!("{b}{offset:+}")
+            };
             match (base, deref) {
                 (Base::Cfa, true) => e,
                 (Base::Cfa, false) => format!("={e}"),
@@ -68,7 +76,11 @@ pub fn loc_text(abi: Abi, loc: &Loc) -> String {
 /// The CFA column: always `base+offset`, as objdump prints it (`sp+0`).
 fn cfa_text(abi: Abi, loc: &Loc) -> String {
     match *loc {
-        Loc::Expr { base: Base::Reg(n), offset, deref: false } => format!("{}{offset:+}", reg_name(abi, n)),
+        Loc::Expr {
+            base: Base::Reg(n),
+            offset,
+            deref: false,
+        } => format!("{}{offset:+}", reg_name(abi, n)),
         _ => loc_text(abi, loc),
     }
 }
@@ -77,15 +89,36 @@ fn cfa_text(abi: Abi, loc: &Loc) -> String {
 pub fn render_text(s: &Section, vaddr: u64) -> String {
     let mut o = String::new();
     o.push_str("  Header :\n\n");
-    o.push_str(&format!("    Version: SFRAME_VERSION_{}\n", s.version.number()));
+    o.push_str(&format!(
+        "    Version: SFRAME_VERSION_{}\n",
+        s.version.number()
+    ));
     o.push_str(&format!("    Flags: {}\n", flag_names(s.flags)));
-    o.push_str(&format!("    ABI: {} ({}), {}-endian\n", s.abi, s.abi.id(), s.endian.name()));
-    o.push_str(&format!("    CFA fixed FP offset: {}\n", s.cfa_fixed_fp_offset));
-    o.push_str(&format!("    CFA fixed RA offset: {}\n", s.cfa_fixed_ra_offset));
+    o.push_str(&format!(
+        "    ABI: {} ({}), {}-endian\n",
+        s.abi,
+        s.abi.id(),
+        s.endian.name()
+    ));
+    o.push_str(&format!(
+        "    CFA fixed FP offset: {}\n",
+        s.cfa_fixed_fp_offset
+    ));
+    o.push_str(&format!(
+        "    CFA fixed RA offset: {}\n",
+        s.cfa_fixed_ra_offset
+    ));
     if !s.aux_header.is_empty() {
-        o.push_str(&format!("    Auxiliary header: {} bytes\n", s.aux_header.len()));
+        o.push_str(&format!(
+            "    Auxiliary header: {} bytes\n",
+            s.aux_header.len()
+        ));
     }
-    o.push_str(&format!("    Num FDEs: {}\n    Num FREs: {}\n\n  Function Index :\n", s.functions.len(), s.num_fres()));
+    o.push_str(&format!(
+        "    Num FDEs: {}\n    Num FREs: {}\n\n  Function Index :\n",
+        s.functions.len(),
+        s.num_fres()
+    ));
     for (i, f) in s.functions.iter().enumerate() {
         let pc = vaddr.wrapping_add(f.start as u64);
         let mut attrs = vec![format!("FRE type ADDR{}", f.fre_type.addr_size())];
@@ -106,14 +139,21 @@ pub fn render_text(s: &Section, vaddr: u64) -> String {
             f.size,
             attrs.join(", ")
         ));
-        o.push_str(&format!("    {:<18}{:<14}{:<14}{:<14}\n", "STARTPC", "CFA", "FP", "RA"));
+        o.push_str(&format!(
+            "    {:<18}{:<14}{:<14}{:<14}\n",
+            "STARTPC", "CFA", "FP", "RA"
+        ));
         for fre in &f.fres {
             let start = pc.wrapping_add(u64::from(fre.start));
             let (cfa, fp, ra) = match s.recovery(f, fre) {
                 Ok(r) => (
                     cfa_text(s.abi, &r.cfa),
                     loc_text(s.abi, &r.fp),
-                    format!("{}{}", loc_text(s.abi, &r.ra), if r.ra_mangled { "[s]" } else { "" }),
+                    format!(
+                        "{}{}",
+                        loc_text(s.abi, &r.ra),
+                        if r.ra_mangled { "[s]" } else { "" }
+                    ),
                 ),
                 Err(rule) => (format!("<{}>", rule.id()), String::new(), String::new()),
             };

@@ -41,15 +41,21 @@ pub struct Corpus {
 impl Corpus {
     /// The built-in valid seeds (every version, ABI and start encoding).
     pub fn builtin() -> Corpus {
-        Corpus { cases: seeds::builtin() }
+        Corpus {
+            cases: seeds::builtin(),
+        }
     }
     /// Every section under `paths` (ELF files or raw sections; directories are walked).
     pub fn from_paths(paths: &[PathBuf]) -> Result<Corpus, String> {
-        Ok(Corpus { cases: read_cases(paths)? })
+        Ok(Corpus {
+            cases: read_cases(paths)?,
+        })
     }
     /// The sections of a directory that load (others are skipped).
     pub fn from_dir(dir: &Path) -> Corpus {
-        Corpus { cases: corpus_cases(dir) }
+        Corpus {
+            cases: corpus_cases(dir),
+        }
     }
     /// Add `n` deterministic mutations of the current sections (seed `seed`).
     pub fn with_mutations(mut self, n: usize, seed: u64) -> Corpus {
@@ -59,7 +65,10 @@ impl Corpus {
     }
     /// Add raw bytes under a name.
     pub fn push(&mut self, name: impl Into<String>, data: Vec<u8>) {
-        self.cases.push(Case { name: name.into(), data });
+        self.cases.push(Case {
+            name: name.into(),
+            data,
+        });
     }
 }
 
@@ -73,23 +82,34 @@ pub struct Report {
 impl Report {
     /// Every discrepancy, with the case it was seen on.
     pub fn discrepancies(&self) -> impl Iterator<Item = (&str, &Discrepancy)> {
-        self.results.iter().flat_map(|r| r.discrepancies().map(move |d| (r.case.as_str(), d)))
+        self.results
+            .iter()
+            .flat_map(|r| r.discrepancies().map(move |d| (r.case.as_str(), d)))
     }
     /// Sections the implementation agreed on (unsupported ones are not agreement).
     pub fn agreed(&self) -> usize {
-        self.results.iter().filter(|r| r.results.iter().all(|i| i.status == "agree")).count()
+        self.results
+            .iter()
+            .filter(|r| r.results.iter().all(|i| i.status == "agree"))
+            .count()
     }
     /// Sections it declared unsupported.
     pub fn unsupported(&self) -> usize {
-        self.results.iter().filter(|r| r.results.iter().any(|i| i.status == "unsupported")).count()
+        self.results
+            .iter()
+            .filter(|r| r.results.iter().any(|i| i.status == "unsupported"))
+            .count()
     }
     /// Discrepancies no finding of `ledger` covers.
     pub fn unexplained<'a>(&'a self, ledger: &'a Ledger) -> Vec<(&'a str, &'a Discrepancy)> {
-        self.discrepancies().filter(|(_, d)| ledger.lookup(&d.signature).is_none()).collect()
+        self.discrepancies()
+            .filter(|(_, d)| ledger.lookup(&d.signature).is_none())
+            .collect()
     }
     /// A readable listing of the discrepancies (first of each signature, with counts).
     pub fn summary(&self) -> String {
-        let mut by_sig: std::collections::BTreeMap<&str, (usize, &str, &Discrepancy)> = Default::default();
+        let mut by_sig: std::collections::BTreeMap<&str, (usize, &str, &Discrepancy)> =
+            Default::default();
         for (case, d) in self.discrepancies() {
             by_sig.entry(&d.signature).or_insert((0, case, d)).0 += 1;
         }
@@ -102,7 +122,10 @@ impl Report {
             by_sig.len()
         );
         for (sig, (n, case, d)) in by_sig {
-            out.push_str(&format!("  {sig} ({n}x), first in {case}: reference {} / found {}\n", d.expected, d.found));
+            out.push_str(&format!(
+                "  {sig} ({n}x), first in {case}: reference {} / found {}\n",
+                d.expected, d.found
+            ));
         }
         out
     }
@@ -118,7 +141,10 @@ impl Report {
         if !u.is_empty() {
             let mut s = format!("{} unexplained discrepancies:\n", u.len());
             for (case, d) in u.iter().take(50) {
-                s.push_str(&format!("  {} in {case}: reference {} / found {}\n", d.signature, d.expected, d.found));
+                s.push_str(&format!(
+                    "  {} in {case}: reference {} / found {}\n",
+                    d.signature, d.expected, d.found
+                ));
             }
             panic!("{s}");
         }
@@ -156,6 +182,13 @@ impl Implementation for Guarded<'_> {
 pub fn run(imp: &dyn Implementation, corpus: &Corpus) -> Report {
     let guarded = Guarded(imp);
     let max_pcs = crate::diff::Settings::default().max_pcs;
-    let results = corpus.cases.iter().map(|c| Engine::run_case_with(&guarded, c, max_pcs)).collect();
-    Report { implementation: imp.name(), results }
+    let results = corpus
+        .cases
+        .iter()
+        .map(|c| Engine::run_case_with(&guarded, c, max_pcs))
+        .collect();
+    Report {
+        implementation: imp.name(),
+        results,
+    }
 }

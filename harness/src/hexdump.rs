@@ -37,7 +37,10 @@ mod tests {
         let l = excerpt(&b, 20);
         assert_eq!(l.len(), 2);
         assert!(l[1].contains("[14]15"), "{l:?}");
-        assert!(excerpt(&b, 45).last().unwrap().ends_with("[end of section]"));
+        assert!(excerpt(&b, 45)
+            .last()
+            .unwrap()
+            .ends_with("[end of section]"));
         assert_eq!(excerpt(&[], 0).len(), 1);
     }
 }

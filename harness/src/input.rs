@@ -25,10 +25,16 @@ impl std::fmt::Display for InputError {
 
 /// Read `path` as an ELF file with a `.sframe` section, or as a raw section.
 pub fn read_input(path: &Path) -> Result<InputSection, InputError> {
-    let err = |message: String| InputError { path: path.to_path_buf(), message };
+    let err = |message: String| InputError {
+        path: path.to_path_buf(),
+        message,
+    };
     let bytes = std::fs::read(path).map_err(|e| err(e.to_string()))?;
     let loaded = load(&bytes).map_err(|e| err(e.to_string()))?;
-    Ok(InputSection { path: path.to_path_buf(), loaded })
+    Ok(InputSection {
+        path: path.to_path_buf(),
+        loaded,
+    })
 }
 
 impl InputSection {
@@ -43,7 +49,9 @@ impl InputSection {
                 match (e.relocations_applied, e.start_fields_rebased) {
                     (0, _) => String::new(),
                     (n, false) => format!(", {n} relocations applied"),
-                    (n, true) => format!(", {n} relocations applied, PC-relative ones against the section start"),
+                    (n, true) => format!(
+                        ", {n} relocations applied, PC-relative ones against the section start"
+                    ),
                 }
             ),
             None => "raw section".to_string(),
@@ -66,8 +74,14 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
-    let err = |e: std::io::Error| InputError { path: dir.to_path_buf(), message: e.to_string() };
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).map_err(err)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let err = |e: std::io::Error| InputError {
+        path: dir.to_path_buf(),
+        message: e.to_string(),
+    };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(err)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -82,8 +96,12 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
 fn looks_like_input(p: &Path) -> bool {
     use std::io::Read;
     let mut head = [0u8; 4];
-    let Ok(mut f) = std::fs::File::open(p) else { return false };
-    let Ok(n) = f.read(&mut head) else { return false };
+    let Ok(mut f) = std::fs::File::open(p) else {
+        return false;
+    };
+    let Ok(n) = f.read(&mut head) else {
+        return false;
+    };
     let head = &head[..n];
     head.starts_with(b"\x7fELF") || sframe_spec::Endian::from_magic(head).is_some()
 }

@@ -119,21 +119,48 @@ impl Ledger {
         let mut findings = Vec::new();
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Ledger { dir: dir.to_path_buf(), findings }),
-            Err(e) => return Err(LedgerError { path: dir.to_path_buf(), message: e.to_string() }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Ledger {
+                    dir: dir.to_path_buf(),
+                    findings,
+                })
+            }
+            Err(e) => {
+                return Err(LedgerError {
+                    path: dir.to_path_buf(),
+                    message: e.to_string(),
+                })
+            }
         };
-        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path().join("finding.json"))).collect();
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path().join("finding.json")))
+            .collect();
         paths.sort();
         for p in paths.into_iter().filter(|p| p.is_file()) {
-            let text = std::fs::read_to_string(&p).map_err(|e| LedgerError { path: p.clone(), message: e.to_string() })?;
-            let f: Finding = serde_json::from_str(&text).map_err(|e| LedgerError { path: p.clone(), message: e.to_string() })?;
-            let dir_name = p.parent().and_then(|d| d.file_name()).map(|n| n.to_string_lossy().into_owned());
+            let text = std::fs::read_to_string(&p).map_err(|e| LedgerError {
+                path: p.clone(),
+                message: e.to_string(),
+            })?;
+            let f: Finding = serde_json::from_str(&text).map_err(|e| LedgerError {
+                path: p.clone(),
+                message: e.to_string(),
+            })?;
+            let dir_name = p
+                .parent()
+                .and_then(|d| d.file_name())
+                .map(|n| n.to_string_lossy().into_owned());
             if dir_name.as_deref() != Some(f.id.as_str()) {
-                return Err(LedgerError { path: p, message: format!("id {:?} differs from its directory name", f.id) });
+                return Err(LedgerError {
+                    path: p,
+                    message: format!("id {:?} differs from its directory name", f.id),
+                });
             }
             findings.push(f);
         }
-        Ok(Ledger { dir: dir.to_path_buf(), findings })
+        Ok(Ledger {
+            dir: dir.to_path_buf(),
+            findings,
+        })
     }
 
     /// The finding covering `signature`, if any.
@@ -142,7 +169,12 @@ impl Ledger {
     }
 
     /// Write a new finding: `finding.json`, the reproducer files and a Markdown report.
-    pub fn record(&self, finding: &Finding, files: &[(&str, &[u8])], report_md: &str) -> std::io::Result<PathBuf> {
+    pub fn record(
+        &self,
+        finding: &Finding,
+        files: &[(&str, &[u8])],
+        report_md: &str,
+    ) -> std::io::Result<PathBuf> {
         let d = self.dir.join(&finding.id);
         std::fs::create_dir_all(&d)?;
         for (name, bytes) in files {
@@ -188,8 +220,12 @@ mod tests {
     fn record_then_load_round_trips_and_rejects_misnamed_entries() {
         let dir = std::env::temp_dir().join(format!("sframe-ledger-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let l = Ledger { dir: dir.clone(), findings: vec![] };
-        l.record(&finding(&["x"]), &[("input.sframe", b"\xe2\xde")], "# t\n").unwrap();
+        let l = Ledger {
+            dir: dir.clone(),
+            findings: vec![],
+        };
+        l.record(&finding(&["x"]), &[("input.sframe", b"\xe2\xde")], "# t\n")
+            .unwrap();
         let back = Ledger::load(&dir).unwrap();
         assert_eq!(back.findings.len(), 1);
         assert!(back.lookup("x").is_some());

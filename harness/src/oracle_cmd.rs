@@ -29,7 +29,10 @@ pub struct Args {
 
 /// The producer name used in signatures for `path`.
 pub fn producer_for(path: &Path) -> String {
-    manifest_producer(path).unwrap_or_else(|| path.file_stem().map_or_else(|| "unknown".into(), |s| s.to_string_lossy().into_owned()))
+    manifest_producer(path).unwrap_or_else(|| {
+        path.file_stem()
+            .map_or_else(|| "unknown".into(), |s| s.to_string_lossy().into_owned())
+    })
 }
 
 /// Look `path` up in the `manifest.json` of an enclosing corpus directory.
@@ -42,7 +45,10 @@ fn manifest_producer(path: &Path) -> Option<String> {
         }
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&m).ok()?).ok()?;
         let rel = abs.strip_prefix(dir).ok()?.to_string_lossy().into_owned();
-        let e = v.as_array()?.iter().find(|e| e["file"].as_str() == Some(rel.as_str()))?;
+        let e = v
+            .as_array()?
+            .iter()
+            .find(|e| e["file"].as_str() == Some(rel.as_str()))?;
         let mut p = format!("{}-{}", e["producer"].as_str()?, e["release"].as_str()?);
         if let Some(ld) = e["linker_version"].as_str() {
             let release: Vec<&str> = ld.rsplit(' ').next()?.split('.').take(2).collect();
@@ -58,9 +64,13 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            for f in crate::input::expand_paths(std::slice::from_ref(p)).map_err(|e| e.to_string())? {
+            for f in
+                crate::input::expand_paths(std::slice::from_ref(p)).map_err(|e| e.to_string())?
+            {
                 let mut head = [0u8; 4];
-                let is_elf = std::fs::File::open(&f).and_then(|mut h| std::io::Read::read_exact(&mut h, &mut head)).is_ok()
+                let is_elf = std::fs::File::open(&f)
+                    .and_then(|mut h| std::io::Read::read_exact(&mut h, &mut head))
+                    .is_ok()
                     && &head == b"\x7fELF";
                 if is_elf {
                     out.push(f);
@@ -90,14 +100,21 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} functions {elapsed} {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let opts = Options { runs: args.runs, seed: args.seed, jobs: args.jobs, ..Options::default() };
+    let opts = Options {
+        runs: args.runs,
+        seed: args.seed,
+        jobs: args.jobs,
+        ..Options::default()
+    };
     let mut out = Vec::new();
     let mut first_new: Option<String> = None;
     let mut totals = (0usize, 0usize, 0u64, 0usize, 0usize, 0f64);
     for (path, oracle) in &loaded {
         bar.set_message(path.display().to_string());
         let all: Vec<usize> = (0..oracle.functions().len()).collect();
-        let report = oracle.check_functions(&all, &opts, &|| bar.inc(1)).map_err(|e| format!("{}: {e}", path.display()))?;
+        let report = oracle
+            .check_functions(&all, &opts, &|| bar.inc(1))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         let producer = args.producer.clone().unwrap_or_else(|| producer_for(path));
         let mut sigs: Vec<(String, Option<String>)> = Vec::new();
         for m in report.mismatches() {
@@ -108,7 +125,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             }
         }
         if first_new.is_none() {
-            first_new = sigs.iter().find(|(_, c)| c.is_none()).map(|(s, _)| s.clone());
+            first_new = sigs
+                .iter()
+                .find(|(_, c)| c.is_none())
+                .map(|(s, _)| s.clone());
         }
         let s = &report.summary;
         totals.0 += s.instructions;
@@ -120,21 +140,36 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         if args.json {
             out.push(render_json(path, &producer, &report, &sigs));
         } else {
-            bar.suspend(|| print!("{}", render_text(path, &producer, &report, &sigs, args.stats)));
+            bar.suspend(|| {
+                print!(
+                    "{}",
+                    render_text(path, &producer, &report, &sigs, args.stats)
+                )
+            });
         }
     }
     bar.finish_and_clear();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&Value::Array(out)).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&Value::Array(out)).unwrap_or_default()
+        );
     } else if loaded.len() > 1 {
         let (insns, exec, rows, bad, new, secs) = totals;
-        let cov = if insns == 0 { 100.0 } else { 100.0 * exec as f64 / insns as f64 };
+        let cov = if insns == 0 {
+            100.0
+        } else {
+            100.0 * exec as f64 / insns as f64
+        };
         println!(
             "total: {} files, {exec}/{insns} instructions executed ({cov:.1}%), {rows} rows checked, {bad} mismatches, {new} not in the ledger",
             loaded.len()
         );
         if args.stats {
-            println!("total stats: {secs:.2}s checking, {:.0} checked instructions/s", if secs > 0.0 { rows as f64 / secs } else { 0.0 });
+            println!(
+                "total stats: {secs:.2}s checking, {:.0} checked instructions/s",
+                if secs > 0.0 { rows as f64 / secs } else { 0.0 }
+            );
         }
     }
     match first_new {
@@ -146,14 +181,23 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     }
 }
 
-fn render_text(path: &Path, producer: &str, r: &Report, sigs: &[(String, Option<String>)], stats: bool) -> String {
+fn render_text(
+    path: &Path,
+    producer: &str,
+    r: &Report,
+    sigs: &[(String, Option<String>)],
+    stats: bool,
+) -> String {
     let mut o = format!(
         "{}: {} SFrame v{} {} (producer {producer}{})\n",
         path.display(),
         r.abi,
         r.version,
         r.file_kind,
-        r.compiler.as_deref().map(|c| format!("; {c}")).unwrap_or_default()
+        r.compiler
+            .as_deref()
+            .map(|c| format!("; {c}"))
+            .unwrap_or_default()
     );
     o.push_str(&r.render_text(stats));
     for (s, c) in sigs {
@@ -166,7 +210,12 @@ fn render_text(path: &Path, producer: &str, r: &Report, sigs: &[(String, Option<
     o
 }
 
-fn render_json(path: &Path, producer: &str, r: &Report, sigs: &[(String, Option<String>)]) -> Value {
+fn render_json(
+    path: &Path,
+    producer: &str,
+    r: &Report,
+    sigs: &[(String, Option<String>)],
+) -> Value {
     json!({
         "file": path.display().to_string(),
         "producer": producer,

@@ -47,27 +47,51 @@ fn strip(abi: sframe_spec::Abi, pc: u64) -> u64 {
 }
 
 /// Step from `frame` (index `k`) with the rules `imp` gives for it.
-fn step_with(imp: &dyn Implementation, snap: &StackSnapshot, section: &[u8], vaddr: u64, k: usize, frame: &Frame) -> Result<(u64, Frame), (&'static str, String)> {
-    let lookup = if k == 0 { frame.pc } else { frame.pc.wrapping_sub(1) };
+fn step_with(
+    imp: &dyn Implementation,
+    snap: &StackSnapshot,
+    section: &[u8],
+    vaddr: u64,
+    k: usize,
+    frame: &Frame,
+) -> Result<(u64, Frame), (&'static str, String)> {
+    let lookup = if k == 0 {
+        frame.pc
+    } else {
+        frame.pc.wrapping_sub(1)
+    };
     let rel = lookup.wrapping_sub(vaddr) as i64;
     let found = match imp.find_fre(section, rel) {
         Outcome::Ok { value: Some(f) } => f,
-        Outcome::Ok { value: None } => return Err(("no-row", format!("no row for pc {lookup:#x}"))),
+        Outcome::Ok { value: None } => {
+            return Err(("no-row", format!("no row for pc {lookup:#x}")))
+        }
         other => return Err((other.status(), format!("look-up of {lookup:#x}: {other:?}"))),
     };
     let (Some(cfa), Some(ra), Some(fp)) = (found.row.cfa, found.row.ra, found.row.fp) else {
         return Err(("incomplete-row", format!("{:?}", found.row)));
     };
-    let rules = Recovery { cfa, ra, fp, ra_mangled: found.row.ra_mangled.unwrap_or(false) };
+    let rules = Recovery {
+        cfa,
+        ra,
+        fp,
+        ra_mangled: found.row.ra_mangled.unwrap_or(false),
+    };
     let reg = |n: u32| snap.reg(n);
     let mut mem = |a: u64| snap.read_word(a);
-    let (cfa, mut caller) = apply(snap.abi, &rules, frame, k == 0, &reg, &mut mem).map_err(|e| ("step", format!("{e:?}")))?;
+    let (cfa, mut caller) = apply(snap.abi, &rules, frame, k == 0, &reg, &mut mem)
+        .map_err(|e| ("step", format!("{e:?}")))?;
     caller.pc = strip(snap.abi, caller.pc);
     Ok((cfa, caller))
 }
 
 /// Walk `snap` with `imp`'s rows: for each true frame, the recovered CFA and caller frame.
-pub fn walk(imp: &dyn Implementation, snap: &StackSnapshot, section: &[u8], vaddr: u64) -> Vec<Recovered> {
+pub fn walk(
+    imp: &dyn Implementation,
+    snap: &StackSnapshot,
+    section: &[u8],
+    vaddr: u64,
+) -> Vec<Recovered> {
     let mut out = Vec::new();
     let mut frame = snap.start_frame();
     for k in 0..snap.frames.len() {
@@ -85,14 +109,25 @@ pub fn walk(imp: &dyn Implementation, snap: &StackSnapshot, section: &[u8], vadd
     out
 }
 
-fn matches_truth(r: &Recovered, snap: &StackSnapshot, k: usize) -> Result<(), (&'static str, String)> {
+fn matches_truth(
+    r: &Recovered,
+    snap: &StackSnapshot,
+    k: usize,
+) -> Result<(), (&'static str, String)> {
     let t = &snap.frames[k].expected;
     match r {
         Err(e) => {
-            let what = ["no-row", "incomplete-row", "rejected", "crashed", "hung", "unsupported"]
-                .into_iter()
-                .find(|w| e.starts_with(&format!("{w}:")))
-                .unwrap_or("step");
+            let what = [
+                "no-row",
+                "incomplete-row",
+                "rejected",
+                "crashed",
+                "hung",
+                "unsupported",
+            ]
+            .into_iter()
+            .find(|w| e.starts_with(&format!("{w}:")))
+            .unwrap_or("step");
             Err((what, e.clone()))
         }
         Ok((cfa, caller)) => {
@@ -111,7 +146,13 @@ fn matches_truth(r: &Recovered, snap: &StackSnapshot, k: usize) -> Result<(), (&
 
 /// Compare `imp`'s walk of `snap` with the truth, over the frames the reference walks
 /// truthfully; the first departure, if any.
-pub fn check(reference: &dyn Implementation, imp: &dyn Implementation, snap: &StackSnapshot, section: &[u8], vaddr: u64) -> Option<WalkDiscrepancy> {
+pub fn check(
+    reference: &dyn Implementation,
+    imp: &dyn Implementation,
+    snap: &StackSnapshot,
+    section: &[u8],
+    vaddr: u64,
+) -> Option<WalkDiscrepancy> {
     let ours = walk(reference, snap, section, vaddr);
     let theirs = walk(imp, snap, section, vaddr);
     for k in 0..snap.frames.len() {
@@ -121,7 +162,10 @@ pub fn check(reference: &dyn Implementation, imp: &dyn Implementation, snap: &St
             // against the implementation from this frame on.
             break;
         }
-        let t = theirs.get(k).cloned().unwrap_or_else(|| Err("step: the walk stopped earlier".into()));
+        let t = theirs
+            .get(k)
+            .cloned()
+            .unwrap_or_else(|| Err("step: the walk stopped earlier".into()));
         if let Err((what, detail)) = matches_truth(&t, snap, k) {
             return Some(WalkDiscrepancy {
                 signature: format!("unwind:{}:{}:{what}", imp.name(), version_tag(section)),

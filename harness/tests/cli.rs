@@ -4,7 +4,10 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sframe-conform")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_sframe-conform"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
@@ -35,7 +38,12 @@ fn valid_v2() -> Vec<u8> {
 fn check_exit_statuses() {
     let good = tmp("good.sframe", &valid_v2());
     let out = run(&["check", good.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 
     let mut bad = valid_v2();
     bad[3] = 0x80; // an undefined flag bit: a warning in v2
@@ -51,8 +59,16 @@ fn check_exit_statuses() {
     let mut warn = valid_v2();
     warn[3] |= 0x40;
     let warn = tmp("warn.sframe", &warn);
-    assert_eq!(run(&["check", warn.to_str().unwrap()]).status.code(), Some(0));
-    assert_eq!(run(&["check", "--strict", warn.to_str().unwrap()]).status.code(), Some(1));
+    assert_eq!(
+        run(&["check", warn.to_str().unwrap()]).status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        run(&["check", "--strict", warn.to_str().unwrap()])
+            .status
+            .code(),
+        Some(1)
+    );
 }
 
 #[test]
@@ -68,7 +84,10 @@ fn usage_and_io_errors_are_one_line_and_exit_2() {
         let out = run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+            "{args:?}: {err}"
+        );
     }
     let out = run(&["check", not_sframe.to_str().unwrap()]);
     assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
@@ -97,7 +116,11 @@ fn json_outputs_have_the_documented_keys() {
     }
     let out = run(&["rules", "--json", "--discrepancies"]);
     let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(d.as_array().unwrap().iter().any(|x| x["id"] == "D-V1-ADDR-LIMIT-MACROS"));
+    assert!(d
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|x| x["id"] == "D-V1-ADDR-LIMIT-MACROS"));
 
     let good = tmp("dump.sframe", &valid_v2());
     let out = run(&["dump", "--json", good.to_str().unwrap()]);
@@ -119,7 +142,10 @@ fn dump_reads_like_objdump() {
     let out = run(&["dump", good.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Version: SFRAME_VERSION_2"), "{text}");
-    assert!(text.contains("func idx [0]: pc = 0x40, size = 16 bytes"), "{text}");
+    assert!(
+        text.contains("func idx [0]: pc = 0x40, size = 16 bytes"),
+        "{text}"
+    );
     assert!(text.contains("0000000000000040  sp+8"), "{text}");
 }
 
@@ -132,21 +158,74 @@ fn gen_writes_pinned_valid_and_tagged_malformed_sections() {
     let dir = std::env::temp_dir().join(format!("sframe-cli-gen-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let valid = dir.join("valid");
-    let out = run(&["gen", "--version", "3", "--abi", "aarch64", "--endian", "big", "--count", "6", "--seed", "9", "--out", valid.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let files: Vec<_> = std::fs::read_dir(&valid).unwrap().map(|e| e.unwrap().path()).collect();
+    let out = run(&[
+        "gen",
+        "--version",
+        "3",
+        "--abi",
+        "aarch64",
+        "--endian",
+        "big",
+        "--count",
+        "6",
+        "--seed",
+        "9",
+        "--out",
+        valid.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files: Vec<_> = std::fs::read_dir(&valid)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert_eq!(files.len(), 6);
     for f in &files {
         let b = std::fs::read(f).unwrap();
-        assert_eq!(&b[..4], &[0xde, 0xe2, 3, b[3]], "{}: big-endian magic, version 3", f.display());
-        assert_eq!(b[4], 1, "{}: SFRAME_ABI_AARCH64_ENDIAN_BIG is 1 (v1 texinfo 1.2.1)", f.display());
+        assert_eq!(
+            &b[..4],
+            &[0xde, 0xe2, 3, b[3]],
+            "{}: big-endian magic, version 3",
+            f.display()
+        );
+        assert_eq!(
+            b[4],
+            1,
+            "{}: SFRAME_ABI_AARCH64_ENDIAN_BIG is 1 (v1 texinfo 1.2.1)",
+            f.display()
+        );
     }
     let out = run(&["check", valid.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 
     let bad = dir.join("bad");
-    let out = run(&["gen", "--version", "1", "--count", "8", "--seed", "2", "--malformed", "--out", bad.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(&[
+        "gen",
+        "--version",
+        "1",
+        "--count",
+        "8",
+        "--seed",
+        "2",
+        "--malformed",
+        "--out",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut seen = 0;
     for e in std::fs::read_dir(&bad).unwrap() {
         let p = e.unwrap().path();
@@ -154,7 +233,8 @@ fn gen_writes_pinned_valid_and_tagged_malformed_sections() {
             continue;
         }
         seen += 1;
-        let side: serde_json::Value = serde_json::from_slice(&std::fs::read(p.with_extension("json")).unwrap()).unwrap();
+        let side: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(p.with_extension("json")).unwrap()).unwrap();
         let out = run(&["check", "--strict", "--json", p.to_str().unwrap()]); // some rules are warnings
         if side["violates"] == serde_json::json!(["PRE-MAGIC"]) {
             // Without the magic the bytes are no SFrame section at all: an input error.
@@ -162,17 +242,32 @@ fn gen_writes_pinned_valid_and_tagged_malformed_sections() {
             assert!(String::from_utf8_lossy(&out.stderr).contains("magic"));
             continue;
         }
-        assert_eq!(out.status.code(), Some(1), "{} should fail check --strict", p.display());
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{} should fail check --strict",
+            p.display()
+        );
         let text = String::from_utf8_lossy(&out.stdout);
         for rule in side["violates"].as_array().unwrap() {
-            assert!(text.contains(rule.as_str().unwrap()), "{}: check does not report {rule}", p.display());
+            assert!(
+                text.contains(rule.as_str().unwrap()),
+                "{}: check does not report {rule}",
+                p.display()
+            );
         }
     }
     assert_eq!(seen, 8);
 
     for (args, needle) in [
-        (vec!["gen", "--version", "1", "--abi", "s390x"], "not defined in SFrame"),
-        (vec!["gen", "--abi", "amd64", "--endian", "big"], "no big endian"),
+        (
+            vec!["gen", "--version", "1", "--abi", "s390x"],
+            "not defined in SFrame",
+        ),
+        (
+            vec!["gen", "--abi", "amd64", "--endian", "big"],
+            "no big endian",
+        ),
         (vec!["gen", "--version", "4"], "versions 1, 2 and 3"),
         (vec!["gen", "--abi", "mips"], "not an ABI"),
     ] {
@@ -182,7 +277,10 @@ fn gen_writes_pinned_valid_and_tagged_malformed_sections() {
         let out = run(&a);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(needle) && err.lines().count() == 1, "{args:?}: {err}");
+        assert!(
+            err.contains(needle) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

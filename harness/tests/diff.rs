@@ -23,7 +23,10 @@ use std::time::Duration;
 const PROVISION: &str = "the provisioned toolchains are missing: run `ci/toolchains` (it installs GNU binutils 2.40, 2.44 and sid with their libsframe into ~/.cache/sframe-conform)";
 
 fn registry(objdump: bool) -> Registry {
-    let reg = Registry::discover(&Options { objdump, ..Options::default() });
+    let reg = Registry::discover(&Options {
+        objdump,
+        ..Options::default()
+    });
     let libs = reg.libsframes();
     assert!(
         libs.len() >= 3,
@@ -32,7 +35,12 @@ fn registry(objdump: bool) -> Registry {
         reg.unavailable
     );
     if objdump {
-        assert!(reg.available.iter().any(|i| i.name().starts_with("objdump-")), "{PROVISION}: no objdump");
+        assert!(
+            reg.available
+                .iter()
+                .any(|i| i.name().starts_with("objdump-")),
+            "{PROVISION}: no objdump"
+        );
     }
     reg
 }
@@ -64,7 +72,11 @@ fn agreed(results: &[CaseResult], imp: &str, version: u8) -> usize {
     results
         .iter()
         .filter(|r| r.version == Some(version))
-        .filter(|r| r.results.iter().any(|i| i.implementation == imp && i.status == "agree"))
+        .filter(|r| {
+            r.results
+                .iter()
+                .any(|i| i.implementation == imp && i.status == "agree")
+        })
         .count()
 }
 
@@ -77,9 +89,21 @@ fn corpus_and_seeds_agree_or_are_ledgered() {
     let (summary, results) = run(&Engine::new(reg.available.clone()), &cases, &ledger());
     assert_ledgered(&summary);
     // Agreement is not vacuous: the newest libsframe agrees on v3 sections and 2.40 on v1 ones.
-    let newest = reg.libsframes().last().map(|l| l.name()).unwrap_or_default();
-    assert!(agreed(&results, &newest, 3) > 0, "{newest} agreed on no v3 section\n{}", summary.render_text());
-    assert!(agreed(&results, "libsframe-2.40", 1) > 0, "libsframe-2.40 agreed on no v1 section\n{}", summary.render_text());
+    let newest = reg
+        .libsframes()
+        .last()
+        .map(|l| l.name())
+        .unwrap_or_default();
+    assert!(
+        agreed(&results, &newest, 3) > 0,
+        "{newest} agreed on no v3 section\n{}",
+        summary.render_text()
+    );
+    assert!(
+        agreed(&results, "libsframe-2.40", 1) > 0,
+        "libsframe-2.40 agreed on no v1 section\n{}",
+        summary.render_text()
+    );
 }
 
 /// Assemble `src` with the system's `as --gsframe` (binutils 2.40 here) and link it.
@@ -88,9 +112,21 @@ fn assemble(dir: &Path, src: &str) -> Vec<PathBuf> {
     std::fs::write(&s, src).unwrap();
     let o = dir.join("t.o");
     let so = dir.join("t.so");
-    let st = Command::new("as").arg("--gsframe").arg("-o").arg(&o).arg(&s).status().expect("`as` runs (ci/install-deps installs binutils)");
+    let st = Command::new("as")
+        .arg("--gsframe")
+        .arg("-o")
+        .arg(&o)
+        .arg(&s)
+        .status()
+        .expect("`as` runs (ci/install-deps installs binutils)");
     assert!(st.success(), "as --gsframe failed");
-    let st = Command::new("ld").arg("-shared").arg("-o").arg(&so).arg(&o).status().expect("`ld` runs");
+    let st = Command::new("ld")
+        .arg("-shared")
+        .arg("-o")
+        .arg(&so)
+        .arg(&o)
+        .status()
+        .expect("`ld` runs");
     assert!(st.success(), "ld -shared failed");
     vec![o, so]
 }
@@ -148,13 +184,20 @@ f3:     .cfi_startproc
     let files = assemble(&dir, src);
     let cases: Vec<Case> = files
         .iter()
-        .map(|p| Case { name: p.display().to_string(), data: sframe_harness::input::read_input(p).unwrap().loaded.bytes })
+        .map(|p| Case {
+            name: p.display().to_string(),
+            data: sframe_harness::input::read_input(p).unwrap().loaded.bytes,
+        })
         .collect();
     let (summary, results) = run(&Engine::new(reg.available.clone()), &cases, &ledger());
     let _ = std::fs::remove_dir_all(&dir);
     assert_ledgered(&summary);
     // The linked (sorted) section: libsframe 2.40 reads it and agrees.
-    assert!(agreed(&results, "libsframe-2.40", 1) >= 1, "{}", summary.render_text());
+    assert!(
+        agreed(&results, "libsframe-2.40", 1) >= 1,
+        "{}",
+        summary.render_text()
+    );
 }
 
 #[test]
@@ -165,7 +208,11 @@ fn generated_inputs_agree_or_are_ledgered() {
     let cases = mutate::generate(&seeds_in, 240, 20_251_122);
     let (summary, _) = run(&Engine::new(reg.available.clone()), &cases, &ledger());
     assert_ledgered(&summary);
-    assert!(summary.valid > 20, "too few valid generated sections: {}", summary.valid);
+    assert!(
+        summary.valid > 20,
+        "too few valid generated sections: {}",
+        summary.valid
+    );
 }
 
 #[test]
@@ -173,7 +220,10 @@ fn libsframe_encoders_produce_what_the_reference_reads() {
     let reg = registry(false);
     let l = ledger();
     let mut summary = Summary::default();
-    let models: Vec<_> = seeds::builtin().iter().filter_map(|c| sframe_spec::decode(&c.data).ok()).collect();
+    let models: Vec<_> = seeds::builtin()
+        .iter()
+        .filter_map(|c| sframe_spec::decode(&c.data).ok())
+        .collect();
     let mut encoded = 0;
     for imp in reg.libsframes() {
         for m in &models {
@@ -206,11 +256,18 @@ fn python() -> &'static str {
 }
 
 fn data_script(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 fn example_adapter() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/external-adapter.py").display().to_string()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/external-adapter.py")
+        .display()
+        .to_string()
 }
 
 fn external(script: &str, args: &[&str], timeout: Duration) -> Arc<dyn Implementation> {
@@ -218,7 +275,10 @@ fn external(script: &str, args: &[&str], timeout: Duration) -> Arc<dyn Implement
     for a in args {
         l = l.arg(*a);
     }
-    Arc::new(ProcessImpl::start(l, Kind::External).expect("python3 runs the adapter (ci/install-deps installs python3)"))
+    Arc::new(
+        ProcessImpl::start(l, Kind::External)
+            .expect("python3 runs the adapter (ci/install-deps installs python3)"),
+    )
 }
 
 #[test]
@@ -233,32 +293,62 @@ fn the_example_external_adapter_agrees_with_the_reference_on_the_seeds() {
 
 #[test]
 fn a_crashing_external_implementation_is_reported_and_the_run_completes() {
-    let imp = external(&data_script("segv-adapter.py"), &[], Duration::from_secs(20));
+    let imp = external(
+        &data_script("segv-adapter.py"),
+        &[],
+        Duration::from_secs(20),
+    );
     let cases = seeds::builtin();
     let (summary, results) = run(&Engine::new(vec![imp]), &cases, &Ledger::default());
     assert_eq!(results.len(), cases.len(), "the run stopped early");
     for v in ["v1", "v2", "v2-pcrel", "v3", "v3-pcrel"] {
         for op in ["decode", "find_fre"] {
             let sig = format!("crash:segv-example:{v}:{op}:SIGSEGV");
-            assert!(summary.signatures.contains_key(&sig), "{sig} not reported:\n{}", summary.render_text());
+            assert!(
+                summary.signatures.contains_key(&sig),
+                "{sig} not reported:\n{}",
+                summary.render_text()
+            );
         }
     }
     // Every other section was answered by a restarted process, and agrees.
     for r in &results {
         let crashed = r.case.contains("aarch64-be");
-        assert_eq!(r.results[0].status == "agree", !crashed, "{}: {:?}", r.case, r.results[0]);
+        assert_eq!(
+            r.results[0].status == "agree",
+            !crashed,
+            "{}: {:?}",
+            r.case,
+            r.results[0]
+        );
     }
 }
 
 #[test]
 fn a_hanging_external_implementation_is_reported_as_hung() {
-    let imp = external(&data_script("segv-adapter.py"), &["--hang"], Duration::from_millis(1500));
-    let cases: Vec<Case> = seeds::builtin().into_iter().filter(|c| c.name.contains("v3-s390x-pcrel") || c.name.contains("v3-amd64-pcrel")).collect();
+    let imp = external(
+        &data_script("segv-adapter.py"),
+        &["--hang"],
+        Duration::from_millis(1500),
+    );
+    let cases: Vec<Case> = seeds::builtin()
+        .into_iter()
+        .filter(|c| c.name.contains("v3-s390x-pcrel") || c.name.contains("v3-amd64-pcrel"))
+        .collect();
     assert_eq!(cases.len(), 2);
     let (summary, results) = run(&Engine::new(vec![imp]), &cases, &Ledger::default());
-    assert!(summary.signatures.contains_key("hang:segv-example:v3-pcrel:decode"), "{}", summary.render_text());
+    assert!(
+        summary
+            .signatures
+            .contains_key("hang:segv-example:v3-pcrel:decode"),
+        "{}",
+        summary.render_text()
+    );
     let amd64 = results.iter().find(|r| r.case.contains("amd64")).unwrap();
-    assert_eq!(amd64.results[0].status, "agree", "the process was not restarted after the hang");
+    assert_eq!(
+        amd64.results[0].status, "agree",
+        "the process was not restarted after the hang"
+    );
 }
 
 /// A parser that gets the CFA offset wrong by 8 everywhere.
@@ -282,7 +372,10 @@ impl Implementation for OffByEight {
     }
     fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
         Reference.decode(data).map(|mut d| {
-            d.functions.iter_mut().flat_map(|f| f.fres.iter_mut()).for_each(|r| shift(&mut r.row));
+            d.functions
+                .iter_mut()
+                .flat_map(|f| f.fres.iter_mut())
+                .for_each(|r| shift(&mut r.row));
             d
         })
     }
@@ -301,9 +394,21 @@ fn the_gate_passes_the_reference_and_catches_a_broken_parser() {
     let corpus = Corpus::builtin();
     gate::run(&Reference, &corpus).assert_clean();
     let report = gate::run(&OffByEight, &corpus);
-    let sigs: Vec<&str> = report.discrepancies().map(|(_, d)| d.signature.as_str()).collect();
-    assert!(sigs.contains(&"diff:off-by-eight:v3-pcrel:decode:fre.cfa"), "{}", report.summary());
-    assert!(sigs.iter().any(|s| s.starts_with("diff:off-by-eight:v1:find_fre:row.cfa")), "{}", report.summary());
+    let sigs: Vec<&str> = report
+        .discrepancies()
+        .map(|(_, d)| d.signature.as_str())
+        .collect();
+    assert!(
+        sigs.contains(&"diff:off-by-eight:v3-pcrel:decode:fre.cfa"),
+        "{}",
+        report.summary()
+    );
+    assert!(
+        sigs.iter()
+            .any(|s| s.starts_with("diff:off-by-eight:v1:find_fre:row.cfa")),
+        "{}",
+        report.summary()
+    );
     // A panicking parser is a crash, not a failed test.
     struct Panics;
     impl Implementation for Panics {
@@ -324,22 +429,41 @@ fn the_gate_passes_the_reference_and_catches_a_broken_parser() {
         }
     }
     let report = gate::run(&Panics, &corpus);
-    assert!(report.discrepancies().any(|(_, d)| d.signature.starts_with("crash:panics:v1:decode:panic")), "{}", report.summary());
+    assert!(
+        report
+            .discrepancies()
+            .any(|(_, d)| d.signature.starts_with("crash:panics:v1:decode:panic")),
+        "{}",
+        report.summary()
+    );
 }
 
 #[test]
 fn bench_sections_are_found_by_every_implementation() {
     let reg = registry(false);
-    let (rows, throughput) = sframe_harness::bench::measurements(&reg.available, 2000, Duration::from_millis(20));
+    let (rows, throughput) =
+        sframe_harness::bench::measurements(&reg.available, 2000, Duration::from_millis(20));
     assert!(!throughput.is_empty());
     // The reference, simple-frame-rs and the newest libsframe find every PC (others may not:
     // libsframe 2.44 misreads v1, see the ledger; the bench prints found/asked).
-    let newest = reg.libsframes().last().map(|l| l.name()).unwrap_or_default();
+    let newest = reg
+        .libsframes()
+        .last()
+        .map(|l| l.name())
+        .unwrap_or_default();
     let checked = ["reference", "simple-frame-rs", newest.as_str()];
-    for m in rows.iter().filter(|m| m.section.starts_with("synthetic") && checked.contains(&m.implementation.as_str())) {
-        assert_eq!(m.found, m.lookups, "{} found {} of {} in {}", m.implementation, m.found, m.lookups, m.section);
+    for m in rows.iter().filter(|m| {
+        m.section.starts_with("synthetic") && checked.contains(&m.implementation.as_str())
+    }) {
+        assert_eq!(
+            m.found, m.lookups,
+            "{} found {} of {} in {}",
+            m.implementation, m.found, m.lookups, m.section
+        );
     }
-    assert!(rows.iter().any(|m| m.implementation.starts_with("libsframe-") && m.ratio_to_libsframe.is_some()));
+    assert!(rows
+        .iter()
+        .any(|m| m.implementation.starts_with("libsframe-") && m.ratio_to_libsframe.is_some()));
 }
 
 fn conform() -> Command {
@@ -351,7 +475,10 @@ fn diff_exit_status_says_whether_something_is_new() {
     registry(false);
     let dir = std::env::temp_dir().join(format!("sframe-harness-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let seed = seeds::builtin().into_iter().find(|c| c.name == "builtin:v2-amd64").unwrap();
+    let seed = seeds::builtin()
+        .into_iter()
+        .find(|c| c.name == "builtin:v2-amd64")
+        .unwrap();
     let file = dir.join("v2.sframe");
     std::fs::write(&file, &seed.data).unwrap();
     let empty = dir.join("empty-ledger");
@@ -359,17 +486,44 @@ fn diff_exit_status_says_whether_something_is_new() {
 
     let st = conform().arg("diff").status().unwrap();
     assert_eq!(st.code(), Some(2), "no input is a usage error");
-    let st = conform().args(["diff", "--impl", "no-such-impl"]).arg(&file).status().unwrap();
+    let st = conform()
+        .args(["diff", "--impl", "no-such-impl"])
+        .arg(&file)
+        .status()
+        .unwrap();
     assert_eq!(st.code(), Some(2));
     let ext = format!("{} {}", python(), example_adapter());
-    let st = conform().args(["diff", "--impl", "python-example", "--external", &ext]).arg(&file).status().unwrap();
+    let st = conform()
+        .args(["diff", "--impl", "python-example", "--external", &ext])
+        .arg(&file)
+        .status()
+        .unwrap();
     assert_eq!(st.code(), Some(0), "the example adapter agrees");
     // sid's libsframe resolves v2 starts as PC-relative without the flag: new to an empty ledger.
-    let newest = Registry::discover(&Options { objdump: false, ..Options::default() }).libsframes().last().map(|l| l.name()).unwrap();
-    let out = conform().args(["diff", "--json", "--impl", &newest, "--ledger"]).arg(&empty).arg(&file).output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let newest = Registry::discover(&Options {
+        objdump: false,
+        ..Options::default()
+    })
+    .libsframes()
+    .last()
+    .map(|l| l.name())
+    .unwrap();
+    let out = conform()
+        .args(["diff", "--json", "--impl", &newest, "--ledger"])
+        .arg(&empty)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(v["summary"]["signatures"].as_object().is_some_and(|m| !m.is_empty()));
+    assert!(v["summary"]["signatures"]
+        .as_object()
+        .is_some_and(|m| !m.is_empty()));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -379,11 +533,26 @@ fn impls_lists_every_provisioned_implementation_with_its_version() {
     let out = conform().args(["impls", "--json"]).output().unwrap();
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let names: Vec<&str> = v["available"].as_array().unwrap().iter().filter_map(|i| i["name"].as_str()).collect();
-    for n in ["reference", "simple-frame-rs", "libsframe-2.40", "libsframe-2.44"] {
+    let names: Vec<&str> = v["available"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["name"].as_str())
+        .collect();
+    for n in [
+        "reference",
+        "simple-frame-rs",
+        "libsframe-2.40",
+        "libsframe-2.44",
+    ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
-    let l240 = v["available"].as_array().unwrap().iter().find(|i| i["name"] == "libsframe-2.40").unwrap();
+    let l240 = v["available"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "libsframe-2.40")
+        .unwrap();
     assert_eq!(l240["versions"], serde_json::json!([1]));
     assert!(l240["version"].as_str().unwrap().contains("2.40"));
 }

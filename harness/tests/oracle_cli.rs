@@ -4,7 +4,11 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sframe-conform")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_sframe-conform"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -15,7 +19,11 @@ fn bad_input_exits_2_with_one_line() {
     std::fs::write(&junk, b"not an elf file").unwrap();
     let out = run(&["oracle", junk.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1, "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().count(),
+        1,
+        "{out:?}"
+    );
 }
 
 /// A corpus file whose mismatches are producer findings of the ledger (F0101, F0106).
@@ -27,16 +35,33 @@ fn ledger_covers_known_findings_and_an_empty_ledger_does_not() {
         panic!("{KNOWN} is missing: run ci/build-corpus");
     }
     let out = run(&["oracle", KNOWN, "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let sigs = v[0]["signatures"].as_array().unwrap();
-    assert!(!sigs.is_empty() && sigs.iter().all(|s| s["finding"].is_string()), "{sigs:?}");
+    assert!(
+        !sigs.is_empty() && sigs.iter().all(|s| s["finding"].is_string()),
+        "{sigs:?}"
+    );
     assert_eq!(v[0]["producer"], "gnu-as-2.40");
 
     let empty = std::env::temp_dir().join(format!("oracle-empty-ledger-{}", std::process::id()));
-    let out = run(&["oracle", KNOWN, "--ledger", empty.to_str().unwrap(), "--stats"]);
+    let out = run(&[
+        "oracle",
+        KNOWN,
+        "--ledger",
+        empty.to_str().unwrap(),
+        "--stats",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("oracle:gnu-as-2.40:amd64:edge_cfa_r10:"), "{err}");
+    assert!(
+        err.contains("oracle:gnu-as-2.40:amd64:edge_cfa_r10:"),
+        "{err}"
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("checked instructions/s"));
 }

@@ -25,7 +25,10 @@ const FILES: &[&str] = &[
 
 #[test]
 fn every_implementation_walks_the_true_stack_or_the_difference_is_ledgered() {
-    let reg = Registry::discover(&Options { objdump: false, ..Options::default() });
+    let reg = Registry::discover(&Options {
+        objdump: false,
+        ..Options::default()
+    });
     assert!(
         reg.libsframes().len() >= 3,
         "the provisioned libsframe releases are missing (run ci/toolchains): {:?}",
@@ -39,27 +42,66 @@ fn every_implementation_walks_the_true_stack_or_the_difference_is_ledgered() {
         let path = root.join(f);
         let elf = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let oracle = Oracle::new(&elf).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let opts = OracleOptions { runs: 2, extra_runs: 2, seed: 7, jobs: 1, snapshots: true, ..OracleOptions::default() };
+        let opts = OracleOptions {
+            runs: 2,
+            extra_runs: 2,
+            seed: 7,
+            jobs: 1,
+            snapshots: true,
+            ..OracleOptions::default()
+        };
         let report = oracle.check_all(&opts).expect("oracle runs");
         let section = &oracle.image().section;
         let vaddr = oracle.image().section_vaddr;
-        let version = sframe_spec::SectionRef::parse(section).expect("section").version();
-        let deep: Vec<_> = report.snapshots.iter().filter(|s| s.frames.len() >= 2).collect();
+        let version = sframe_spec::SectionRef::parse(section)
+            .expect("section")
+            .version();
+        let deep: Vec<_> = report
+            .snapshots
+            .iter()
+            .filter(|s| s.frames.len() >= 2)
+            .collect();
         assert!(!deep.is_empty(), "{f}: no snapshot with a caller frame");
-        for imp in reg.available.iter().filter(|i| i.name() != "reference" && i.supports(version)) {
+        for imp in reg
+            .available
+            .iter()
+            .filter(|i| i.name() != "reference" && i.supports(version))
+        {
             for snap in &deep {
                 *compared.entry(imp.name()).or_default() += 1;
                 if let Some(d) = stackwalk::check(&Reference, imp.as_ref(), snap, section, vaddr) {
                     if ledger.lookup(&d.signature).is_none() {
-                        new.entry(d.signature.clone()).or_insert_with(|| format!("{} in {f} ({}): frame {} {} pc {:#x}: {}", d.signature, version_tag(section), d.frame, d.function, d.pc, d.detail));
+                        new.entry(d.signature.clone()).or_insert_with(|| {
+                            format!(
+                                "{} in {f} ({}): frame {} {} pc {:#x}: {}",
+                                d.signature,
+                                version_tag(section),
+                                d.frame,
+                                d.function,
+                                d.pc,
+                                d.detail
+                            )
+                        });
                     }
                 }
             }
         }
     }
-    assert!(new.is_empty(), "unwind discrepancies no finding covers:\n  {}", new.values().cloned().collect::<Vec<_>>().join("\n  "));
-    for name in ["simple-frame-rs", "libsframe-2.40", "libsframe-2.44", "libsframe-2.47"] {
-        assert!(compared.get(name).copied().unwrap_or(0) >= 5, "{name} walked too few stacks: {compared:?}");
+    assert!(
+        new.is_empty(),
+        "unwind discrepancies no finding covers:\n  {}",
+        new.values().cloned().collect::<Vec<_>>().join("\n  ")
+    );
+    for name in [
+        "simple-frame-rs",
+        "libsframe-2.40",
+        "libsframe-2.44",
+        "libsframe-2.47",
+    ] {
+        assert!(
+            compared.get(name).copied().unwrap_or(0) >= 5,
+            "{name} walked too few stacks: {compared:?}"
+        );
     }
 }
 
@@ -97,12 +139,38 @@ fn a_wrong_cfa_is_caught() {
             })
         }
     }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/elf/gnu-as-2.47/amd64/linked/all-O2-fp");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus/elf/gnu-as-2.47/amd64/linked/all-O2-fp");
     let oracle = Oracle::new(&std::fs::read(path).unwrap()).unwrap();
-    let opts = OracleOptions { runs: 2, extra_runs: 0, seed: 7, jobs: 1, snapshots: true, ..OracleOptions::default() };
+    let opts = OracleOptions {
+        runs: 2,
+        extra_runs: 0,
+        seed: 7,
+        jobs: 1,
+        snapshots: true,
+        ..OracleOptions::default()
+    };
     let report = oracle.check_all(&opts).unwrap();
-    let snap = report.snapshots.iter().find(|s| s.frames.len() >= 2).expect("a deep snapshot");
-    let d = stackwalk::check(&Reference, &OffByOne, snap, &oracle.image().section, oracle.image().section_vaddr).expect("caught");
+    let snap = report
+        .snapshots
+        .iter()
+        .find(|s| s.frames.len() >= 2)
+        .expect("a deep snapshot");
+    let d = stackwalk::check(
+        &Reference,
+        &OffByOne,
+        snap,
+        &oracle.image().section,
+        oracle.image().section_vaddr,
+    )
+    .expect("caught");
     assert!(d.signature.ends_with(":cfa"), "{d:?}");
-    assert!(stackwalk::check(&Reference, &Reference, snap, &oracle.image().section, oracle.image().section_vaddr).is_none());
+    assert!(stackwalk::check(
+        &Reference,
+        &Reference,
+        snap,
+        &oracle.image().section,
+        oracle.image().section_vaddr
+    )
+    .is_none());
 }

@@ -28,7 +28,11 @@ pub struct Values {
 
 impl From<&TrueFrame> for Values {
     fn from(t: &TrueFrame) -> Values {
-        Values { cfa: t.cfa, ra: t.ra, fp: t.fp }
+        Values {
+            cfa: t.cfa,
+            ra: t.ra,
+            fp: t.fp,
+        }
     }
 }
 
@@ -84,7 +88,12 @@ pub enum Outcome {
     /// The row says this is the outermost frame (RA undefined): nothing to compare.
     Outermost,
     /// The row is wrong.
-    Mismatch { kind: Kind, row: Option<RowUsed>, got: Option<Values>, error: Option<String> },
+    Mismatch {
+        kind: Kind,
+        row: Option<RowUsed>,
+        got: Option<Values>,
+        error: Option<String>,
+    },
 }
 
 /// Machine state access for one check.
@@ -101,8 +110,21 @@ pub fn strip_pac(v: u64) -> u64 {
 }
 
 /// The address a `deref` rule read, given the recovered CFA.
-fn slot(loc: &Loc, cfa: u64, frame: &Frame, abi: Abi, reg: &dyn Fn(u32) -> Option<u64>) -> Option<u64> {
-    let Loc::Expr { base, offset, deref: true } = *loc else { return None };
+fn slot(
+    loc: &Loc,
+    cfa: u64,
+    frame: &Frame,
+    abi: Abi,
+    reg: &dyn Fn(u32) -> Option<u64>,
+) -> Option<u64> {
+    let Loc::Expr {
+        base,
+        offset,
+        deref: true,
+    } = *loc
+    else {
+        return None;
+    };
     let regs = abi.regs();
     let b = match base {
         Base::Cfa => cfa,
@@ -116,7 +138,11 @@ fn slot(loc: &Loc, cfa: u64, frame: &Frame, abi: Abi, reg: &dyn Fn(u32) -> Optio
 fn row_of(section: &SectionRef<'_>, section_vaddr: u64, pc: u64) -> Option<RowUsed> {
     let found = section.find(pc.wrapping_sub(section_vaddr) as i64).ok()??;
     let rules = section.recovery(&found.fde, &found.fre).ok()?;
-    Some(RowUsed { fde: found.fde.index, fre: found.fre_index, rules })
+    Some(RowUsed {
+        fde: found.fde.index,
+        fre: found.fre_index,
+        rules,
+    })
 }
 
 /// Compare a step's result with the truth.
@@ -134,7 +160,12 @@ pub fn judge(
         Ok(s) => s,
         Err(StepError::Outermost) => return Outcome::Outermost,
         Err(e @ (StepError::NoFde | StepError::NoFre)) => {
-            return Outcome::Mismatch { kind: Kind::NoRow, row: None, got: None, error: Some(format!("{e:?}")) }
+            return Outcome::Mismatch {
+                kind: Kind::NoRow,
+                row: None,
+                got: None,
+                error: Some(format!("{e:?}")),
+            }
         }
         Err(e) => {
             return Outcome::Mismatch {
@@ -145,9 +176,21 @@ pub fn judge(
             }
         }
     };
-    let row = RowUsed { fde: step.function, fre: step.fre, rules: step.rules };
-    let ra = if step.ra_mangled { strip_pac(step.caller.pc) } else { step.caller.pc };
-    let got = Values { cfa: step.cfa, ra, fp: step.caller.fp };
+    let row = RowUsed {
+        fde: step.function,
+        fre: step.fre,
+        rules: step.rules,
+    };
+    let ra = if step.ra_mangled {
+        strip_pac(step.caller.pc)
+    } else {
+        step.caller.pc
+    };
+    let got = Values {
+        cfa: step.cfa,
+        ra,
+        fp: step.caller.fp,
+    };
     let kind = if got.cfa != truth.cfa {
         Some(Kind::Cfa)
     } else if got.ra != truth.ra {
@@ -168,7 +211,12 @@ pub fn judge(
     };
     match kind {
         None => Outcome::Ok(row),
-        Some(kind) => Outcome::Mismatch { kind, row: Some(row), got: Some(got), error: None },
+        Some(kind) => Outcome::Mismatch {
+            kind,
+            row: Some(row),
+            got: Some(got),
+            error: None,
+        },
     }
 }
 
@@ -185,7 +233,15 @@ pub fn check_topmost(
     // Slots below the SP are dead only while the frame is sane (SP at or below the CFA: a
     // negative alloca size moves the SP above its own frame).
     let dead_below = (frame.sp <= truth.cfa).then(|| frame.sp.saturating_sub(red_zone));
-    judge(section, section_vaddr, frame, &result, truth, dead_below, m.reg)
+    judge(
+        section,
+        section_vaddr,
+        frame,
+        &result,
+        truth,
+        dead_below,
+        m.reg,
+    )
 }
 
 /// One frame of a whole-stack walk: the frame the unwinder was at and what it found.
@@ -217,7 +273,14 @@ pub fn unwind_stack(
     let mut frame = start;
     for k in 0..max {
         let before = k > 0 && past_end(frame.pc);
-        let lookup = if before { Frame { pc: frame.pc.wrapping_sub(1), ..frame } } else { frame };
+        let lookup = if before {
+            Frame {
+                pc: frame.pc.wrapping_sub(1),
+                ..frame
+            }
+        } else {
+            frame
+        };
         let result = unwind::step(section, section_vaddr, &lookup, k == 0, m.reg, m.mem);
         let next = result.as_ref().ok().map(|s| {
             let mut c = s.caller;
@@ -226,7 +289,11 @@ pub fn unwind_stack(
             }
             c
         });
-        out.push(Walked { frame, result, looked_up_before_pc: before });
+        out.push(Walked {
+            frame,
+            result,
+            looked_up_before_pc: before,
+        });
         match next {
             Some(n) => frame = n,
             None => break,

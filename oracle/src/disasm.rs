@@ -31,7 +31,9 @@ pub fn sweep(cpu: &dyn Cpu, cs: &Capstone, code: &[u8], addr: u64) -> Vec<Insn> 
             for i in insns.iter() {
                 let (m, o) = (i.mnemonic().unwrap_or(""), i.op_str().unwrap_or(""));
                 let flow = cpu.classify(m, o);
-                let prev_blocks = out.last().is_some_and(|p| p.flow.is_unconditional() || p.padding);
+                let prev_blocks = out
+                    .last()
+                    .is_some_and(|p| p.flow.is_unconditional() || p.padding);
                 out.push(Insn {
                     addr: i.address(),
                     size: i.len() as u8,
@@ -46,7 +48,13 @@ pub fn sweep(cpu: &dyn Cpu, cs: &Capstone, code: &[u8], addr: u64) -> Vec<Insn> 
         if off < code.len() {
             // Undecodable bytes: skip one granule and go on.
             let size = granule.min(code.len() - off);
-            out.push(Insn { addr: addr + off as u64, size: size as u8, flow: Flow::Other, padding: false, undecodable: true });
+            out.push(Insn {
+                addr: addr + off as u64,
+                size: size as u8,
+                flow: Flow::Other,
+                padding: false,
+                undecodable: true,
+            });
             off += size;
         }
     }
@@ -58,8 +66,21 @@ pub fn describe(cs: &Capstone, code: &[u8], addr: u64) -> String {
     match cs.disasm_count(code, addr, 1) {
         Ok(insns) if insns.len() == 1 => {
             let i = insns.iter().next().expect("one instruction");
-            format!("{} {}", i.mnemonic().unwrap_or(""), i.op_str().unwrap_or("")).trim_end().to_string()
+            format!(
+                "{} {}",
+                i.mnemonic().unwrap_or(""),
+                i.op_str().unwrap_or("")
+            )
+            .trim_end()
+            .to_string()
         }
-        _ => format!(".byte {}", code.iter().take(4).map(|b| format!("{b:#04x}")).collect::<Vec<_>>().join(", ")),
+        _ => format!(
+            ".byte {}",
+            code.iter()
+                .take(4)
+                .map(|b| format!("{b:#04x}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }

@@ -80,7 +80,11 @@ impl FunctionCode {
                 branch_targets.insert(t);
             }
         }
-        FunctionCode { insns, index, branch_targets }
+        FunctionCode {
+            insns,
+            index,
+            branch_targets,
+        }
     }
     pub fn at(&self, start: u64, pc: u64) -> Option<usize> {
         let i = *self.index.get(pc.checked_sub(start)? as usize)?;
@@ -336,7 +340,14 @@ impl<'o> Engine<'o> {
         let cpu = image.cpu;
         let (arch, mode) = cpu.unicorn_mode();
         let state = State {
-            acc: ctx.code.iter().map(|c| FnAcc { executed: vec![0; c.insns.len()], ..FnAcc::default() }).collect(),
+            acc: ctx
+                .code
+                .iter()
+                .map(|c| FnAcc {
+                    executed: vec![0; c.insns.len()],
+                    ..FnAcc::default()
+                })
+                .collect(),
             emulated: 0,
             runs: 0,
             run: Run {
@@ -364,7 +375,8 @@ impl<'o> Engine<'o> {
         };
         let mut uc = Unicorn::new_with_data(arch, mode, state).map_err(|e| uc_err("open", e))?;
         if let Some(m) = cpu.cpu_model() {
-            uc.ctl_set_cpu_model(m).map_err(|e| uc_err("cpu model", e))?;
+            uc.ctl_set_cpu_model(m)
+                .map_err(|e| uc_err("cpu model", e))?;
         }
         // The image, as merged page ranges.
         let mut ranges: Vec<(u64, u64)> = image
@@ -389,25 +401,45 @@ impl<'o> Engine<'o> {
         ];
         for &(a, b) in &merged {
             if fixed.iter().any(|&(x, y)| a < y && x < b) {
-                return Err(OracleError::Emulator(format!("image range {a:#x}..{b:#x} collides with the oracle's memory layout")));
+                return Err(OracleError::Emulator(format!(
+                    "image range {a:#x}..{b:#x} collides with the oracle's memory layout"
+                )));
             }
-            uc.mem_map(a, b - a, Prot::ALL).map_err(|e| uc_err("map image", e))?;
+            uc.mem_map(a, b - a, Prot::ALL)
+                .map_err(|e| uc_err("map image", e))?;
         }
         for s in &image.segments {
-            uc.mem_write(s.addr, &s.bytes).map_err(|e| uc_err("write image", e))?;
+            uc.mem_write(s.addr, &s.bytes)
+                .map_err(|e| uc_err("write image", e))?;
         }
-        uc.mem_map(STACK_LO, STACK_SIZE, Prot::READ | Prot::WRITE).map_err(|e| uc_err("map stack", e))?;
-        uc.mem_map(HEAP, HEAP_SIZE, Prot::READ | Prot::WRITE).map_err(|e| uc_err("map heap", e))?;
-        uc.mem_map(TLS_AREA, TLS_SIZE, Prot::READ | Prot::WRITE).map_err(|e| uc_err("map tls", e))?;
-        uc.mem_map(TRAP, PAGE, Prot::ALL).map_err(|e| uc_err("map trap", e))?;
+        uc.mem_map(STACK_LO, STACK_SIZE, Prot::READ | Prot::WRITE)
+            .map_err(|e| uc_err("map stack", e))?;
+        uc.mem_map(HEAP, HEAP_SIZE, Prot::READ | Prot::WRITE)
+            .map_err(|e| uc_err("map heap", e))?;
+        uc.mem_map(TLS_AREA, TLS_SIZE, Prot::READ | Prot::WRITE)
+            .map_err(|e| uc_err("map tls", e))?;
+        uc.mem_map(TRAP, PAGE, Prot::ALL)
+            .map_err(|e| uc_err("map trap", e))?;
         // Decodable code at the sentinel, so the code hook sees the return to it.
-        let fill: Vec<u8> = cpu.return_fill().iter().copied().cycle().take(PAGE as usize).collect();
-        uc.mem_write(TRAP, &fill).map_err(|e| uc_err("write trap", e))?;
+        let fill: Vec<u8> = cpu
+            .return_fill()
+            .iter()
+            .copied()
+            .cycle()
+            .take(PAGE as usize)
+            .collect();
+        uc.mem_write(TRAP, &fill)
+            .map_err(|e| uc_err("write trap", e))?;
 
-        uc.add_code_hook(1, 0, move |uc, pc, _size| on_code(ctx, uc, pc)).map_err(|e| uc_err("code hook", e))?;
-        let unmapped = HookType::MEM_READ_UNMAPPED | HookType::MEM_WRITE_UNMAPPED | HookType::MEM_FETCH_UNMAPPED;
-        uc.add_mem_hook(unmapped, 1, 0, move |uc, t: MemType, addr, size, _v| on_unmapped(ctx, uc, t, addr, size))
-            .map_err(|e| uc_err("memory hook", e))?;
+        uc.add_code_hook(1, 0, move |uc, pc, _size| on_code(ctx, uc, pc))
+            .map_err(|e| uc_err("code hook", e))?;
+        let unmapped = HookType::MEM_READ_UNMAPPED
+            | HookType::MEM_WRITE_UNMAPPED
+            | HookType::MEM_FETCH_UNMAPPED;
+        uc.add_mem_hook(unmapped, 1, 0, move |uc, t: MemType, addr, size, _v| {
+            on_unmapped(ctx, uc, t, addr, size)
+        })
+        .map_err(|e| uc_err("memory hook", e))?;
         uc.add_intr_hook(|uc, _intno| {
             end(uc, RunEnd::Trap);
         })
@@ -418,7 +450,11 @@ impl<'o> Engine<'o> {
     /// The accumulated results.
     pub fn finish(mut self) -> WorkerResult {
         let st = self.uc.get_data_mut();
-        WorkerResult { acc: std::mem::take(&mut st.acc), emulated: st.emulated, runs: st.runs }
+        WorkerResult {
+            acc: std::mem::take(&mut st.acc),
+            emulated: st.emulated,
+            runs: st.runs,
+        }
     }
 
     /// All runs of function `f`: the base runs from each entry, then branch-forcing runs
@@ -445,7 +481,13 @@ impl<'o> Engine<'o> {
         while index < base + opts.extra_runs {
             let forcing = index >= base;
             let (lo, hi) = (func.start, func.end);
-            let covered = |e: &Engine<'_>| e.uc.get_data().local.iter().filter(|&&pc| (lo..hi).contains(&pc)).count();
+            let covered = |e: &Engine<'_>| {
+                e.uc.get_data()
+                    .local
+                    .iter()
+                    .filter(|&&pc| (lo..hi).contains(&pc))
+                    .count()
+            };
             let before = covered(self);
             if forcing && (before >= total || stale >= 6) {
                 break;
@@ -460,7 +502,10 @@ impl<'o> Engine<'o> {
         // path confirmed the height (or never reached the PC), drop them otherwise.
         let st = self.uc.get_data_mut();
         for t in std::mem::take(&mut st.tentative) {
-            let refuted = st.heights.get(&t.pc).is_some_and(|hs| !hs.contains(&t.height));
+            let refuted = st
+                .heights
+                .get(&t.pc)
+                .is_some_and(|hs| !hs.contains(&t.height));
             if refuted {
                 *st.acc[f].outcomes.entry("noreturn-call").or_default() += 1;
                 continue;
@@ -496,14 +541,21 @@ impl<'o> Engine<'o> {
         let strategy = index % 4;
         let mut above = Vec::new();
         for k in 0..(HEADROOM / 8 - 4) {
-            let v = if k < 32 { arg_value(&mut rng, strategy) } else { 0 };
+            let v = if k < 32 {
+                arg_value(&mut rng, strategy)
+            } else {
+                0
+            };
             above.extend_from_slice(&word_bytes(e, v));
         }
         let _ = uc.mem_write(sp + 8, &above);
         // Registers.
         let fp = 0x0000_f9f9_0000_0000 | rng.below(1 << 32) & !7;
         for (k, &id) in r.callee_saved.iter().enumerate() {
-            let _ = uc.reg_write(id, 0x0000_c5c5_0000_0000 | (k as u64) << 24 | rng.below(1 << 24));
+            let _ = uc.reg_write(
+                id,
+                0x0000_c5c5_0000_0000 | (k as u64) << 24 | rng.below(1 << 24),
+            );
         }
         for &id in r.scratch {
             let _ = uc.reg_write(id, rng.next_u64());
@@ -573,17 +625,30 @@ impl<'o> Engine<'o> {
         *acc.outcomes.entry(end.name()).or_default() += 1;
         acc.max_depth = acc.max_depth.max(st.run.deepest);
         if let Some(s) = st.run.snapshot.take() {
-            if acc.snapshot.as_ref().is_none_or(|o| s.frames.len() > o.frames.len()) {
+            if acc
+                .snapshot
+                .as_ref()
+                .is_none_or(|o| s.frames.len() > o.frames.len())
+            {
                 acc.snapshot = Some(s);
             }
         }
         if let Some((pc, height)) = st.run.taint {
             let buffered = std::mem::take(&mut st.run.buffered);
-            st.tentative.push(Tentative { pc, height, buffered });
+            st.tentative.push(Tentative {
+                pc,
+                height,
+                buffered,
+            });
         }
         let mapped = std::mem::take(&mut st.run.mapped);
         // Zero what the run may have written of the stack: from below its lowest SP up.
-        let low = st.run.min_sp.saturating_sub(cpu.red_zone() + PAGE).max(STACK_LO) & !(PAGE - 1);
+        let low = st
+            .run
+            .min_sp
+            .saturating_sub(cpu.red_zone() + PAGE)
+            .max(STACK_LO)
+            & !(PAGE - 1);
         for page in mapped {
             let _ = uc.mem_unmap(page, PAGE);
         }
@@ -623,7 +688,13 @@ fn end(uc: &mut Unicorn<'_, State>, why: RunEnd) {
     let _ = uc.emu_stop();
 }
 
-fn on_unmapped(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, kind: MemType, addr: u64, size: usize) -> bool {
+fn on_unmapped(
+    ctx: &Ctx<'_>,
+    uc: &mut Unicorn<'_, State>,
+    kind: MemType,
+    addr: u64,
+    size: usize,
+) -> bool {
     if in_guard(addr) {
         let st = uc.get_data_mut();
         st.run.end.get_or_insert(RunEnd::GuardPage);
@@ -645,7 +716,15 @@ fn on_unmapped(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, kind: MemType, addr: 
             uc.get_data_mut().run.mapped.push(page);
             if kind == MemType::FETCH_UNMAPPED {
                 // A wild jump or call: decodable code, returned from by the code hook.
-                let fill: Vec<u8> = ctx.image.cpu.return_fill().iter().copied().cycle().take(PAGE as usize).collect();
+                let fill: Vec<u8> = ctx
+                    .image
+                    .cpu
+                    .return_fill()
+                    .iter()
+                    .copied()
+                    .cycle()
+                    .take(PAGE as usize)
+                    .collect();
                 let _ = uc.mem_write(page, &fill);
             }
         }
@@ -693,7 +772,8 @@ fn emulate_return(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>) {
 fn followable(ctx: &Ctx<'_>, pc: u64, current: Option<usize>) -> Option<usize> {
     let fi = ctx.image.function_at(pc)?;
     let f = &ctx.image.functions[fi];
-    (f.kind == FunctionKind::Code && f.checkable() && (pc == f.start || Some(fi) != current)).then_some(fi)
+    (f.kind == FunctionKind::Code && f.checkable() && (pc == f.start || Some(fi) != current))
+        .then_some(fi)
 }
 
 fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
@@ -725,8 +805,13 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
                     None => read_word(uc, image.abi.endian(), sp).unwrap_or(0),
                 };
                 let fp = reg(uc, r.fp);
-                let frame =
-                    TrueFrame { function: fi, cfa: sp.wrapping_add(cpu.cfa_from_entry_sp()), ra, fp, entry_sp: sp };
+                let frame = TrueFrame {
+                    function: fi,
+                    cfa: sp.wrapping_add(cpu.cfa_from_entry_sp()),
+                    ra,
+                    fp,
+                    entry_sp: sp,
+                };
                 debug_assert_eq!(ra, p.ret);
                 uc.get_data_mut().run.shadow.push(frame);
             }
@@ -768,16 +853,20 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
     }
     // 3. Where the PC is.
     let under_test_plt = image.functions[uc.get_data().run.under_test].kind == FunctionKind::Plt;
-    let located = image
-        .function_at(pc)
-        .filter(|&fi| {
-            let k = image.functions[fi].kind;
-            !image.functions[fi].outside_code && (k == FunctionKind::Code || (under_test_plt && k == FunctionKind::Plt))
-        });
+    let located = image.function_at(pc).filter(|&fi| {
+        let k = image.functions[fi].kind;
+        !image.functions[fi].outside_code
+            && (k == FunctionKind::Code || (under_test_plt && k == FunctionKind::Plt))
+    });
     let Some(fi) = located else {
         // Foreign code reached by a jump: an external tail call when the stack is as it
         // was at the frame's entry; anything else leaves the file.
-        let balanced = uc.get_data().run.shadow.top().is_some_and(|t| t.entry_sp == sp);
+        let balanced = uc
+            .get_data()
+            .run
+            .shadow
+            .top()
+            .is_some_and(|t| t.entry_sp == sp);
         if balanced {
             emulate_return(ctx, uc);
         } else {
@@ -829,13 +918,28 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
     // 4. The row of this PC, applied to the live state.
     let section = &ctx.section;
     let vaddr = image.section_vaddr;
-    let frame = Frame { pc, sp, fp: reg(uc, r.fp), ra_reg: r.ra.map(|id| reg(uc, id)) };
+    let frame = Frame {
+        pc,
+        sp,
+        fp: reg(uc, r.fp),
+        ra_reg: r.ra.map(|id| reg(uc, id)),
+    };
     if func.fde.is_some() {
         let outcome = {
             let u: &Unicorn<'_, State> = uc;
             let regf = |n: u32| cpu.dwarf_register(n).and_then(|id| u.reg_read(id).ok());
             let mut mem = |a: u64| read_word(u, image.abi.endian(), a);
-            checker::check_topmost(section, vaddr, &frame, &truth, cpu.red_zone(), Machine { reg: &regf, mem: &mut mem })
+            checker::check_topmost(
+                section,
+                vaddr,
+                &frame,
+                &truth,
+                cpu.red_zone(),
+                Machine {
+                    reg: &regf,
+                    mem: &mut mem,
+                },
+            )
         };
         observe(uc.get_data_mut(), fi, pc, 0, &truth, outcome);
     }
@@ -856,7 +960,10 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
     let next = pc + u64::from(insn.size);
     match insn.flow {
         Flow::Call { .. } => {
-            uc.get_data_mut().run.pending = Some(Pending { ret: next, inside: next < func.end });
+            uc.get_data_mut().run.pending = Some(Pending {
+                ret: next,
+                inside: next < func.end,
+            });
         }
         Flow::Trap => end(uc, RunEnd::Trap),
         Flow::CondJump { target } if uc.get_data().run.flip => {
@@ -873,7 +980,14 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
 
 /// Record an observation now, or buffer it while the run is tentative.
 fn observe(st: &mut State, fi: usize, pc: u64, frame: usize, truth: &Values, outcome: Outcome) {
-    let b = Buffered { fi, pc, frame, truth: *truth, outcome, origin: (st.run.under_test, st.run.index) };
+    let b = Buffered {
+        fi,
+        pc,
+        frame,
+        truth: *truth,
+        outcome,
+        origin: (st.run.under_test, st.run.index),
+    };
     if st.run.taint.is_some() && matches!(b.outcome, Outcome::Mismatch { .. }) {
         st.run.buffered.push(b);
     } else {
@@ -894,21 +1008,29 @@ fn record(acc: &mut [FnAcc], b: &Buffered) {
                 acc.outermost_rows += 1;
             }
         }
-        Outcome::Mismatch { kind, row, got, error } => {
+        Outcome::Mismatch {
+            kind,
+            row,
+            got,
+            error,
+        } => {
             if b.frame == 0 {
                 acc.rows_checked += 1;
             }
-            acc.mismatches.entry((b.pc, b.frame, *kind)).and_modify(|m| m.count += 1).or_insert(MismatchRec {
-                pc: b.pc,
-                frame: b.frame,
-                kind: *kind,
-                row: *row,
-                expected: b.truth,
-                got: *got,
-                error: error.clone(),
-                count: 1,
-                origin: b.origin,
-            });
+            acc.mismatches
+                .entry((b.pc, b.frame, *kind))
+                .and_modify(|m| m.count += 1)
+                .or_insert(MismatchRec {
+                    pc: b.pc,
+                    frame: b.frame,
+                    kind: *kind,
+                    row: *row,
+                    expected: b.truth,
+                    got: *got,
+                    error: error.clone(),
+                    count: 1,
+                    origin: b.origin,
+                });
         }
     }
 }
@@ -918,13 +1040,33 @@ fn record(acc: &mut [FnAcc], b: &Buffered) {
 fn walk(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, start: Frame) {
     let image = ctx.image;
     let cpu = image.cpu;
-    let frames: Vec<TrueFrame> = uc.get_data().run.shadow.innermost_first().copied().collect();
+    let frames: Vec<TrueFrame> = uc
+        .get_data()
+        .run
+        .shadow
+        .innermost_first()
+        .copied()
+        .collect();
     let walked = {
         let u: &Unicorn<'_, State> = uc;
         let regf = |n: u32| cpu.dwarf_register(n).and_then(|id| u.reg_read(id).ok());
         let mut mem = |a: u64| read_word(u, image.abi.endian(), a);
-        let past_end = |pc: u64| image.function_at(pc.wrapping_sub(1)).is_some_and(|f| image.functions[f].end == pc);
-        checker::unwind_stack(&ctx.section, image.section_vaddr, start, frames.len(), &past_end, Machine { reg: &regf, mem: &mut mem })
+        let past_end = |pc: u64| {
+            image
+                .function_at(pc.wrapping_sub(1))
+                .is_some_and(|f| image.functions[f].end == pc)
+        };
+        checker::unwind_stack(
+            &ctx.section,
+            image.section_vaddr,
+            start,
+            frames.len(),
+            &past_end,
+            Machine {
+                reg: &regf,
+                mem: &mut mem,
+            },
+        )
     };
     let under_test = uc.get_data().run.under_test;
     uc.get_data_mut().acc[under_test].stack_walks += 1;
@@ -940,11 +1082,24 @@ fn walk(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, start: Frame) {
         }
         // Below the topmost frame a rule that needs a register other than SP and FP cannot
         // be applied (Appendix A, ERR_SFRAME_UNSAFE_UNWIND): the trace ends there by design.
-        if k > 0 && matches!(w.result, Err(StepError::RegisterUnavailable(_) | StepError::UnsafeUnwind)) {
+        if k > 0
+            && matches!(
+                w.result,
+                Err(StepError::RegisterUnavailable(_) | StepError::UnsafeUnwind)
+            )
+        {
             uc.get_data_mut().acc[t.function].stack_stopped += 1;
             break;
         }
-        let outcome = checker::judge(&ctx.section, image.section_vaddr, &w.frame, &w.result, &truth, None, &none);
+        let outcome = checker::judge(
+            &ctx.section,
+            image.section_vaddr,
+            &w.frame,
+            &w.result,
+            &truth,
+            None,
+            &none,
+        );
         match outcome {
             Outcome::Ok(_) => {}
             Outcome::Outermost => break,
@@ -961,10 +1116,14 @@ fn walk(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, start: Frame) {
 fn snapshot(ctx: &Ctx<'_>, uc: &Unicorn<'_, State>, frame: Frame) -> StackSnapshot {
     let image = ctx.image;
     let cpu = image.cpu;
-    let regs = (0..32u32).filter_map(|n| Some((n, uc.reg_read(cpu.dwarf_register(n)?).ok()?))).collect();
+    let regs = (0..32u32)
+        .filter_map(|n| Some((n, uc.reg_read(cpu.dwarf_register(n)?).ok()?)))
+        .collect();
     let lo = frame.sp.saturating_sub(cpu.red_zone() + 64).max(STACK_LO);
     let memory = if frame.sp > STACK_LO && frame.sp <= STACK_HI {
-        uc.mem_read_as_vec(lo, (STACK_HI - lo) as usize).map(|bytes| vec![MemoryRange { addr: lo, bytes }]).unwrap_or_default()
+        uc.mem_read_as_vec(lo, (STACK_HI - lo) as usize)
+            .map(|bytes| vec![MemoryRange { addr: lo, bytes }])
+            .unwrap_or_default()
     } else {
         Vec::new()
     };
@@ -975,7 +1134,11 @@ fn snapshot(ctx: &Ctx<'_>, uc: &Unicorn<'_, State>, frame: Frame) -> StackSnapsh
         .shadow
         .innermost_first()
         .map(|t| {
-            let f = SnapshotFrame { function: image.functions[t.function].name.clone(), pc, expected: Values::from(t) };
+            let f = SnapshotFrame {
+                function: image.functions[t.function].name.clone(),
+                pc,
+                expected: Values::from(t),
+            };
             pc = t.ra;
             f
         })

@@ -27,7 +27,10 @@ impl fmt::Display for OracleError {
             OracleError::Load(e) => e.fmt(f),
             OracleError::Section(v) => write!(f, "malformed .sframe: {v}"),
             OracleError::AbiMismatch { section, machine } => {
-                write!(f, ".sframe is for {section} but the ELF machine is {machine}")
+                write!(
+                    f,
+                    ".sframe is for {section} but the ELF machine is {machine}"
+                )
             }
             OracleError::Emulator(e) => write!(f, "emulator: {e}"),
         }

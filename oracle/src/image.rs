@@ -132,11 +132,15 @@ impl Image {
         let loaded = sframe_elf::load(file).map_err(OracleError::Load)?;
         let info = loaded.elf.clone().ok_or(OracleError::NotElf)?;
         let elf = sframe_elf::parse_elf(file).map_err(OracleError::Load)?;
-        let cpu = arch::for_machine(info.machine, info.endian)
-            .ok_or(OracleError::Load(sframe_elf::LoadError::UnsupportedMachine(elf.header.e_machine)))?;
+        let cpu = arch::for_machine(info.machine, info.endian).ok_or(OracleError::Load(
+            sframe_elf::LoadError::UnsupportedMachine(elf.header.e_machine),
+        ))?;
         let sref = SectionRef::parse(&loaded.bytes).map_err(OracleError::Section)?;
         if sref.abi() != cpu.abi() {
-            return Err(OracleError::AbiMismatch { section: sref.abi(), machine: cpu.abi() });
+            return Err(OracleError::AbiMismatch {
+                section: sref.abi(),
+                machine: cpu.abi(),
+            });
         }
         let mut b = Builder::new(&elf, file, info.machine, info.endian, cpu.return_fill());
         let exec_ranges = match info.kind {
@@ -162,7 +166,9 @@ impl Image {
         image.functions = functions(&elf, &sref, loaded.vaddr, &exec_ranges, &b.addrs, info.kind);
         for i in 0..image.functions.len() {
             let f = &image.functions[i];
-            let head = image.read(f.start, 16.min(f.end.saturating_sub(f.start))).unwrap_or(&[]);
+            let head = image
+                .read(f.start, 16.min(f.end.saturating_sub(f.start)))
+                .unwrap_or(&[]);
             if f.kind == FunctionKind::Code && cpu.is_sigreturn(head) {
                 image.functions[i].kind = FunctionKind::SignalTrampoline;
                 image.functions[i].entries.clear();
@@ -192,13 +198,19 @@ impl Image {
 
     /// Index of the function containing `pc`.
     pub fn function_at(&self, pc: u64) -> Option<usize> {
-        let i = self.functions.partition_point(|f| f.start <= pc).checked_sub(1)?;
+        let i = self
+            .functions
+            .partition_point(|f| f.start <= pc)
+            .checked_sub(1)?;
         (pc < self.functions[i].end).then_some(i)
     }
 }
 
 fn comment(elf: &Elf<'_>, file: &[u8]) -> Option<String> {
-    let sh = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".comment"))?;
+    let sh = elf
+        .section_headers
+        .iter()
+        .find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".comment"))?;
     let bytes = file.get(sh.sh_offset as usize..(sh.sh_offset + sh.sh_size) as usize)?;
     let first = bytes.split(|&b| b == 0).find(|s| !s.is_empty())?;
     Some(String::from_utf8_lossy(first).into_owned())
@@ -233,7 +245,13 @@ struct RelocCtx {
 }
 
 impl<'a> Builder<'a> {
-    fn new(elf: &'a Elf<'a>, file: &'a [u8], machine: Machine, endian: Endian, return_fill: &'static [u8]) -> Builder<'a> {
+    fn new(
+        elf: &'a Elf<'a>,
+        file: &'a [u8],
+        machine: Machine,
+        endian: Endian,
+        return_fill: &'static [u8],
+    ) -> Builder<'a> {
         Builder {
             elf,
             file,
@@ -261,7 +279,9 @@ impl<'a> Builder<'a> {
         self.file
             .get(start..start.saturating_add(sh.sh_size as usize))
             .map(<[u8]>::to_vec)
-            .ok_or(OracleError::Load(sframe_elf::LoadError::OutOfBounds("section")))
+            .ok_or(OracleError::Load(sframe_elf::LoadError::OutOfBounds(
+                "section",
+            )))
     }
 
     /// Relocatable object: sections at synthetic addresses, relocations applied. Returns the
@@ -294,9 +314,13 @@ impl<'a> Builder<'a> {
         self.got_base = end.div_ceil(0x1_0000) * 0x1_0000 + 0x1_0000;
         self.extern_base = self.got_base + 0x10_0000;
         for (ri, relocs) in elf.shdr_relocs.iter() {
-            let Some(rsh) = elf.section_headers.get(*ri) else { continue };
+            let Some(rsh) = elf.section_headers.get(*ri) else {
+                continue;
+            };
             let target = rsh.sh_info as usize;
-            let Some(&si) = seg_of.get(&target) else { continue };
+            let Some(&si) = seg_of.get(&target) else {
+                continue;
+            };
             let name = self.segments[si].name.clone();
             if name == ".sframe" || name == ".eh_frame" {
                 continue;
@@ -324,7 +348,13 @@ impl<'a> Builder<'a> {
             for &v in &self.got {
                 bytes.extend_from_slice(&word_bytes(self.endian, v));
             }
-            self.segments.push(Segment { name: ".got (synthetic)".into(), addr: self.got_base, bytes, writable: false, exec: false });
+            self.segments.push(Segment {
+                name: ".got (synthetic)".into(),
+                addr: self.got_base,
+                bytes,
+                writable: false,
+                exec: false,
+            });
         }
         if !self.externs.is_empty() {
             let n = self.externs.len() as u64;
@@ -339,7 +369,13 @@ impl<'a> Builder<'a> {
             self.segments.push(Segment {
                 name: "extern stubs (synthetic)".into(),
                 addr: stubs,
-                bytes: self.return_fill.iter().copied().cycle().take((n * STUB_SIZE) as usize).collect(),
+                bytes: self
+                    .return_fill
+                    .iter()
+                    .copied()
+                    .cycle()
+                    .take((n * STUB_SIZE) as usize)
+                    .collect(),
                 writable: false,
                 exec: true,
             });
@@ -351,7 +387,9 @@ impl<'a> Builder<'a> {
     /// The address a symbol resolves to in the synthetic layout (for an undefined symbol,
     /// its stub when `call`, else its data slot).
     fn symbol_value(&mut self, index: usize, call: bool) -> u64 {
-        let Some(s) = self.elf.syms.get(index) else { return 0 };
+        let Some(s) = self.elf.syms.get(index) else {
+            return 0;
+        };
         match s.st_shndx as u32 {
             section_header::SHN_UNDEF if index == 0 => 0,
             section_header::SHN_UNDEF if s.st_bind() == sym::STB_WEAK => 0,
@@ -375,7 +413,12 @@ impl<'a> Builder<'a> {
                 }
             }
             section_header::SHN_ABS => s.st_value,
-            n => self.addrs.get(n as usize).copied().unwrap_or(0).wrapping_add(s.st_value),
+            n => self
+                .addrs
+                .get(n as usize)
+                .copied()
+                .unwrap_or(0)
+                .wrapping_add(s.st_value),
         }
     }
 
@@ -393,12 +436,18 @@ impl<'a> Builder<'a> {
     fn linked(&mut self) -> Result<Vec<(u64, u64)>, OracleError> {
         let elf = self.elf;
         self.addrs = sframe_elf::section_addresses(elf);
-        for ph in elf.program_headers.iter().filter(|p| p.p_type == program_header::PT_LOAD) {
+        for ph in elf
+            .program_headers
+            .iter()
+            .filter(|p| p.p_type == program_header::PT_LOAD)
+        {
             let start = ph.p_offset as usize;
             let mut bytes = self
                 .file
                 .get(start..start.saturating_add(ph.p_filesz as usize))
-                .ok_or(OracleError::Load(sframe_elf::LoadError::OutOfBounds("segment")))?
+                .ok_or(OracleError::Load(sframe_elf::LoadError::OutOfBounds(
+                    "segment",
+                )))?
                 .to_vec();
             bytes.resize(ph.p_memsz.max(ph.p_filesz) as usize, 0);
             self.segments.push(Segment {
@@ -431,7 +480,12 @@ impl<'a> Builder<'a> {
             .map(|s| (s.sh_addr, s.sh_addr + s.sh_size))
             .collect();
         if exec.is_empty() {
-            exec = self.segments.iter().filter(|s| s.exec).map(|s| (s.addr, s.end())).collect();
+            exec = self
+                .segments
+                .iter()
+                .filter(|s| s.exec)
+                .map(|s| (s.addr, s.end()))
+                .collect();
         }
         Ok(exec)
     }
@@ -445,7 +499,9 @@ fn word_bytes(e: Endian, v: u64) -> [u8; 8] {
 }
 
 fn write(e: Endian, bytes: &mut [u8], off: usize, v: u64, width: usize) -> bool {
-    let Some(dst) = bytes.get_mut(off..off + width) else { return false };
+    let Some(dst) = bytes.get_mut(off..off + width) else {
+        return false;
+    };
     let full = word_bytes(e, v);
     match e {
         Endian::Little => dst.copy_from_slice(&full[..width]),
@@ -456,7 +512,9 @@ fn write(e: Endian, bytes: &mut [u8], off: usize, v: u64, width: usize) -> bool 
 
 /// Patch an AArch64 instruction (always little-endian): `value` into `mask` at `shift`.
 fn patch_a64(bytes: &mut [u8], off: usize, value: u64, shift: u32, bits: u32) -> bool {
-    let Some(dst) = bytes.get_mut(off..off + 4) else { return false };
+    let Some(dst) = bytes.get_mut(off..off + 4) else {
+        return false;
+    };
     let mut insn = u32::from_le_bytes([dst[0], dst[1], dst[2], dst[3]]);
     let mask = ((1u64 << bits) - 1) as u32;
     insn = (insn & !(mask << shift)) | (((value as u32) & mask) << shift);
@@ -488,16 +546,23 @@ fn page(v: u64) -> u64 {
 
 /// Apply one relocation of the kinds compilers emit in code and data; `false` when the type
 /// is not handled (TLS, exotic).
-fn apply(machine: Machine, e: Endian, r_type: u32, c: &RelocCtx, bytes: &mut [u8], off: usize) -> bool {
+fn apply(
+    machine: Machine,
+    e: Endian,
+    r_type: u32,
+    c: &RelocCtx,
+    bytes: &mut [u8],
+    off: usize,
+) -> bool {
     let abs = c.s.wrapping_add(c.a);
     let rel = abs.wrapping_sub(c.p);
     let got_rel = c.g.wrapping_add(c.a).wrapping_sub(c.p);
     match (machine, r_type) {
-        (Machine::X86_64, 1) => write(e, bytes, off, abs, 8),              // R_X86_64_64
-        (Machine::X86_64, 2 | 4) => write(e, bytes, off, rel, 4),          // PC32, PLT32
+        (Machine::X86_64, 1) => write(e, bytes, off, abs, 8), // R_X86_64_64
+        (Machine::X86_64, 2 | 4) => write(e, bytes, off, rel, 4), // PC32, PLT32
         (Machine::X86_64, 9 | 41 | 42) => write(e, bytes, off, got_rel, 4), // GOTPCREL(X), REX_GOTPCRELX
-        (Machine::X86_64, 10 | 11) => write(e, bytes, off, abs, 4),        // 32, 32S
-        (Machine::X86_64, 24) => write(e, bytes, off, rel, 8),             // PC64
+        (Machine::X86_64, 10 | 11) => write(e, bytes, off, abs, 4),         // 32, 32S
+        (Machine::X86_64, 24) => write(e, bytes, off, rel, 8),              // PC64
         (Machine::X86_64, 25) => write(e, bytes, off, abs.wrapping_sub(c.got), 8), // GOTOFF64
         (Machine::X86_64, 26) => write(e, bytes, off, c.got.wrapping_add(c.a).wrapping_sub(c.p), 4), // GOTPC32
         (Machine::Aarch64, 257) => write(e, bytes, off, abs, 8),
@@ -510,8 +575,10 @@ fn apply(machine: Machine, e: Endian, r_type: u32, c: &RelocCtx, bytes: &mut [u8
             patch_a64(bytes, off, abs >> (16 * group), 5, 16)
         }
         (Machine::Aarch64, 273 | 280) => patch_a64(bytes, off, rel >> 2, 5, 19), // LD_PREL_LO19, CONDBR19
-        (Machine::Aarch64, 274) => patch_adr(bytes, off, rel),                      // ADR_PREL_LO21
-        (Machine::Aarch64, 275 | 276) => patch_adr(bytes, off, page(abs).wrapping_sub(page(c.p)) >> 12),
+        (Machine::Aarch64, 274) => patch_adr(bytes, off, rel),                   // ADR_PREL_LO21
+        (Machine::Aarch64, 275 | 276) => {
+            patch_adr(bytes, off, page(abs).wrapping_sub(page(c.p)) >> 12)
+        }
         (Machine::Aarch64, 277 | 278) => patch_a64(bytes, off, abs & 0xfff, 10, 12),
         (Machine::Aarch64, 279) => patch_a64(bytes, off, rel >> 2, 5, 14), // TSTBR14
         (Machine::Aarch64, 282 | 283) => patch_a64(bytes, off, rel >> 2, 0, 26), // JUMP26, CALL26
@@ -528,8 +595,14 @@ fn apply(machine: Machine, e: Endian, r_type: u32, c: &RelocCtx, bytes: &mut [u8
         (Machine::S390x, 16) => write(e, bytes, off, rel, 2),
         (Machine::S390x, 17 | 18) => write(e, bytes, off, rel >> 1, 2), // PC16DBL, PLT16DBL
         (Machine::S390x, 19 | 20) => write(e, bytes, off, rel >> 1, 4), // PC32DBL, PLT32DBL
-        (Machine::S390x, 21) => write(e, bytes, off, c.got.wrapping_add(c.a).wrapping_sub(c.p) >> 1, 4), // GOTPCDBL
-        (Machine::S390x, 26) => write(e, bytes, off, got_rel >> 1, 4), // GOTENT
+        (Machine::S390x, 21) => write(
+            e,
+            bytes,
+            off,
+            c.got.wrapping_add(c.a).wrapping_sub(c.p) >> 1,
+            4,
+        ), // GOTPCDBL
+        (Machine::S390x, 26) => write(e, bytes, off, got_rel >> 1, 4),  // GOTENT
         _ => false,
     }
 }
@@ -549,13 +622,21 @@ fn functions(
         .iter()
         .filter_map(|s| {
             let n = elf.shdr_strtab.get_at(s.sh_name)?;
-            (kind != FileKind::Relocatable && n.starts_with(".plt") && s.sh_size > 0)
-                .then(|| (s.sh_addr, s.sh_addr + s.sh_size, n.to_string(), s.sh_entsize))
+            (kind != FileKind::Relocatable && n.starts_with(".plt") && s.sh_size > 0).then(|| {
+                (
+                    s.sh_addr,
+                    s.sh_addr + s.sh_size,
+                    n.to_string(),
+                    s.sh_entsize,
+                )
+            })
         })
         .collect();
     let mut fns: Vec<Function> = Vec::new();
     for i in 0..sref.num_fdes() {
-        let Some((start, size)) = sref.fde_range(i) else { continue };
+        let Some((start, size)) = sref.fde_range(i) else {
+            continue;
+        };
         let a = vaddr.wrapping_add(start as u64);
         let b = a.wrapping_add(u64::from(size));
         let plt = plt_ranges.iter().find(|(s, e, _, _)| a >= *s && a < *e);
@@ -565,7 +646,13 @@ fn functions(
             Some((s, e, _, _)) if a == *s && b < *e => Vec::new(),
             Some((_, _, _, entsize)) => {
                 let stride = sref.fde(i).ok().map_or(0, |f| u64::from(f.rep_size));
-                let stride = if stride > 0 { stride } else if *entsize > 0 { *entsize } else { 16 };
+                let stride = if stride > 0 {
+                    stride
+                } else if *entsize > 0 {
+                    *entsize
+                } else {
+                    16
+                };
                 (0..16).map(|k| a + k * stride).filter(|&x| x < b).collect()
             }
             None => vec![a],
@@ -578,7 +665,11 @@ fn functions(
             start: a,
             end: b,
             fde: Some(i),
-            kind: if plt.is_some() { FunctionKind::Plt } else { FunctionKind::Code },
+            kind: if plt.is_some() {
+                FunctionKind::Plt
+            } else {
+                FunctionKind::Code
+            },
             outside_code: !in_exec(a, b),
             entries,
         });
@@ -592,11 +683,17 @@ fn functions(
                 continue;
             }
             let shndx = s.st_shndx;
-            if shndx == section_header::SHN_UNDEF as usize || shndx >= section_header::SHN_LORESERVE as usize {
+            if shndx == section_header::SHN_UNDEF as usize
+                || shndx >= section_header::SHN_LORESERVE as usize
+            {
                 continue;
             }
             let a = match kind {
-                FileKind::Relocatable => addrs.get(shndx).copied().unwrap_or(0).wrapping_add(s.st_value),
+                FileKind::Relocatable => addrs
+                    .get(shndx)
+                    .copied()
+                    .unwrap_or(0)
+                    .wrapping_add(s.st_value),
                 _ => s.st_value,
             };
             let name = strtab.get_at(s.st_name).unwrap_or("").to_string();
@@ -611,7 +708,10 @@ fn functions(
     syms.dedup_by_key(|s| s.0);
     let mut extra = Vec::new();
     for (a, size, name, _) in syms {
-        if let Some(f) = fns.iter_mut().find(|f| f.start == a && f.kind == FunctionKind::Code) {
+        if let Some(f) = fns
+            .iter_mut()
+            .find(|f| f.start == a && f.kind == FunctionKind::Code)
+        {
             if f.name.is_empty() {
                 f.name = name;
             }
@@ -664,21 +764,42 @@ mod tests {
     fn aarch64_branch_and_page_relocations_patch_the_right_bits() {
         // bl #0 at P = 0x1000 to S = 0x2000: imm26 = 0x400.
         let mut b = 0x9400_0000u32.to_le_bytes().to_vec();
-        let c = RelocCtx { s: 0x2000, a: 0, p: 0x1000, g: 0, got: 0 };
+        let c = RelocCtx {
+            s: 0x2000,
+            a: 0,
+            p: 0x1000,
+            g: 0,
+            got: 0,
+        };
         assert!(apply(Machine::Aarch64, Endian::Little, 283, &c, &mut b, 0));
         assert_eq!(u32::from_le_bytes(b[..4].try_into().unwrap()), 0x9400_0400);
         // adrp x0, page(0x12345) from P = 0x1000: (0x12000 - 0x1000) >> 12 = 0x11:
         // immlo = 1, immhi = 4.
         let mut b = 0x9000_0000u32.to_le_bytes().to_vec();
-        let c = RelocCtx { s: 0x12345, a: 0, p: 0x1000, g: 0, got: 0 };
+        let c = RelocCtx {
+            s: 0x12345,
+            a: 0,
+            p: 0x1000,
+            g: 0,
+            got: 0,
+        };
         assert!(apply(Machine::Aarch64, Endian::Little, 275, &c, &mut b, 0));
-        assert_eq!(u32::from_le_bytes(b[..4].try_into().unwrap()), 0x9000_0000 | (1 << 29) | (4 << 5));
+        assert_eq!(
+            u32::from_le_bytes(b[..4].try_into().unwrap()),
+            0x9000_0000 | (1 << 29) | (4 << 5)
+        );
     }
 
     #[test]
     fn s390x_dbl_relocations_are_halfword_scaled_big_endian() {
         let mut b = vec![0xc0, 0xe5, 0, 0, 0, 0];
-        let c = RelocCtx { s: 0x3000, a: 2, p: 0x1002, g: 0, got: 0 };
+        let c = RelocCtx {
+            s: 0x3000,
+            a: 2,
+            p: 0x1002,
+            g: 0,
+            got: 0,
+        };
         assert!(apply(Machine::S390x, Endian::Big, 20, &c, &mut b, 2));
         assert_eq!(b, [0xc0, 0xe5, 0, 0, 0x10, 0x00]);
         assert!(!apply(Machine::S390x, Endian::Big, 999, &c, &mut b, 2));

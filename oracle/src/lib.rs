@@ -109,7 +109,10 @@ impl Oracle {
         let mut image = Image::load(elf)?;
         let sref = SectionRef::parse(&section).map_err(OracleError::Section)?;
         if sref.abi() != image.abi {
-            return Err(OracleError::AbiMismatch { section: sref.abi(), machine: image.abi });
+            return Err(OracleError::AbiMismatch {
+                section: sref.abi(),
+                machine: image.abi,
+            });
         }
         image.version = sref.version();
         image.section = section;
@@ -117,14 +120,21 @@ impl Oracle {
     }
 
     fn from_image(image: Image) -> Result<Oracle, OracleError> {
-        let cs = image.cpu.capstone().map_err(|e| OracleError::Emulator(format!("capstone: {e}")))?;
+        let cs = image
+            .cpu
+            .capstone()
+            .map_err(|e| OracleError::Emulator(format!("capstone: {e}")))?;
         let code = image
             .functions
             .iter()
             .map(|f| {
                 let len = f.end.saturating_sub(f.start);
                 match image.read(f.start, len) {
-                    Some(bytes) if !f.outside_code => FunctionCode::new(disasm::sweep(image.cpu, &cs, bytes, f.start), f.start, len),
+                    Some(bytes) if !f.outside_code => FunctionCode::new(
+                        disasm::sweep(image.cpu, &cs, bytes, f.start),
+                        f.start,
+                        len,
+                    ),
                     _ => FunctionCode::default(),
                 }
             })
@@ -163,9 +173,19 @@ impl Oracle {
     }
 
     /// Check the functions `which` as functions under test; `done` is called after each.
-    pub fn check_functions(&self, which: &[usize], opts: &Options, done: &(dyn Fn() + Sync)) -> Result<Report, OracleError> {
+    pub fn check_functions(
+        &self,
+        which: &[usize],
+        opts: &Options,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<Report, OracleError> {
         let t0 = Instant::now();
-        let ctx = Ctx { image: &self.image, code: &self.code, opts, section: self.section() };
+        let ctx = Ctx {
+            image: &self.image,
+            code: &self.code,
+            opts,
+            section: self.section(),
+        };
         let jobs = match opts.jobs {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -187,9 +207,22 @@ impl Oracle {
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(OracleError::Emulator("worker panicked".into())))).collect()
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(OracleError::Emulator("worker panicked".into())))
+                })
+                .collect()
         });
-        let mut acc: Vec<FnAcc> = self.code.iter().map(|c| FnAcc { executed: vec![0; c.insns.len()], ..FnAcc::default() }).collect();
+        let mut acc: Vec<FnAcc> = self
+            .code
+            .iter()
+            .map(|c| FnAcc {
+                executed: vec![0; c.insns.len()],
+                ..FnAcc::default()
+            })
+            .collect();
         let (mut emulated, mut runs) = (0, 0);
         for r in results {
             let r = r?;
@@ -222,7 +255,10 @@ impl Oracle {
                     // A dead slot that is not dead every time the PC runs depends on the
                     // inputs (a negative `alloca` size lifts the SP over the save area): not
                     // the row's fault.
-                    .filter(|m| !(matches!(m.kind, Kind::RaDeadSlot | Kind::FpDeadSlot) && m.count < executions(m.pc)))
+                    .filter(|m| {
+                        !(matches!(m.kind, Kind::RaDeadSlot | Kind::FpDeadSlot)
+                            && m.count < executions(m.pc))
+                    })
                     .map(|m| {
                         let bytes = self.image.read_upto(m.pc, 16);
                         let insn = match &cs {
@@ -256,7 +292,13 @@ impl Oracle {
                     outside_code: f.outside_code,
                     instructions: code.insns.iter().enumerate().filter(real).count(),
                     padding: code.insns.iter().filter(|i| i.padding).count(),
-                    executed: code.insns.iter().enumerate().filter(real).filter(|(i, _)| a.executed[*i] > 0).count(),
+                    executed: code
+                        .insns
+                        .iter()
+                        .enumerate()
+                        .filter(real)
+                        .filter(|(i, _)| a.executed[*i] > 0)
+                        .count(),
                     uncovered: code
                         .insns
                         .iter()
@@ -269,7 +311,11 @@ impl Oracle {
                     rows_checked: a.rows_checked,
                     outermost_rows: a.outermost_rows,
                     runs: a.runs,
-                    outcomes: a.outcomes.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+                    outcomes: a
+                        .outcomes
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect(),
                     stack_walks: a.stack_walks,
                     max_depth: a.max_depth,
                     ra_past_end: a.ra_past_end,
@@ -294,7 +340,11 @@ impl Oracle {
             elapsed_secs: secs,
             runs,
             emulated_instructions: emulated,
-            checked_per_sec: if secs > 0.0 { report.summary.rows_checked as f64 / secs } else { 0.0 },
+            checked_per_sec: if secs > 0.0 {
+                report.summary.rows_checked as f64 / secs
+            } else {
+                0.0
+            },
             jobs,
         };
         report

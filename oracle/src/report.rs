@@ -58,7 +58,12 @@ impl Mismatch {
 
     /// The ledger signature (see the module documentation).
     pub fn signature(&self, producer: &str, abi: Abi) -> String {
-        format!("oracle:{producer}:{}:{}:{}", abi.name(), self.function, self.kind_name())
+        format!(
+            "oracle:{producer}:{}:{}:{}",
+            abi.name(),
+            self.function,
+            self.kind_name()
+        )
     }
 }
 
@@ -169,7 +174,10 @@ impl Report {
     }
 
     pub(crate) fn summarize(&mut self) {
-        let mut s = Summary { functions: self.functions.len(), ..Summary::default() };
+        let mut s = Summary {
+            functions: self.functions.len(),
+            ..Summary::default()
+        };
         for f in &self.functions {
             if f.fde.is_none() {
                 s.functions_without_fde.push(f.name.clone());
@@ -187,7 +195,11 @@ impl Report {
             s.mismatches += f.mismatches.len();
             s.functions_with_mismatches += usize::from(!f.mismatches.is_empty());
         }
-        s.coverage_percent = if s.instructions == 0 { 100.0 } else { 100.0 * s.executed as f64 / s.instructions as f64 };
+        s.coverage_percent = if s.instructions == 0 {
+            100.0
+        } else {
+            100.0 * s.executed as f64 / s.instructions as f64
+        };
         self.summary = s;
     }
 
@@ -210,7 +222,8 @@ impl Report {
             } else {
                 ""
             };
-            let outcomes: Vec<String> = f.outcomes.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            let outcomes: Vec<String> =
+                f.outcomes.iter().map(|(k, v)| format!("{k}:{v}")).collect();
             let _ = writeln!(
                 o,
                 "{:<40} {:>6} {:>6} {:>6.1}% {:>9} {:>5}  {}",
@@ -224,21 +237,47 @@ impl Report {
             );
         }
         for m in self.mismatches() {
-            let _ = writeln!(o, "\nmismatch: {} at {:#x} ({}+{:#x}) `{}`", m.kind_name(), m.pc, m.function, m.offset, m.insn);
+            let _ = writeln!(
+                o,
+                "\nmismatch: {} at {:#x} ({}+{:#x}) `{}`",
+                m.kind_name(),
+                m.pc,
+                m.function,
+                m.offset,
+                m.insn
+            );
             if let Some(r) = &m.row {
-                let _ = writeln!(o, "  row: FDE {} FRE {}: {}", r.fde, r.fre, describe_rules(&r.rules));
+                let _ = writeln!(
+                    o,
+                    "  row: FDE {} FRE {}: {}",
+                    r.fde,
+                    r.fre,
+                    describe_rules(&r.rules)
+                );
             }
-            let _ = writeln!(o, "  expected: cfa={:#x} ra={:#x} fp={:#x}", m.expected.cfa, m.expected.ra, m.expected.fp);
+            let _ = writeln!(
+                o,
+                "  expected: cfa={:#x} ra={:#x} fp={:#x}",
+                m.expected.cfa, m.expected.ra, m.expected.fp
+            );
             match (&m.got, &m.error) {
                 (Some(g), _) => {
-                    let _ = writeln!(o, "  got:      cfa={:#x} ra={:#x} fp={:#x}", g.cfa, g.ra, g.fp);
+                    let _ = writeln!(
+                        o,
+                        "  got:      cfa={:#x} ra={:#x} fp={:#x}",
+                        g.cfa, g.ra, g.fp
+                    );
                 }
                 (None, Some(e)) => {
                     let _ = writeln!(o, "  error:    {e}");
                 }
                 _ => {}
             }
-            let _ = writeln!(o, "  seen {} times (first: {} run {}, frame {})", m.count, m.under_test, m.run, m.frame);
+            let _ = writeln!(
+                o,
+                "  seen {} times (first: {} run {}, frame {})",
+                m.count, m.under_test, m.run, m.frame
+            );
         }
         let s = &self.summary;
         let _ = writeln!(
@@ -282,12 +321,20 @@ fn truncate(s: &str, n: usize) -> String {
 pub fn describe_rules(r: &sframe_spec::Recovery) -> String {
     use sframe_spec::recovery::{Base, Loc};
     let loc = |l: &Loc| match *l {
-        Loc::Expr { base, offset, deref } => {
+        Loc::Expr {
+            base,
+            offset,
+            deref,
+        } => {
             let b = match base {
                 Base::Cfa => "cfa".to_string(),
                 Base::Reg(n) => format!("r{n}"),
             };
-            let e = if offset == 0 { b } else { format!("{b}{offset:+}") };
+            let e = if offset == 0 {
+                b
+            } else {
+                format!("{b}{offset:+}")
+            };
             if deref {
                 format!("*({e})")
             } else {
@@ -297,5 +344,11 @@ pub fn describe_rules(r: &sframe_spec::Recovery) -> String {
         Loc::SameValue => "same".to_string(),
         Loc::Undefined => "undefined".to_string(),
     };
-    format!("cfa={} ra={} fp={}{}", loc(&r.cfa), loc(&r.ra), loc(&r.fp), if r.ra_mangled { " (ra mangled)" } else { "" })
+    format!(
+        "cfa={} ra={} fp={}{}",
+        loc(&r.cfa),
+        loc(&r.ra),
+        loc(&r.fp),
+        if r.ra_mangled { " (ra mangled)" } else { "" }
+    )
 }

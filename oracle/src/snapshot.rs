@@ -56,7 +56,10 @@ impl StackSnapshot {
 
     /// The target word at `addr`, if the snapshot holds it.
     pub fn read_word(&self, addr: u64) -> Option<u64> {
-        let r = self.memory.iter().find(|r| addr >= r.addr && addr.saturating_add(8) <= r.addr + r.bytes.len() as u64)?;
+        let r = self
+            .memory
+            .iter()
+            .find(|r| addr >= r.addr && addr.saturating_add(8) <= r.addr + r.bytes.len() as u64)?;
         let off = (addr - r.addr) as usize;
         let b: [u8; 8] = r.bytes.get(off..off + 8)?.try_into().ok()?;
         Some(match self.endian() {
@@ -72,7 +75,12 @@ impl StackSnapshot {
 
     /// The innermost frame as an unwinder starts from it (Appendix A, "frame 0").
     pub fn start_frame(&self) -> Frame {
-        Frame { pc: self.pc, sp: self.sp, fp: self.fp, ra_reg: self.ra_reg }
+        Frame {
+            pc: self.pc,
+            sp: self.sp,
+            fp: self.fp,
+            ra_reg: self.ra_reg,
+        }
     }
 
     /// Walk the snapshot's stack with the reference unwinder, exactly as Appendix A says
@@ -81,6 +89,16 @@ impl StackSnapshot {
         let reg = |n: u32| self.reg(n);
         let mut mem = |a: u64| self.read_word(a);
         let never = |_: u64| false;
-        checker::unwind_stack(section, section_vaddr, self.start_frame(), self.frames.len(), &never, Machine { reg: &reg, mem: &mut mem })
+        checker::unwind_stack(
+            section,
+            section_vaddr,
+            self.start_frame(),
+            self.frames.len(),
+            &never,
+            Machine {
+                reg: &reg,
+                mem: &mut mem,
+            },
+        )
     }
 }

@@ -8,7 +8,13 @@ use sframe_spec::recovery::Loc;
 use std::path::Path;
 
 fn object(flags: &[&str], name: &str) -> Vec<u8> {
-    build_c("aarch64-linux-gnu-gcc", Path::new("aarch64-linux-gnu-as"), flags, PROGRAM_C, name)
+    build_c(
+        "aarch64-linux-gnu-gcc",
+        Path::new("aarch64-linux-gnu-as"),
+        flags,
+        PROGRAM_C,
+        name,
+    )
 }
 
 #[test]
@@ -21,8 +27,16 @@ fn gcc_objects_have_no_mismatch_and_full_coverage() {
     ] {
         let (_, r) = check(&object(flags, name));
         assert_clean(&r);
-        assert!(r.summary.coverage_percent >= 95.0, "{name}: coverage {:.1}%", r.summary.coverage_percent);
-        assert!(r.summary.rows_checked > 1000 && r.summary.stack_walks > 0, "{name}: {:?}", r.summary);
+        assert!(
+            r.summary.coverage_percent >= 95.0,
+            "{name}: coverage {:.1}%",
+            r.summary.coverage_percent
+        );
+        assert!(
+            r.summary.rows_checked > 1000 && r.summary.stack_walks > 0,
+            "{name}: {:?}",
+            r.summary
+        );
     }
 }
 
@@ -31,7 +45,15 @@ fn big_endian_objects_run_too() {
     // `as -EB` writes an aarch64_be object (data big-endian, instructions little-endian).
     let src = std::env::temp_dir().join(format!("a64be-{}.s", std::process::id()));
     let out = std::process::Command::new("aarch64-linux-gnu-gcc")
-        .args(["-S", "-O2", "-mbig-endian", "-fasynchronous-unwind-tables", "-xc", "-", "-o"])
+        .args([
+            "-S",
+            "-O2",
+            "-mbig-endian",
+            "-fasynchronous-unwind-tables",
+            "-xc",
+            "-",
+            "-o",
+        ])
         .arg(&src)
         .stdin(std::process::Stdio::piped())
         .spawn()
@@ -43,18 +65,35 @@ fn big_endian_objects_run_too() {
         .unwrap();
     assert!(out.success());
     let obj = src.with_extension("o");
-    let st = std::process::Command::new("aarch64-linux-gnu-as").args(["-EB", "--gsframe"]).arg(&src).arg("-o").arg(&obj).status().unwrap();
+    let st = std::process::Command::new("aarch64-linux-gnu-as")
+        .args(["-EB", "--gsframe"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .status()
+        .unwrap();
     assert!(st.success());
     let (o, r) = check(&std::fs::read(&obj).unwrap());
     assert_eq!(o.image().abi, sframe_spec::Abi::Aarch64Be);
     assert_clean(&r);
-    assert!(r.summary.coverage_percent >= 95.0, "coverage {:.1}%", r.summary.coverage_percent);
+    assert!(
+        r.summary.coverage_percent >= 95.0,
+        "coverage {:.1}%",
+        r.summary.coverage_percent
+    );
 }
 
 #[test]
 fn a_shifted_cfa_offset_is_flagged_at_exactly_its_row() {
     let elf = object(&["-O0", "-fno-omit-frame-pointer"], "a64-plant-cfa");
-    planted_is_caught(&elf, "f", 0, -16, Kind::Cfa, |r| matches!(r.cfa, Loc::Expr { offset, .. } if offset > 0));
+    planted_is_caught(
+        &elf,
+        "f",
+        0,
+        -16,
+        Kind::Cfa,
+        |r| matches!(r.cfa, Loc::Expr { offset, .. } if offset > 0),
+    );
 }
 
 #[test]

@@ -20,15 +20,29 @@ const SAMPLE: &[(&str, &[&str])] = &[
 #[test]
 fn corpus_sample_is_covered_and_explained() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/elf");
-    assert!(root.is_dir(), "{} is missing: run ci/build-corpus", root.display());
+    assert!(
+        root.is_dir(),
+        "{} is missing: run ci/build-corpus",
+        root.display()
+    );
     let (mut insns, mut exec) = (0usize, 0usize);
     for (file, known) in SAMPLE {
-        let bytes = std::fs::read(root.join(file)).unwrap_or_else(|e| panic!("{file}: {e} (run ci/build-corpus)"));
-        let r = Oracle::new(&bytes).unwrap().check_all(&Options { jobs: 2, ..Options::default() }).unwrap();
+        let bytes = std::fs::read(root.join(file))
+            .unwrap_or_else(|e| panic!("{file}: {e} (run ci/build-corpus)"));
+        let r = Oracle::new(&bytes)
+            .unwrap()
+            .check_all(&Options {
+                jobs: 2,
+                ..Options::default()
+            })
+            .unwrap();
         insns += r.summary.instructions;
         exec += r.summary.executed;
         for m in r.mismatches() {
-            assert!(known.contains(&m.function.as_str()), "{file}: unexplained mismatch {m:?}");
+            assert!(
+                known.contains(&m.function.as_str()),
+                "{file}: unexplained mismatch {m:?}"
+            );
         }
     }
     let cov = 100.0 * exec as f64 / insns as f64;

@@ -16,7 +16,10 @@ fn flex_functions(o: &sframe_oracle::Oracle) -> Vec<String> {
     let s = o.section();
     o.functions()
         .iter()
-        .filter(|f| f.fde.is_some_and(|i| s.fde(i).unwrap().fde_type == FdeType::Flex))
+        .filter(|f| {
+            f.fde
+                .is_some_and(|i| s.fde(i).unwrap().fde_type == FdeType::Flex)
+        })
         .map(|f| f.name.clone())
         .collect()
 }
@@ -27,8 +30,16 @@ fn default_type_fdes_have_no_mismatch_and_full_coverage() {
     let (o, r) = check(&object(&["-O2", "-fomit-frame-pointer"], "s390x-O2-nofp"));
     assert!(flex_functions(&o).is_empty(), "{:?}", flex_functions(&o));
     assert_clean(&r);
-    assert!(r.summary.coverage_percent >= 95.0, "coverage {:.1}%", r.summary.coverage_percent);
-    assert!(r.summary.rows_checked > 1000 && r.summary.stack_walks > 0, "{:?}", r.summary);
+    assert!(
+        r.summary.coverage_percent >= 95.0,
+        "coverage {:.1}%",
+        r.summary.coverage_percent
+    );
+    assert!(
+        r.summary.rows_checked > 1000 && r.summary.stack_walks > 0,
+        "{:?}",
+        r.summary
+    );
 }
 
 #[test]
@@ -43,11 +54,20 @@ fn flexible_fdes_have_no_mismatch() {
 fn a_shifted_cfa_offset_is_flagged_at_exactly_its_row() {
     // The stored CFA offset is scaled by 8 (v3 manual 3.1.3): +1 is +8 bytes.
     let elf = object(&["-O2", "-fomit-frame-pointer"], "s390x-plant-cfa");
-    planted_is_caught(&elf, "f", 0, 1, Kind::Cfa, |r| matches!(r.cfa, Loc::Expr { offset, .. } if offset > 160));
+    planted_is_caught(
+        &elf,
+        "f",
+        0,
+        1,
+        Kind::Cfa,
+        |r| matches!(r.cfa, Loc::Expr { offset, .. } if offset > 160),
+    );
 }
 
 #[test]
 fn a_shifted_ra_offset_is_flagged_at_exactly_its_row() {
     let elf = object(&["-O2", "-fomit-frame-pointer"], "s390x-plant-ra");
-    planted_is_caught(&elf, "f", 1, 8, Kind::Ra, |r| matches!(r.ra, Loc::Expr { deref: true, .. }));
+    planted_is_caught(&elf, "f", 1, 8, Kind::Ra, |r| {
+        matches!(r.ra, Loc::Expr { deref: true, .. })
+    });
 }

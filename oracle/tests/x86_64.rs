@@ -22,9 +22,16 @@ fn gcc_objects_have_no_mismatch_and_full_coverage() {
         let (_, r) = check(&object(flags, name));
         assert_clean(&r);
         assert!(r.summary.functions_with_fde >= 6, "{name}: {:?}", r.summary);
-        assert!(r.summary.coverage_percent >= 95.0, "{name}: coverage {:.1}%", r.summary.coverage_percent);
+        assert!(
+            r.summary.coverage_percent >= 95.0,
+            "{name}: coverage {:.1}%",
+            r.summary.coverage_percent
+        );
         assert!(r.summary.rows_checked > 1000, "{name}");
-        assert!(r.summary.stack_walks > 0, "{name}: no whole-stack walk (f calls helper)");
+        assert!(
+            r.summary.stack_walks > 0,
+            "{name}: no whole-stack walk (f calls helper)"
+        );
     }
 }
 
@@ -35,8 +42,15 @@ fn linked_shared_object_and_its_plt_have_no_mismatch() {
     assert_clean(&r);
     assert_eq!(r.file_kind, "sharedobject");
     // ld 2.40 writes FDEs for .plt: PLT0 and the entries, both run.
-    let plt: Vec<_> = r.functions.iter().filter(|f| f.kind == sframe_oracle::FunctionKind::Plt).collect();
-    assert!(!plt.is_empty() && plt.iter().all(|f| f.executed > 0), "{plt:?}");
+    let plt: Vec<_> = r
+        .functions
+        .iter()
+        .filter(|f| f.kind == sframe_oracle::FunctionKind::Plt)
+        .collect();
+    assert!(
+        !plt.is_empty() && plt.iter().all(|f| f.executed > 0),
+        "{plt:?}"
+    );
     assert!(o.functions().iter().any(|f| f.name == "helper"));
 }
 
@@ -45,7 +59,13 @@ fn a_shifted_cfa_offset_is_flagged_at_exactly_its_row() {
     // The frame-pointer based body row of f (-O0): CFA = FP + 16.
     let elf = object(&["-O0", "-fno-omit-frame-pointer"], "x86-plant-cfa");
     planted_is_caught(&elf, "f", 0, 8, Kind::Cfa, |r| {
-        matches!(r.cfa, Loc::Expr { base: sframe_spec::Base::Reg(6), .. })
+        matches!(
+            r.cfa,
+            Loc::Expr {
+                base: sframe_spec::Base::Reg(6),
+                ..
+            }
+        )
     });
 }
 
@@ -54,7 +74,13 @@ fn a_shifted_fp_offset_is_flagged_at_exactly_its_row() {
     // AMD64's second data word is the FP offset (the RA offset is fixed in the header).
     let elf = object(&["-O0", "-fno-omit-frame-pointer"], "x86-plant-fp");
     planted_is_caught(&elf, "f", 1, -8, Kind::Fp, |r| {
-        matches!(r.cfa, Loc::Expr { base: sframe_spec::Base::Reg(6), .. }) && r.fp != Loc::SameValue
+        matches!(
+            r.cfa,
+            Loc::Expr {
+                base: sframe_spec::Base::Reg(6),
+                ..
+            }
+        ) && r.fp != Loc::SameValue
     });
 }
 
@@ -62,14 +88,26 @@ fn a_shifted_fp_offset_is_flagged_at_exactly_its_row() {
 fn snapshots_replay_with_the_reference_unwinder() {
     let elf = object(&["-O0", "-fno-omit-frame-pointer"], "x86-snap");
     let o = Oracle::new(&elf).unwrap();
-    let opts = sframe_oracle::Options { snapshots: true, ..opts() };
-    let r = o.check_function(o.function_index("f").unwrap(), &opts).unwrap();
-    let s = r.snapshots.iter().find(|s| s.frames.len() >= 2).expect("f calls helper: two live frames");
+    let opts = sframe_oracle::Options {
+        snapshots: true,
+        ..opts()
+    };
+    let r = o
+        .check_function(o.function_index("f").unwrap(), &opts)
+        .unwrap();
+    let s = r
+        .snapshots
+        .iter()
+        .find(|s| s.frames.len() >= 2)
+        .expect("f calls helper: two live frames");
     let walked = s.unwind_reference(&o.section(), o.image().section_vaddr);
     assert_eq!(walked.len(), s.frames.len());
     for (w, f) in walked.iter().zip(&s.frames) {
         let step = w.result.as_ref().expect("each frame unwinds");
-        assert_eq!((step.cfa, step.caller.pc, step.caller.fp), (f.expected.cfa, f.expected.ra, f.expected.fp));
+        assert_eq!(
+            (step.cfa, step.caller.pc, step.caller.fp),
+            (f.expected.cfa, f.expected.ra, f.expected.fp)
+        );
     }
 }
 
@@ -77,9 +115,18 @@ fn snapshots_replay_with_the_reference_unwinder() {
 fn reports_are_deterministic_whatever_the_thread_count() {
     let elf = object(&["-O2"], "x86-det");
     let o = Oracle::new(&elf).unwrap();
-    let one = o.check_all(&sframe_oracle::Options { jobs: 1, ..opts() }).unwrap();
-    let two = o.check_all(&sframe_oracle::Options { jobs: 2, ..opts() }).unwrap();
-    let key = |r: &sframe_oracle::Report| r.functions.iter().map(|f| (f.name.clone(), f.executed, f.rows_checked)).collect::<Vec<_>>();
+    let one = o
+        .check_all(&sframe_oracle::Options { jobs: 1, ..opts() })
+        .unwrap();
+    let two = o
+        .check_all(&sframe_oracle::Options { jobs: 2, ..opts() })
+        .unwrap();
+    let key = |r: &sframe_oracle::Report| {
+        r.functions
+            .iter()
+            .map(|f| (f.name.clone(), f.executed, f.rows_checked))
+            .collect::<Vec<_>>()
+    };
     assert_eq!(key(&one), key(&two));
 }
 
@@ -87,7 +134,13 @@ fn reports_are_deterministic_whatever_the_thread_count() {
 fn bad_inputs_are_errors() {
     use sframe_oracle::OracleError;
     assert_eq!(Oracle::new(b"hello").unwrap_err(), OracleError::NotElf);
-    assert_eq!(Oracle::new(&[0xe2, 0xde, 2, 0]).unwrap_err(), OracleError::NotElf);
+    assert_eq!(
+        Oracle::new(&[0xe2, 0xde, 2, 0]).unwrap_err(),
+        OracleError::NotElf
+    );
     let no_sframe = build_s(Path::new("as"), ".text\nf: ret\n", "x86-nosframe");
-    assert!(matches!(Oracle::new(&no_sframe), Err(OracleError::Load(sframe_elf::LoadError::NoSframeSection))));
+    assert!(matches!(
+        Oracle::new(&no_sframe),
+        Err(OracleError::Load(sframe_elf::LoadError::NoSframeSection))
+    ));
 }

@@ -196,9 +196,21 @@ impl Abi {
     /// s390x r15=15 r11=11 r14=14).
     pub fn regs(self) -> AbiRegs {
         match self {
-            Abi::Amd64 => AbiRegs { sp: 7, fp: 6, ra: 16 },
-            Abi::Aarch64Be | Abi::Aarch64Le => AbiRegs { sp: 31, fp: 29, ra: 30 },
-            Abi::S390x => AbiRegs { sp: 15, fp: 11, ra: 14 },
+            Abi::Amd64 => AbiRegs {
+                sp: 7,
+                fp: 6,
+                ra: 16,
+            },
+            Abi::Aarch64Be | Abi::Aarch64Le => AbiRegs {
+                sp: 31,
+                fp: 29,
+                ra: 30,
+            },
+            Abi::S390x => AbiRegs {
+                sp: 15,
+                fp: 11,
+                ra: 14,
+            },
         }
     }
 
@@ -426,7 +438,8 @@ mod serde_impls {
     impl<'de> Deserialize<'de> for Version {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             let v = u8::deserialize(d)?;
-            Version::from_u8(v).ok_or_else(|| D::Error::custom(format!("unknown SFrame version {v}")))
+            Version::from_u8(v)
+                .ok_or_else(|| D::Error::custom(format!("unknown SFrame version {v}")))
         }
     }
     impl Serialize for Abi {

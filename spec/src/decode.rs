@@ -23,7 +23,9 @@ pub fn decode(data: &[u8]) -> Result<Section, Violation> {
         let fde = s.fde(i)?;
         let (function, block) = decode_function(&s, &fde)?;
         blocks.insert(block.0, block.1).map_err(|_| {
-            Violation::new(Rule::FdeBlocksDisjoint, fde.offset).at_function(i).found(i64::from(fde.fre_off))
+            Violation::new(Rule::FdeBlocksDisjoint, fde.offset)
+                .at_function(i)
+                .found(i64::from(fde.fre_off))
         })?;
         functions.push(function);
     }
@@ -40,7 +42,10 @@ pub fn decode(data: &[u8]) -> Result<Section, Violation> {
 }
 
 /// Decode one function; also returns the absolute `[start, end)` of its data block.
-pub fn decode_function(s: &SectionRef<'_>, fde: &FdeRef) -> Result<(Function, (usize, usize)), Violation> {
+pub fn decode_function(
+    s: &SectionRef<'_>,
+    fde: &FdeRef,
+) -> Result<(Function, (usize, usize)), Violation> {
     let version = s.version();
     let mut fres = Vec::new();
     let mut iter = s.fres(fde);

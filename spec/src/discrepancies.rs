@@ -266,7 +266,11 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), DISCREPANCIES.len());
         for d in DISCREPANCIES {
-            assert!(!d.citations.is_empty() && !d.resolution.is_empty(), "{}", d.id);
+            assert!(
+                !d.citations.is_empty() && !d.resolution.is_empty(),
+                "{}",
+                d.id
+            );
         }
     }
 
@@ -274,7 +278,10 @@ mod tests {
     fn v1_limit_macros_really_evaluate_to_bit_widths() {
         // Evaluate the macro bodies as quoted (SFRAME_FRE_TYPE_ADDR1 = 0, ADDR2 = 1, ADDR4 = 2).
         let (addr1, addr2, addr4) = (0u64, 1u64, 2u64);
-        assert_eq!(((addr1 + 1) * 8, (addr2 * 2) * 8, (addr4 * 2) * 8), (8, 16, 32));
+        assert_eq!(
+            ((addr1 + 1) * 8, (addr2 * 2) * 8, (addr4 * 2) * 8),
+            (8, 16, 32)
+        );
     }
 
     #[test]
@@ -286,11 +293,24 @@ mod tests {
             for cit in d.citations.iter().filter(|c| !c.file.contains('@')) {
                 let text = std::fs::read_to_string(format!("{dir}{}", cit.file))
                     .unwrap_or_else(|e| panic!("{}: cannot read {}: {e}", d.id, cit.file));
-                let text = fold(&text).replace("@code{", "").replace("@emph{", "").replace('}', "");
+                let text = fold(&text)
+                    .replace("@code{", "")
+                    .replace("@emph{", "")
+                    .replace('}', "");
                 let text = text.replace(" ;", ";");
-                for piece in cit.quote.split("...").map(str::trim).filter(|p| !p.is_empty()) {
+                for piece in cit
+                    .quote
+                    .split("...")
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                {
                     let piece = fold(piece).replace('}', "").replace("@code{", "");
-                    assert!(text.contains(&piece), "{}: not found in {}: {piece:?}", d.id, cit.file);
+                    assert!(
+                        text.contains(&piece),
+                        "{}: not found in {}: {piece:?}",
+                        d.id,
+                        cit.file
+                    );
                 }
             }
         }

@@ -98,8 +98,12 @@ impl Endian {
 
     /// Overwrite `width` bytes at `off` with `v`; returns `false` when out of bounds.
     pub fn write_at(self, buf: &mut [u8], off: usize, v: u64, width: usize) -> bool {
-        let Some(end) = off.checked_add(width) else { return false };
-        let Some(dst) = buf.get_mut(off..end) else { return false };
+        let Some(end) = off.checked_add(width) else {
+            return false;
+        };
+        let Some(dst) = buf.get_mut(off..end) else {
+            return false;
+        };
         let le = v.to_le_bytes();
         for (i, d) in dst.iter_mut().enumerate() {
             *d = match self {

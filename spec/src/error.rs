@@ -27,7 +27,14 @@ pub type Error = Violation;
 
 impl Violation {
     pub fn new(rule: Rule, offset: usize) -> Violation {
-        Violation { rule, offset, function: None, fre: None, found: None, expected: None }
+        Violation {
+            rule,
+            offset,
+            function: None,
+            fre: None,
+            found: None,
+            expected: None,
+        }
     }
     pub fn found(mut self, v: impl Into<i64>) -> Self {
         self.found = Some(v.into());

@@ -31,7 +31,9 @@ impl<'a> SectionRef<'a> {
             let (mut lo, mut hi) = (0usize, n);
             while lo < hi {
                 let mid = lo + (hi - lo) / 2;
-                let (start, _) = self.fde_range(mid).ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))?;
+                let (start, _) = self
+                    .fde_range(mid)
+                    .ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))?;
                 if start <= pc {
                     lo = mid + 1;
                 } else {
@@ -44,14 +46,17 @@ impl<'a> SectionRef<'a> {
             }
         } else {
             let found = (0..n).find(|&i| {
-                self.fde_range(i).is_some_and(|(s, size)| pc >= s && pc.wrapping_sub(s) < i64::from(size))
+                self.fde_range(i)
+                    .is_some_and(|(s, size)| pc >= s && pc.wrapping_sub(s) < i64::from(size))
             });
             match found {
                 Some(i) => i,
                 None => return Ok(None),
             }
         };
-        let (start, size) = self.fde_range(idx).ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))?;
+        let (start, size) = self
+            .fde_range(idx)
+            .ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))?;
         if pc < start || pc.wrapping_sub(start) >= i64::from(size) {
             return Ok(None);
         }
@@ -59,7 +64,11 @@ impl<'a> SectionRef<'a> {
     }
 
     /// The FRE of `fde` that covers `pc` (section-relative).
-    pub fn find_fre_in(&self, fde: &FdeRef, pc: i64) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
+    pub fn find_fre_in(
+        &self,
+        fde: &FdeRef,
+        pc: i64,
+    ) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
         let pc_off = pc.wrapping_sub(fde.start);
         if !fde.contains_offset(pc_off) {
             return Ok(None);
@@ -70,9 +79,12 @@ impl<'a> SectionRef<'a> {
             (PcType::Mask, Version::V1) => &|start| (pc_off & start) >= start,
             (PcType::Mask, _) => {
                 if fde.rep_size == 0 {
-                    return Err(Violation::new(Rule::FdeRepSizeMask, fde.attr_offset.map_or(fde.offset + 17, |a| a + 4))
-                        .at_function(fde.index)
-                        .found(0));
+                    return Err(Violation::new(
+                        Rule::FdeRepSizeMask,
+                        fde.attr_offset.map_or(fde.offset + 17, |a| a + 4),
+                    )
+                    .at_function(fde.index)
+                    .found(0));
                 }
                 let in_block = pc_off % u64::from(fde.rep_size);
                 return self.last_fre_where(fde, |start| start <= in_block);
@@ -83,7 +95,11 @@ impl<'a> SectionRef<'a> {
 
     /// The last FRE, in order, whose start address satisfies `pred` (FREs are read until one
     /// fails it, as starts increase in a valid section).
-    fn last_fre_where(&self, fde: &FdeRef, pred: impl Fn(u64) -> bool) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
+    fn last_fre_where(
+        &self,
+        fde: &FdeRef,
+        pred: impl Fn(u64) -> bool,
+    ) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
         let mut best = None;
         for (k, fre) in self.fres(fde).enumerate() {
             let fre = fre?;
@@ -98,8 +114,14 @@ impl<'a> SectionRef<'a> {
 
     /// FDE and FRE for `pc` (section-relative).
     pub fn find(&self, pc: i64) -> Result<Option<Found<'a>>, Violation> {
-        let Some(fde) = self.find_fde(pc)? else { return Ok(None) };
-        Ok(self.find_fre_in(&fde, pc)?.map(|(fre_index, fre)| Found { fde, fre_index, fre }))
+        let Some(fde) = self.find_fde(pc)? else {
+            return Ok(None);
+        };
+        Ok(self.find_fre_in(&fde, pc)?.map(|(fre_index, fre)| Found {
+            fde,
+            fre_index,
+            fre,
+        }))
     }
 
     /// Section-wide facts for interpreting rows.

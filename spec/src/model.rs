@@ -99,7 +99,11 @@ impl Section {
             flags: 0,
             abi,
             cfa_fixed_fp_offset: CFA_FIXED_OFFSET_INVALID,
-            cfa_fixed_ra_offset: if abi == Abi::Amd64 { -8 } else { CFA_FIXED_OFFSET_INVALID },
+            cfa_fixed_ra_offset: if abi == Abi::Amd64 {
+                -8
+            } else {
+                CFA_FIXED_OFFSET_INVALID
+            },
             aux_header: Vec::new(),
             functions: Vec::new(),
         }

@@ -52,8 +52,12 @@ impl Header {
 pub fn read_header(data: &[u8]) -> Result<(Endian, Header), Violation> {
     use header_offsets as o;
     let e = Endian::from_magic(data).ok_or_else(|| {
-        let found = data.get(..2).map_or(-1, |b| i64::from(u16::from_be_bytes([b[0], b[1]])));
-        Violation::new(Rule::PreambleMagic, o::MAGIC).found(found).expected(i64::from(MAGIC))
+        let found = data
+            .get(..2)
+            .map_or(-1, |b| i64::from(u16::from_be_bytes([b[0], b[1]])));
+        Violation::new(Rule::PreambleMagic, o::MAGIC)
+            .found(found)
+            .expected(i64::from(MAGIC))
     })?;
     let raw_version = data.get(o::VERSION).copied();
     let version = raw_version.and_then(Version::from_u8).ok_or_else(|| {
@@ -110,7 +114,9 @@ impl<'a> SectionRef<'a> {
         let (endian, header) = read_header(data)?;
         let abi = Abi::from_u8(header.abi_arch)
             .filter(|a| a.defined_in(header.version))
-            .ok_or_else(|| Violation::new(Rule::HeaderAbiKnown, o::ABI_ARCH).found(header.abi_arch))?;
+            .ok_or_else(|| {
+                Violation::new(Rule::HeaderAbiKnown, o::ABI_ARCH).found(header.abi_arch)
+            })?;
         let hsize = header.size();
         if data.len() < hsize {
             return Err(Violation::new(Rule::HeaderAuxFits, o::AUXHDR_LEN)
@@ -122,7 +128,10 @@ impl<'a> SectionRef<'a> {
         if fde_start + fde_bytes > data.len() as u64 {
             return Err(Violation::new(Rule::HeaderFdeSubsectionFits, o::NUM_FDES)
                 .found(header.num_fdes)
-                .expected(((data.len() as u64).saturating_sub(fde_start) / header.version.fde_entry_size() as u64) as i64));
+                .expected(
+                    ((data.len() as u64).saturating_sub(fde_start)
+                        / header.version.fde_entry_size() as u64) as i64,
+                ));
         }
         let fre_start = hsize as u64 + u64::from(header.freoff);
         let fre_end = fre_start + u64::from(header.fre_len);
@@ -185,8 +194,14 @@ impl<'a> SectionRef<'a> {
         let off = self.fde_offset(i);
         let e = self.endian;
         let (raw, size) = match self.header.version {
-            Version::V1 | Version::V2 => (e.read_int(self.data, off, 4)?, e.read_u32(self.data, off + 4)?),
-            Version::V3 => (e.read_int(self.data, off, 8)?, e.read_u32(self.data, off + 8)?),
+            Version::V1 | Version::V2 => (
+                e.read_int(self.data, off, 4)?,
+                e.read_u32(self.data, off + 4)?,
+            ),
+            Version::V3 => (
+                e.read_int(self.data, off, 8)?,
+                e.read_u32(self.data, off + 8)?,
+            ),
         };
         Some((self.resolve_start(off, raw), size))
     }
@@ -205,7 +220,9 @@ impl<'a> SectionRef<'a> {
 
     /// Read FDE `i` (v3: its index entry and its attribute).
     pub fn fde(&self, i: usize) -> Result<FdeRef, Violation> {
-        let bad_bounds = || Violation::new(Rule::HeaderFdeSubsectionFits, header_offsets::NUM_FDES).at_function(i);
+        let bad_bounds = || {
+            Violation::new(Rule::HeaderFdeSubsectionFits, header_offsets::NUM_FDES).at_function(i)
+        };
         if i >= self.num_fdes() {
             return Err(bad_bounds());
         }
@@ -213,43 +230,65 @@ impl<'a> SectionRef<'a> {
         let d = self.data;
         let off = self.fde_offset(i);
         let version = self.header.version;
-        let (raw_start, size, fre_off, num_fres, info, info2, rep_size, padding, attr_off) = match version {
-            Version::V1 | Version::V2 => {
-                let raw = e.read_int(d, off, 4).ok_or_else(bad_bounds)?;
-                let size = e.read_u32(d, off + 4).ok_or_else(bad_bounds)?;
-                let fre_off = e.read_u32(d, off + 8).ok_or_else(bad_bounds)?;
-                let num = e.read_u32(d, off + 12).ok_or_else(bad_bounds)?;
-                let info = e.read_u8(d, off + 16).ok_or_else(bad_bounds)?;
-                let (rep, pad) = if version == Version::V2 {
-                    (e.read_u8(d, off + 17).ok_or_else(bad_bounds)?, e.read_u16(d, off + 18).ok_or_else(bad_bounds)?)
-                } else {
-                    (0, 0)
-                };
-                (raw, size, fre_off, num, info, 0u8, rep, pad, None)
-            }
-            Version::V3 => {
-                let raw = e.read_int(d, off, 8).ok_or_else(bad_bounds)?;
-                let size = e.read_u32(d, off + 8).ok_or_else(bad_bounds)?;
-                let fre_off = e.read_u32(d, off + 12).ok_or_else(bad_bounds)?;
-                let attr = self.fre_start as u64 + u64::from(fre_off);
-                if attr + FDE_ATTR_V3_SIZE as u64 > self.fre_end as u64 {
-                    return Err(Violation::new(Rule::FdeDataFits, off + 12).at_function(i).found(i64::from(fre_off)));
+        let (raw_start, size, fre_off, num_fres, info, info2, rep_size, padding, attr_off) =
+            match version {
+                Version::V1 | Version::V2 => {
+                    let raw = e.read_int(d, off, 4).ok_or_else(bad_bounds)?;
+                    let size = e.read_u32(d, off + 4).ok_or_else(bad_bounds)?;
+                    let fre_off = e.read_u32(d, off + 8).ok_or_else(bad_bounds)?;
+                    let num = e.read_u32(d, off + 12).ok_or_else(bad_bounds)?;
+                    let info = e.read_u8(d, off + 16).ok_or_else(bad_bounds)?;
+                    let (rep, pad) = if version == Version::V2 {
+                        (
+                            e.read_u8(d, off + 17).ok_or_else(bad_bounds)?,
+                            e.read_u16(d, off + 18).ok_or_else(bad_bounds)?,
+                        )
+                    } else {
+                        (0, 0)
+                    };
+                    (raw, size, fre_off, num, info, 0u8, rep, pad, None)
                 }
-                let a = attr as usize;
-                let oob = || Violation::new(Rule::FdeDataFits, off + 12).at_function(i);
-                let num = e.read_u16(d, a).ok_or_else(oob)?;
-                let info = e.read_u8(d, a + 2).ok_or_else(oob)?;
-                let info2 = e.read_u8(d, a + 3).ok_or_else(oob)?;
-                let rep = e.read_u8(d, a + 4).ok_or_else(oob)?;
-                (raw, size, fre_off, u32::from(num), info, info2, rep, 0, Some(a))
-            }
-        };
+                Version::V3 => {
+                    let raw = e.read_int(d, off, 8).ok_or_else(bad_bounds)?;
+                    let size = e.read_u32(d, off + 8).ok_or_else(bad_bounds)?;
+                    let fre_off = e.read_u32(d, off + 12).ok_or_else(bad_bounds)?;
+                    let attr = self.fre_start as u64 + u64::from(fre_off);
+                    if attr + FDE_ATTR_V3_SIZE as u64 > self.fre_end as u64 {
+                        return Err(Violation::new(Rule::FdeDataFits, off + 12)
+                            .at_function(i)
+                            .found(i64::from(fre_off)));
+                    }
+                    let a = attr as usize;
+                    let oob = || Violation::new(Rule::FdeDataFits, off + 12).at_function(i);
+                    let num = e.read_u16(d, a).ok_or_else(oob)?;
+                    let info = e.read_u8(d, a + 2).ok_or_else(oob)?;
+                    let info2 = e.read_u8(d, a + 3).ok_or_else(oob)?;
+                    let rep = e.read_u8(d, a + 4).ok_or_else(oob)?;
+                    (
+                        raw,
+                        size,
+                        fre_off,
+                        u32::from(num),
+                        info,
+                        info2,
+                        rep,
+                        0,
+                        Some(a),
+                    )
+                }
+            };
         let info_off = attr_off.map_or(off + 16, |a| a + 2);
-        let fre_type = FreType::from_u8(info & 0xf)
-            .ok_or_else(|| Violation::new(Rule::FdeFreType, info_off).at_function(i).found(info & 0xf))?;
+        let fre_type = FreType::from_u8(info & 0xf).ok_or_else(|| {
+            Violation::new(Rule::FdeFreType, info_off)
+                .at_function(i)
+                .found(info & 0xf)
+        })?;
         let fde_type = match version {
-            Version::V3 => FdeType::from_u8(info2 & 0x1f)
-                .ok_or_else(|| Violation::new(Rule::FdeType, info_off + 1).at_function(i).found(info2 & 0x1f))?,
+            Version::V3 => FdeType::from_u8(info2 & 0x1f).ok_or_else(|| {
+                Violation::new(Rule::FdeType, info_off + 1)
+                    .at_function(i)
+                    .found(info2 & 0x1f)
+            })?,
             _ => FdeType::Default,
         };
         let data_start = match attr_off {
@@ -257,7 +296,9 @@ impl<'a> SectionRef<'a> {
             None => {
                 let s = self.fre_start as u64 + u64::from(fre_off);
                 if s > self.fre_end as u64 || (num_fres > 0 && s >= self.fre_end as u64) {
-                    return Err(Violation::new(Rule::FdeDataFits, off + 8).at_function(i).found(i64::from(fre_off)));
+                    return Err(Violation::new(Rule::FdeDataFits, off + 8)
+                        .at_function(i)
+                        .found(i64::from(fre_off)));
                 }
                 s as usize
             }
@@ -438,7 +479,9 @@ impl<'a> Iterator for FreIter<'a> {
             return None;
         }
         let fail = |rule, at| {
-            Some(Err(Violation::new(rule, at).at_function(self.function).at_fre(self.index)))
+            Some(Err(Violation::new(rule, at)
+                .at_function(self.function)
+                .at_fre(self.index)))
         };
         let off = self.pos;
         let asz = self.fre_type.addr_size();
@@ -447,7 +490,10 @@ impl<'a> Iterator for FreIter<'a> {
             self.remaining = 0;
             return fail(Rule::FreFits, off);
         }
-        let (Some(start), Some(info)) = (self.endian.read_uint(self.data, off, asz), self.endian.read_u8(self.data, info_off)) else {
+        let (Some(start), Some(info)) = (
+            self.endian.read_uint(self.data, off, asz),
+            self.endian.read_u8(self.data, info_off),
+        ) else {
             self.remaining = 0;
             return fail(Rule::FreFits, off);
         };

@@ -14,7 +14,11 @@ use crate::rules::Rule;
 #[cfg_attr(feature = "serde", serde(tag = "rule", rename_all = "snake_case"))]
 pub enum Loc {
     /// `value = base + offset`, or `value = *(base + offset)` when `deref`.
-    Expr { base: Base, offset: i64, deref: bool },
+    Expr {
+        base: Base,
+        offset: i64,
+        deref: bool,
+    },
     /// Not saved by this frame: the register still holds the caller's value.
     SameValue,
     /// The return address is undefined: this is the outermost frame (data-word count 0,
@@ -66,7 +70,11 @@ pub struct Row<'a> {
 }
 
 fn stack_slot(offset: i64) -> Loc {
-    Loc::Expr { base: Base::Cfa, offset, deref: true }
+    Loc::Expr {
+        base: Base::Cfa,
+        offset,
+        deref: true,
+    }
 }
 
 fn fixed(offset: i8) -> Option<Loc> {
@@ -81,7 +89,11 @@ fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
         }
         if ctx.version == Version::V2 && s390x_v2_offset_is_regnum(offset) {
             let reg = s390x_v2_offset_decode_regnum(offset);
-            return Loc::Expr { base: Base::Reg(reg as u32), offset: 0, deref: false };
+            return Loc::Expr {
+                base: Base::Reg(reg as u32),
+                offset: 0,
+                deref: false,
+            };
         }
     }
     stack_slot(offset)
@@ -94,7 +106,12 @@ pub fn recovery_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule>
         if ctx.version == Version::V1 {
             return Err(Rule::FreCountZeroV1);
         }
-        return Ok(Recovery { cfa: Loc::Undefined, ra: Loc::Undefined, fp: Loc::SameValue, ra_mangled: row.mangled_ra });
+        return Ok(Recovery {
+            cfa: Loc::Undefined,
+            ra: Loc::Undefined,
+            fp: Loc::SameValue,
+            ra_mangled: row.mangled_ra,
+        });
     }
     match row.fde_type {
         FdeType::Default => Ok(default_rules(ctx, row)),
@@ -114,7 +131,11 @@ fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
     } else {
         w[0]
     };
-    let cfa = Loc::Expr { base: Base::Reg(u32::from(base)), offset: cfa_offset, deref: false };
+    let cfa = Loc::Expr {
+        base: Base::Reg(u32::from(base)),
+        offset: cfa_offset,
+        deref: false,
+    };
     // v1/v2 "SFrame FRE": RA is tracked when the header gives no fixed RA offset; then the
     // second offset is the RA and the third the FP, else the second is the FP.
     let ra_tracked = ctx.cfa_fixed_ra_offset == CFA_FIXED_OFFSET_INVALID;
@@ -125,9 +146,16 @@ fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
     let fp_idx = if ra_tracked { 2 } else { 1 };
     let fp = match fixed(ctx.cfa_fixed_fp_offset) {
         Some(l) => l,
-        None => w.get(fp_idx).map_or(Loc::SameValue, |&o| tracked(ctx, o, false)),
+        None => w
+            .get(fp_idx)
+            .map_or(Loc::SameValue, |&o| tracked(ctx, o, false)),
     };
-    Recovery { cfa, ra, fp, ra_mangled: row.mangled_ra }
+    Recovery {
+        cfa,
+        ra,
+        fp,
+        ra_mangled: row.mangled_ra,
+    }
 }
 
 /// A flex control word's fields (v3 manual §3.2, "Encoding of Data Word 1").
@@ -143,11 +171,19 @@ impl Control {
     pub fn from_word(word: i64, size: DataWordSize) -> Control {
         let bits = 8 * size.bytes() as u32;
         let u = (word as u64) & ((1u64 << bits) - 1);
-        Control { reg_p: u & 1 != 0, deref_p: u & 2 != 0, unused: u & 4 != 0, regnum: (u >> 3) as u32 }
+        Control {
+            reg_p: u & 1 != 0,
+            deref_p: u & 2 != 0,
+            unused: u & 4 != 0,
+            regnum: (u >> 3) as u32,
+        }
     }
     /// The sign-extended data word holding this control word (how the model stores it).
     pub fn to_word(self, size: DataWordSize) -> i64 {
-        let u = (u64::from(self.regnum) << 3) | ((self.unused as u64) << 2) | ((self.deref_p as u64) << 1) | self.reg_p as u64;
+        let u = (u64::from(self.regnum) << 3)
+            | ((self.unused as u64) << 2)
+            | ((self.deref_p as u64) << 1)
+            | self.reg_p as u64;
         let bits = 8 * size.bytes() as u32;
         let shift = 64 - bits;
         ((u << shift) as i64) >> shift
@@ -156,8 +192,16 @@ impl Control {
         !self.reg_p && !self.deref_p && !self.unused && self.regnum == 0
     }
     fn rule(self, offset: i64) -> Loc {
-        let base = if self.reg_p { Base::Reg(self.regnum) } else { Base::Cfa };
-        Loc::Expr { base, offset, deref: self.deref_p }
+        let base = if self.reg_p {
+            Base::Reg(self.regnum)
+        } else {
+            Base::Cfa
+        };
+        Loc::Expr {
+            base,
+            offset,
+            deref: self.deref_p,
+        }
     }
 }
 
@@ -174,7 +218,11 @@ fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     // On s390x the CFA offset is stored adjusted and scaled in flex FDEs too, as GNU as
     // writes it and libsframe reads it; the manual states it for default FDEs only
     // (discrepancy D-V3-S390X-FLEX-CFA-SCALE, finding F0107).
-    let cfa_offset = if ctx.abi == Abi::S390x { s390x_cfa_offset_decode(w[1]) } else { w[1] };
+    let cfa_offset = if ctx.abi == Abi::S390x {
+        s390x_cfa_offset_decode(w[1])
+    } else {
+        w[1]
+    };
     let cfa = cfa_ctl.rule(cfa_offset);
     let mut i = 2;
     // RA: a control/offset pair, or one padding word (then an FP pair must follow), or nothing.
@@ -209,7 +257,12 @@ fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     if w.len() > i {
         return Err(Rule::FlexLayout);
     }
-    Ok(Recovery { cfa, ra, fp, ra_mangled: row.mangled_ra })
+    Ok(Recovery {
+        cfa,
+        ra,
+        fp,
+        ra_mangled: row.mangled_ra,
+    })
 }
 
 #[cfg(test)]
@@ -218,20 +271,46 @@ mod tests {
 
     fn ctx(version: Version, abi: Abi) -> RowContext {
         let ra = if abi == Abi::Amd64 { -8 } else { 0 };
-        RowContext { version, abi, cfa_fixed_fp_offset: 0, cfa_fixed_ra_offset: ra }
+        RowContext {
+            version,
+            abi,
+            cfa_fixed_fp_offset: 0,
+            cfa_fixed_ra_offset: ra,
+        }
     }
     fn row(fde_type: FdeType, words: &[i64]) -> Row<'_> {
-        Row { fde_type, base_reg: BaseReg::Sp, mangled_ra: false, dataword_size: DataWordSize::B1, words }
+        Row {
+            fde_type,
+            base_reg: BaseReg::Sp,
+            mangled_ra: false,
+            dataword_size: DataWordSize::B1,
+            words,
+        }
     }
     const fn slot(offset: i64) -> Loc {
-        Loc::Expr { base: Base::Cfa, offset, deref: true }
+        Loc::Expr {
+            base: Base::Cfa,
+            offset,
+            deref: true,
+        }
     }
 
     #[test]
     fn amd64_second_offset_is_fp_and_ra_is_fixed() {
         // v3 manual §3.1.1 summary table; §2.2 "in AMD64, the stack offset of the return address is CFA - 8".
-        let r = recovery_rules(&ctx(Version::V3, Abi::Amd64), &row(FdeType::Default, &[16, -16])).unwrap();
-        assert_eq!(r.cfa, Loc::Expr { base: Base::Reg(7), offset: 16, deref: false });
+        let r = recovery_rules(
+            &ctx(Version::V3, Abi::Amd64),
+            &row(FdeType::Default, &[16, -16]),
+        )
+        .unwrap();
+        assert_eq!(
+            r.cfa,
+            Loc::Expr {
+                base: Base::Reg(7),
+                offset: 16,
+                deref: false
+            }
+        );
         assert_eq!(r.ra, slot(-8));
         assert_eq!(r.fp, slot(-16));
     }
@@ -239,10 +318,25 @@ mod tests {
     #[test]
     fn aarch64_offsets_are_cfa_ra_fp() {
         // v3 manual §3.1.2 summary table.
-        let r = recovery_rules(&ctx(Version::V2, Abi::Aarch64Le), &row(FdeType::Default, &[32, -8, -16])).unwrap();
-        assert_eq!(r.cfa, Loc::Expr { base: Base::Reg(31), offset: 32, deref: false });
+        let r = recovery_rules(
+            &ctx(Version::V2, Abi::Aarch64Le),
+            &row(FdeType::Default, &[32, -8, -16]),
+        )
+        .unwrap();
+        assert_eq!(
+            r.cfa,
+            Loc::Expr {
+                base: Base::Reg(31),
+                offset: 32,
+                deref: false
+            }
+        );
         assert_eq!((r.ra, r.fp), (slot(-8), slot(-16)));
-        let r = recovery_rules(&ctx(Version::V3, Abi::Aarch64Le), &row(FdeType::Default, &[0])).unwrap();
+        let r = recovery_rules(
+            &ctx(Version::V3, Abi::Aarch64Le),
+            &row(FdeType::Default, &[0]),
+        )
+        .unwrap();
         assert_eq!((r.ra, r.fp), (Loc::SameValue, Loc::SameValue));
     }
 
@@ -250,24 +344,56 @@ mod tests {
     fn s390x_cfa_is_scaled_and_ra_padding_means_unchanged() {
         // v3 manual §3.1.3: CFA = BASE_REG + offset1 * 8 + 160; RA unchanged when offset2 is
         // SFRAME_FRE_RA_OFFSET_INVALID; FP = CFA + offset3.
-        let r = recovery_rules(&ctx(Version::V3, Abi::S390x), &row(FdeType::Default, &[20, 0, -72])).unwrap();
-        assert_eq!(r.cfa, Loc::Expr { base: Base::Reg(15), offset: 320, deref: false });
+        let r = recovery_rules(
+            &ctx(Version::V3, Abi::S390x),
+            &row(FdeType::Default, &[20, 0, -72]),
+        )
+        .unwrap();
+        assert_eq!(
+            r.cfa,
+            Loc::Expr {
+                base: Base::Reg(15),
+                offset: 320,
+                deref: false
+            }
+        );
         assert_eq!((r.ra, r.fp), (Loc::SameValue, slot(-72)));
     }
 
     #[test]
     fn s390x_v2_odd_offsets_name_registers() {
         // v3 manual §1.3 (Errata 1): SFRAME_V2_S390X_OFFSET_IS_REGNUM / _DECODE_REGNUM.
-        let r = recovery_rules(&ctx(Version::V2, Abi::S390x), &row(FdeType::Default, &[0, (16 << 1) | 1, (17 << 1) | 1])).unwrap();
-        assert_eq!(r.ra, Loc::Expr { base: Base::Reg(16), offset: 0, deref: false });
-        assert_eq!(r.fp, Loc::Expr { base: Base::Reg(17), offset: 0, deref: false });
+        let r = recovery_rules(
+            &ctx(Version::V2, Abi::S390x),
+            &row(FdeType::Default, &[0, (16 << 1) | 1, (17 << 1) | 1]),
+        )
+        .unwrap();
+        assert_eq!(
+            r.ra,
+            Loc::Expr {
+                base: Base::Reg(16),
+                offset: 0,
+                deref: false
+            }
+        );
+        assert_eq!(
+            r.fp,
+            Loc::Expr {
+                base: Base::Reg(17),
+                offset: 0,
+                deref: false
+            }
+        );
     }
 
     #[test]
     fn zero_words_mean_ra_undefined_except_in_v1() {
         let r = recovery_rules(&ctx(Version::V2, Abi::Amd64), &row(FdeType::Default, &[])).unwrap();
         assert_eq!(r.ra, Loc::Undefined);
-        assert_eq!(recovery_rules(&ctx(Version::V1, Abi::Amd64), &row(FdeType::Default, &[])), Err(Rule::FreCountZeroV1));
+        assert_eq!(
+            recovery_rules(&ctx(Version::V1, Abi::Amd64), &row(FdeType::Default, &[])),
+            Err(Rule::FreCountZeroV1)
+        );
     }
 
     #[test]
@@ -275,23 +401,77 @@ mod tests {
         // v3 manual §3.2 examples: CFA = *(RBP - 8): (RBP << 3) | (1 << 1) | 1, -8;
         // RA = *(CFA - 8): (0 << 3) | (1 << 1) | 0, -8; FP = *(RBP + 0).
         let s = DataWordSize::B1;
-        let rbp_deref = Control { reg_p: true, deref_p: true, unused: false, regnum: 6 }.to_word(s);
+        let rbp_deref = Control {
+            reg_p: true,
+            deref_p: true,
+            unused: false,
+            regnum: 6,
+        }
+        .to_word(s);
         assert_eq!(rbp_deref as u8, (6 << 3) | 2 | 1);
-        let cfa_deref = Control { reg_p: false, deref_p: true, unused: false, regnum: 0 }.to_word(s);
+        let cfa_deref = Control {
+            reg_p: false,
+            deref_p: true,
+            unused: false,
+            regnum: 0,
+        }
+        .to_word(s);
         let c = ctx(Version::V3, Abi::Amd64);
-        let r = recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref, -8, rbp_deref, 0])).unwrap();
-        assert_eq!(r.cfa, Loc::Expr { base: Base::Reg(6), offset: -8, deref: true });
+        let r = recovery_rules(
+            &c,
+            &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref, -8, rbp_deref, 0]),
+        )
+        .unwrap();
+        assert_eq!(
+            r.cfa,
+            Loc::Expr {
+                base: Base::Reg(6),
+                offset: -8,
+                deref: true
+            }
+        );
         assert_eq!(r.ra, slot(-8));
-        assert_eq!(r.fp, Loc::Expr { base: Base::Reg(6), offset: 0, deref: true });
+        assert_eq!(
+            r.fp,
+            Loc::Expr {
+                base: Base::Reg(6),
+                offset: 0,
+                deref: true
+            }
+        );
         // padding word for RA, then FP pair: RA from the header's fixed offset.
         let r = recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, 0, rbp_deref, 0])).unwrap();
         assert_eq!(r.ra, slot(-8));
         // CFA without a register, padding without FP, FP control 0, trailing words.
-        assert_eq!(recovery_rules(&c, &row(FdeType::Flex, &[cfa_deref, -8])), Err(Rule::FlexCfaRegister));
-        assert_eq!(recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, 0])), Err(Rule::FlexLayout));
-        assert_eq!(recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref, -8, 0, 0])), Err(Rule::FlexFpControl));
-        assert_eq!(recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref])), Err(Rule::FlexLayout));
-        assert_eq!(recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref, -8, rbp_deref, 0, 1])), Err(Rule::FlexLayout));
+        assert_eq!(
+            recovery_rules(&c, &row(FdeType::Flex, &[cfa_deref, -8])),
+            Err(Rule::FlexCfaRegister)
+        );
+        assert_eq!(
+            recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, 0])),
+            Err(Rule::FlexLayout)
+        );
+        assert_eq!(
+            recovery_rules(
+                &c,
+                &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref, -8, 0, 0])
+            ),
+            Err(Rule::FlexFpControl)
+        );
+        assert_eq!(
+            recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref])),
+            Err(Rule::FlexLayout)
+        );
+        assert_eq!(
+            recovery_rules(
+                &c,
+                &row(
+                    FdeType::Flex,
+                    &[rbp_deref, -8, cfa_deref, -8, rbp_deref, 0, 1]
+                )
+            ),
+            Err(Rule::FlexLayout)
+        );
     }
 
     #[test]
@@ -299,18 +479,51 @@ mod tests {
         // GNU as 2.47 and libsframe 2.47 (finding F0107), confirmed by the emulator: a flex
         // CFA word of 0 based on r15 means CFA = r15 + 160.
         let s = DataWordSize::B1;
-        let r15 = Control { reg_p: true, deref_p: false, unused: false, regnum: 15 }.to_word(s);
-        let r = recovery_rules(&ctx(Version::V3, Abi::S390x), &row(FdeType::Flex, &[r15, 0])).unwrap();
-        assert_eq!(r.cfa, Loc::Expr { base: Base::Reg(15), offset: 160, deref: false });
-        let r = recovery_rules(&ctx(Version::V3, Abi::Amd64), &row(FdeType::Flex, &[r15, 0])).unwrap();
-        assert_eq!(r.cfa, Loc::Expr { base: Base::Reg(15), offset: 0, deref: false });
+        let r15 = Control {
+            reg_p: true,
+            deref_p: false,
+            unused: false,
+            regnum: 15,
+        }
+        .to_word(s);
+        let r = recovery_rules(
+            &ctx(Version::V3, Abi::S390x),
+            &row(FdeType::Flex, &[r15, 0]),
+        )
+        .unwrap();
+        assert_eq!(
+            r.cfa,
+            Loc::Expr {
+                base: Base::Reg(15),
+                offset: 160,
+                deref: false
+            }
+        );
+        let r = recovery_rules(
+            &ctx(Version::V3, Abi::Amd64),
+            &row(FdeType::Flex, &[r15, 0]),
+        )
+        .unwrap();
+        assert_eq!(
+            r.cfa,
+            Loc::Expr {
+                base: Base::Reg(15),
+                offset: 0,
+                deref: false
+            }
+        );
     }
 
     #[test]
     fn control_words_round_trip_through_every_size() {
         for s in DataWordSize::ALL {
             for regnum in [0u32, 6, 15] {
-                let c = Control { reg_p: true, deref_p: regnum % 2 == 0, unused: false, regnum };
+                let c = Control {
+                    reg_p: true,
+                    deref_p: regnum % 2 == 0,
+                    unused: false,
+                    regnum,
+                };
                 let w = c.to_word(s);
                 assert!(s.fits_signed(w));
                 assert_eq!(Control::from_word(w, s), c);

@@ -29,9 +29,17 @@ pub enum Class {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Basis {
     /// A sentence of a manual: file under `shared/spec/`, section, and the quoted words.
-    Spec { file: &'static str, section: &'static str, quote: &'static str },
+    Spec {
+        file: &'static str,
+        section: &'static str,
+        quote: &'static str,
+    },
     /// A macro or comment of `sframe.h`.
-    Header { file: &'static str, item: &'static str, quote: &'static str },
+    Header {
+        file: &'static str,
+        item: &'static str,
+        quote: &'static str,
+    },
     /// Not stated by any text; why the rule holds anyway.
     Inferred { reason: &'static str },
 }
@@ -74,7 +82,11 @@ impl Versions {
         self.0 & (1 << v.number()) != 0
     }
     pub fn list(self) -> Vec<u8> {
-        Version::ALL.iter().filter(|v| self.contains(**v)).map(|v| v.number()).collect()
+        Version::ALL
+            .iter()
+            .filter(|v| self.contains(**v))
+            .map(|v| v.number())
+            .collect()
     }
 }
 
@@ -91,7 +103,11 @@ impl Abis {
         self.0 & (1 << a.id()) != 0
     }
     pub fn list(self) -> Vec<&'static str> {
-        Abi::ALL.iter().filter(|a| self.contains(**a)).map(|a| a.name()).collect()
+        Abi::ALL
+            .iter()
+            .filter(|a| self.contains(**a))
+            .map(|a| a.name())
+            .collect()
     }
 }
 
@@ -143,7 +159,15 @@ const fn r(
     class: Class,
     basis: Basis,
 ) -> RuleInfo {
-    RuleInfo { id, summary, versions, abis, severity, class, basis }
+    RuleInfo {
+        id,
+        summary,
+        versions,
+        abis,
+        severity,
+        class,
+        basis,
+    }
 }
 
 catalogue! {
@@ -280,10 +304,17 @@ mod tests {
         for r in Rule::ALL {
             let id = r.id();
             assert!(seen.insert(id), "duplicate id {id}");
-            assert!(id.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-'), "{id}");
+            assert!(
+                id.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-'),
+                "{id}"
+            );
             assert_eq!(Rule::from_id(id), Some(*r));
             assert!(!r.info().basis.text().is_empty());
-            assert!(r.info().versions.0 != 0 && r.info().abis.0 != 0, "{id} applies to nothing");
+            assert!(
+                r.info().versions.0 != 0 && r.info().abis.0 != 0,
+                "{id} applies to nothing"
+            );
         }
     }
 
@@ -299,12 +330,17 @@ mod tests {
         let mut missing = Vec::new();
         for r in Rule::ALL {
             let (file, quote) = match r.info().basis {
-                Basis::Spec { file, quote, .. } | Basis::Header { file, quote, .. } => (file, quote),
+                Basis::Spec { file, quote, .. } | Basis::Header { file, quote, .. } => {
+                    (file, quote)
+                }
                 Basis::Inferred { .. } => continue,
             };
             let text = fold(&std::fs::read_to_string(format!("{dir}{file}")).unwrap());
             // texinfo markup and info quotes are dropped before comparing
-            let text = text.replace("@code{", "").replace("@emph{", "").replace(['}', '‘', '’'], "");
+            let text = text
+                .replace("@code{", "")
+                .replace("@emph{", "")
+                .replace(['}', '‘', '’'], "");
             for piece in quote.split("...").map(str::trim).filter(|p| !p.is_empty()) {
                 let piece = fold(piece).replace(['‘', '’'], "");
                 if !text.contains(&piece) {
@@ -312,6 +348,10 @@ mod tests {
                 }
             }
         }
-        assert!(missing.is_empty(), "quotes not found:\n{}", missing.join("\n"));
+        assert!(
+            missing.is_empty(),
+            "quotes not found:\n{}",
+            missing.join("\n")
+        );
     }
 }

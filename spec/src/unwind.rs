@@ -85,7 +85,11 @@ pub fn apply(
     };
     let mut eval = |loc: &Loc, cfa: Option<u64>| -> Result<Option<u64>, StepError> {
         match *loc {
-            Loc::Expr { base, offset, deref } => {
+            Loc::Expr {
+                base,
+                offset,
+                deref,
+            } => {
                 let b = match base {
                     Base::Cfa => cfa.ok_or(StepError::InvalidRow(Rule::FlexCfaRegister))?,
                     Base::Reg(n) => read_reg(n)?,
@@ -101,7 +105,10 @@ pub fn apply(
             Loc::Undefined => Err(StepError::Outermost),
         }
     };
-    if let Loc::Expr { base: Base::Reg(n), .. } = rules.cfa {
+    if let Loc::Expr {
+        base: Base::Reg(n), ..
+    } = rules.cfa
+    {
         if !topmost && n != u32::from(regs.sp) && n != u32::from(regs.fp) {
             return Err(StepError::UnsafeUnwind);
         }
@@ -109,12 +116,22 @@ pub fn apply(
     let cfa = eval(&rules.cfa, None)?.ok_or(StepError::InvalidRow(Rule::FlexCfaRegister))?;
     let pc = match eval(&rules.ra, Some(cfa))? {
         Some(v) => v,
-        None if topmost => frame.ra_reg.ok_or(StepError::RegisterUnavailable(u32::from(regs.ra)))?,
+        None if topmost => frame
+            .ra_reg
+            .ok_or(StepError::RegisterUnavailable(u32::from(regs.ra)))?,
         None => return Err(StepError::RaUnchangedBelowTop),
     };
     let fp = eval(&rules.fp, Some(cfa))?.unwrap_or(frame.fp);
     let sp = cfa.wrapping_add(abi.sp_from_cfa() as u64);
-    Ok((cfa, Frame { pc, sp, fp, ra_reg: None }))
+    Ok((
+        cfa,
+        Frame {
+            pc,
+            sp,
+            fp,
+            ra_reg: None,
+        },
+    ))
 }
 
 /// One step from `frame`, looking its PC up in `section` loaded at `section_vaddr`.
@@ -130,7 +147,11 @@ pub fn step(
     // the first of the next function when the call ends its own (a call to a noreturn
     // function). Its row is the one of the call, found at PC - 1 (discrepancy
     // D-APPENDIX-A-CALLER-PC: Appendix A looks the return address up as it is).
-    let lookup_pc = if topmost { frame.pc } else { frame.pc.wrapping_sub(1) };
+    let lookup_pc = if topmost {
+        frame.pc
+    } else {
+        frame.pc.wrapping_sub(1)
+    };
     let pc = lookup_pc.wrapping_sub(section_vaddr) as i64;
     let found = section.find(pc).map_err(StepError::Malformed)?;
     let Some(found) = found else {
@@ -139,7 +160,16 @@ pub fn step(
             _ => StepError::NoFde,
         });
     };
-    let rules = section.recovery(&found.fde, &found.fre).map_err(StepError::InvalidRow)?;
+    let rules = section
+        .recovery(&found.fde, &found.fre)
+        .map_err(StepError::InvalidRow)?;
     let (cfa, caller) = apply(section.abi(), &rules, frame, topmost, reg, mem)?;
-    Ok(Step { cfa, caller, ra_mangled: rules.ra_mangled, function: found.fde.index, fre: found.fre_index, rules })
+    Ok(Step {
+        cfa,
+        caller,
+        ra_mangled: rules.ra_mangled,
+        function: found.fde.index,
+        fre: found.fre_index,
+        rules,
+    })
 }

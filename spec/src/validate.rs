@@ -21,12 +21,22 @@ pub fn validate(data: &[u8]) -> Vec<Violation> {
     let version = h.version;
 
     // Flags (v3 §2.1.3).
-    let undefined = h.flags & !(flags::FDE_SORTED | flags::FRAME_POINTER | flags::FDE_FUNC_START_PCREL);
+    let undefined =
+        h.flags & !(flags::FDE_SORTED | flags::FRAME_POINTER | flags::FDE_FUNC_START_PCREL);
     if undefined != 0 {
-        let rule = if version == Version::V3 { Rule::HeaderFlagsReserved } else { Rule::HeaderFlagsUnknownLegacy };
-        out.push(Violation::new(rule, ho::FLAGS).found(h.flags).expected(h.flags & !undefined));
+        let rule = if version == Version::V3 {
+            Rule::HeaderFlagsReserved
+        } else {
+            Rule::HeaderFlagsUnknownLegacy
+        };
+        out.push(
+            Violation::new(rule, ho::FLAGS)
+                .found(h.flags)
+                .expected(h.flags & !undefined),
+        );
     }
-    let foreign = h.flags & (flags::FRAME_POINTER | flags::FDE_FUNC_START_PCREL) & !version.defined_flags();
+    let foreign =
+        h.flags & (flags::FRAME_POINTER | flags::FDE_FUNC_START_PCREL) & !version.defined_flags();
     if foreign != 0 {
         out.push(Violation::new(Rule::HeaderFlagVersion, ho::FLAGS).found(foreign));
     }
@@ -45,12 +55,20 @@ pub fn validate(data: &[u8]) -> Vec<Violation> {
             if hsize > len {
                 out.push(Violation::new(Rule::HeaderAuxFits, ho::AUXHDR_LEN).found(h.auxhdr_len));
             } else {
-                let fde_end = hsize + u64::from(h.fdeoff) + u64::from(h.num_fdes) * version.fde_entry_size() as u64;
+                let fde_end = hsize
+                    + u64::from(h.fdeoff)
+                    + u64::from(h.num_fdes) * version.fde_entry_size() as u64;
                 if fde_end > len {
-                    out.push(Violation::new(Rule::HeaderFdeSubsectionFits, ho::NUM_FDES).found(h.num_fdes));
+                    out.push(
+                        Violation::new(Rule::HeaderFdeSubsectionFits, ho::NUM_FDES)
+                            .found(h.num_fdes),
+                    );
                 }
                 if hsize + u64::from(h.freoff) + u64::from(h.fre_len) > len {
-                    out.push(Violation::new(Rule::HeaderFreSubsectionFits, ho::FRE_LEN).found(i64::from(h.fre_len)));
+                    out.push(
+                        Violation::new(Rule::HeaderFreSubsectionFits, ho::FRE_LEN)
+                            .found(i64::from(h.fre_len)),
+                    );
                 }
             }
             if !out.iter().any(|v| v.rule == first.rule) {
@@ -65,16 +83,28 @@ pub fn validate(data: &[u8]) -> Vec<Violation> {
         out.push(Violation::new(Rule::HeaderAbiEndian, ho::ABI_ARCH).found(h.abi_arch));
     }
     match abi {
-        Abi::Amd64 if h.cfa_fixed_ra_offset != -8 => {
-            out.push(Violation::new(Rule::HeaderFixedRaAmd64, ho::CFA_FIXED_RA_OFFSET).found(h.cfa_fixed_ra_offset).expected(-8))
-        }
-        Abi::Aarch64Be | Abi::Aarch64Le | Abi::S390x if h.cfa_fixed_ra_offset != CFA_FIXED_OFFSET_INVALID => out.push(
-            Violation::new(Rule::HeaderFixedRaTracked, ho::CFA_FIXED_RA_OFFSET).found(h.cfa_fixed_ra_offset).expected(0),
+        Abi::Amd64 if h.cfa_fixed_ra_offset != -8 => out.push(
+            Violation::new(Rule::HeaderFixedRaAmd64, ho::CFA_FIXED_RA_OFFSET)
+                .found(h.cfa_fixed_ra_offset)
+                .expected(-8),
         ),
+        Abi::Aarch64Be | Abi::Aarch64Le | Abi::S390x
+            if h.cfa_fixed_ra_offset != CFA_FIXED_OFFSET_INVALID =>
+        {
+            out.push(
+                Violation::new(Rule::HeaderFixedRaTracked, ho::CFA_FIXED_RA_OFFSET)
+                    .found(h.cfa_fixed_ra_offset)
+                    .expected(0),
+            )
+        }
         _ => {}
     }
     if h.fdeoff != 0 {
-        out.push(Violation::new(Rule::HeaderFdeOffsetZero, ho::FDEOFF).found(i64::from(h.fdeoff)).expected(0));
+        out.push(
+            Violation::new(Rule::HeaderFdeOffsetZero, ho::FDEOFF)
+                .found(i64::from(h.fdeoff))
+                .expected(0),
+        );
     }
     let fde_bytes = i64::from(h.num_fdes) * version.fde_entry_size() as i64;
     if i64::from(h.freoff) - i64::from(h.fdeoff) != fde_bytes {
@@ -86,7 +116,11 @@ pub fn validate(data: &[u8]) -> Vec<Violation> {
     }
     let (fre_lo, fre_hi) = section.fre_subsection();
     if fre_hi != data.len() {
-        out.push(Violation::new(Rule::HeaderSectionEnd, fre_hi).found(data.len() as i64).expected(fre_hi as i64));
+        out.push(
+            Violation::new(Rule::HeaderSectionEnd, fre_hi)
+                .found(data.len() as i64)
+                .expected(fre_hi as i64),
+        );
     }
 
     // Functions.
@@ -112,7 +146,11 @@ pub fn validate(data: &[u8]) -> Vec<Violation> {
             Some(end) => {
                 let start = fde.attr_offset.unwrap_or(fde.data_start);
                 if blocks.insert(start, end).is_err() {
-                    out.push(Violation::new(Rule::FdeBlocksDisjoint, fde.offset).at_function(i).found(i64::from(fde.fre_off)));
+                    out.push(
+                        Violation::new(Rule::FdeBlocksDisjoint, fde.offset)
+                            .at_function(i)
+                            .found(i64::from(fde.fre_off)),
+                    );
                     blocks_sound = false;
                 }
             }
@@ -120,7 +158,11 @@ pub fn validate(data: &[u8]) -> Vec<Violation> {
         }
     }
     if fre_total != u64::from(h.num_fres) {
-        out.push(Violation::new(Rule::HeaderNumFres, ho::NUM_FRES).found(i64::from(h.num_fres)).expected(fre_total as i64));
+        out.push(
+            Violation::new(Rule::HeaderNumFres, ho::NUM_FRES)
+                .found(i64::from(h.num_fres))
+                .expected(fre_total as i64),
+        );
     }
     if section.is_sorted() {
         for w in ranges.windows(2) {
@@ -139,7 +181,12 @@ pub fn validate(data: &[u8]) -> Vec<Violation> {
     for w in by_start.windows(2) {
         let end0 = w[0].0.saturating_add(i64::from(w[0].1));
         if w[1].0 < end0 {
-            out.push(Violation::new(Rule::FdeOverlap, section.fde_offset(w[1].2)).at_function(w[1].2).found(w[1].0).expected(end0));
+            out.push(
+                Violation::new(Rule::FdeOverlap, section.fde_offset(w[1].2))
+                    .at_function(w[1].2)
+                    .found(w[1].0)
+                    .expected(end0),
+            );
         }
     }
     if blocks_sound {
@@ -157,28 +204,55 @@ fn check_fde(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) {
     let rep_off = fde.attr_offset.map_or(fde.offset + 17, |a| a + 4);
     let unused = fde.info_unused_bits(v);
     if unused != 0 {
-        out.push(Violation::new(Rule::FdeInfoUnused, info_off).at_function(i).found(unused));
+        out.push(
+            Violation::new(Rule::FdeInfoUnused, info_off)
+                .at_function(i)
+                .found(unused),
+        );
     }
     if fde.info2_unused_bits() != 0 {
-        out.push(Violation::new(Rule::FdeInfoUnused, info_off + 1).at_function(i).found(fde.info2_unused_bits()));
+        out.push(
+            Violation::new(Rule::FdeInfoUnused, info_off + 1)
+                .at_function(i)
+                .found(fde.info2_unused_bits()),
+        );
     }
     if !s.abi().is_aarch64() && fde.pauth_key() == PauthKey::B {
         out.push(Violation::new(Rule::FdePauthKeyAbi, info_off).at_function(i));
     }
     if v != Version::V1 {
         match fde.pc_type() {
-            PcType::Mask if fde.rep_size == 0 => out.push(Violation::new(Rule::FdeRepSizeMask, rep_off).at_function(i).found(0)),
-            PcType::Inc if fde.rep_size != 0 => {
-                out.push(Violation::new(Rule::FdeRepSizeInc, rep_off).at_function(i).found(fde.rep_size).expected(0))
-            }
+            PcType::Mask if fde.rep_size == 0 => out.push(
+                Violation::new(Rule::FdeRepSizeMask, rep_off)
+                    .at_function(i)
+                    .found(0),
+            ),
+            PcType::Inc if fde.rep_size != 0 => out.push(
+                Violation::new(Rule::FdeRepSizeInc, rep_off)
+                    .at_function(i)
+                    .found(fde.rep_size)
+                    .expected(0),
+            ),
             _ => {}
         }
     }
     if v == Version::V2 && fde.padding != 0 {
-        out.push(Violation::new(Rule::FdePadding, fde.offset + 18).at_function(i).found(fde.padding).expected(0));
+        out.push(
+            Violation::new(Rule::FdePadding, fde.offset + 18)
+                .at_function(i)
+                .found(fde.padding)
+                .expected(0),
+        );
     }
     if fde.size == 0 {
-        out.push(Violation::new(Rule::FdeSizeZero, fde.offset + if v == Version::V3 { 8 } else { 4 }).at_function(i).found(0));
+        out.push(
+            Violation::new(
+                Rule::FdeSizeZero,
+                fde.offset + if v == Version::V3 { 8 } else { 4 },
+            )
+            .at_function(i)
+            .found(0),
+        );
     }
     if fde.signal(v) && fde.num_fres == 0 {
         out.push(Violation::new(Rule::FdeSignalV3, info_off).at_function(i));
@@ -203,36 +277,60 @@ fn check_fres(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) -> Opt
         let at = |rule| Violation::new(rule, fre.offset).at_function(i).at_fre(k);
         if let Some(p) = prev {
             if fre.start <= p {
-                out.push(at(Rule::FreStartIncreasing).found(i64::from(fre.start)).expected(i64::from(p) + 1));
+                out.push(
+                    at(Rule::FreStartIncreasing)
+                        .found(i64::from(fre.start))
+                        .expected(i64::from(p) + 1),
+                );
             }
         }
         prev = Some(fre.start);
         let limit = match (fde.pc_type(), v) {
-            (PcType::Mask, Version::V2 | Version::V3) if fde.rep_size > 0 => Some(u32::from(fde.rep_size)),
+            (PcType::Mask, Version::V2 | Version::V3) if fde.rep_size > 0 => {
+                Some(u32::from(fde.rep_size))
+            }
             (PcType::Mask, Version::V2 | Version::V3) => None,
             _ => Some(fde.size),
         };
         // A function of size 0 is reported once, by FDE-SIZE-ZERO.
         if let Some(limit) = limit.filter(|&l| l > 0 || fde.pc_type() == PcType::Mask) {
             if fre.start >= limit {
-                out.push(at(Rule::FreStartInFunction).found(i64::from(fre.start)).expected(i64::from(limit)));
+                out.push(
+                    at(Rule::FreStartInFunction)
+                        .found(i64::from(fre.start))
+                        .expected(i64::from(limit)),
+                );
             }
         }
         if k == 0 && fde.pc_type() == PcType::Inc && fre.start != 0 {
-            out.push(at(Rule::FreFirstAtZero).found(i64::from(fre.start)).expected(0));
+            out.push(
+                at(Rule::FreFirstAtZero)
+                    .found(i64::from(fre.start))
+                    .expected(0),
+            );
         }
         let count = fre.dataword_count();
-        let info_at = |rule| Violation::new(rule, fre.offset + fde.fre_type.addr_size()).at_function(i).at_fre(k);
+        let info_at = |rule| {
+            Violation::new(rule, fre.offset + fde.fre_type.addr_size())
+                .at_function(i)
+                .at_fre(k)
+        };
         if fde.fde_type == FdeType::Default {
             if v != Version::V3 && count > 3 {
                 out.push(info_at(Rule::FreCountMax).found(count as i64).expected(3));
             }
             match abi {
-                Abi::Amd64 if count > 2 => out.push(info_at(Rule::FreCountAmd64).found(count as i64)),
-                Abi::Aarch64Be | Abi::Aarch64Le if v == Version::V3 && (count == 2 || count > 3) => {
+                Abi::Amd64 if count > 2 => {
+                    out.push(info_at(Rule::FreCountAmd64).found(count as i64))
+                }
+                Abi::Aarch64Be | Abi::Aarch64Le
+                    if v == Version::V3 && (count == 2 || count > 3) =>
+                {
                     out.push(info_at(Rule::FreCountAarch64).found(count as i64))
                 }
-                Abi::S390x if count > 3 => out.push(info_at(Rule::FreCountS390x).found(count as i64)),
+                Abi::S390x if count > 3 => {
+                    out.push(info_at(Rule::FreCountS390x).found(count as i64))
+                }
                 _ => {}
             }
             if abi == Abi::S390x {
@@ -240,19 +338,29 @@ fn check_fres(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) -> Opt
                     for w in 1..count.min(3) {
                         if fre.dataword(w).is_some_and(s390x_v2_offset_is_regnum) {
                             out.push(
-                                Violation::new(Rule::FreS390xV3NoRegnum, fre.dataword_offset(w)).at_function(i).at_fre(k),
+                                Violation::new(Rule::FreS390xV3NoRegnum, fre.dataword_offset(w))
+                                    .at_function(i)
+                                    .at_fre(k),
                             );
                         }
                     }
                 }
                 if count == 2 && fre.dataword(1) == Some(FRE_RA_OFFSET_INVALID) {
-                    out.push(Violation::new(Rule::FreS390xRaPadding, fre.dataword_offset(1)).at_function(i).at_fre(k));
+                    out.push(
+                        Violation::new(Rule::FreS390xRaPadding, fre.dataword_offset(1))
+                            .at_function(i)
+                            .at_fre(k),
+                    );
                 }
             }
         } else {
             for c in flex_control_positions(&fre) {
                 if fre.control_word(c).is_some_and(|w| w & 4 != 0) {
-                    out.push(Violation::new(Rule::FlexControlUnused, fre.dataword_offset(c)).at_function(i).at_fre(k));
+                    out.push(
+                        Violation::new(Rule::FlexControlUnused, fre.dataword_offset(c))
+                            .at_function(i)
+                            .at_fre(k),
+                    );
                 }
             }
         }
@@ -276,8 +384,14 @@ fn flex_control_positions(fre: &crate::read::FreRef<'_>) -> Vec<usize> {
     pos.push(0);
     if n > 2 {
         pos.push(2);
-        let ra = fre.dataword(2).map(|w| Control::from_word(w, fre.dataword_size));
-        let fp_at = if ra.is_some_and(|c| c.is_padding()) { 3 } else { 4 };
+        let ra = fre
+            .dataword(2)
+            .map(|w| Control::from_word(w, fre.dataword_size));
+        let fp_at = if ra.is_some_and(|c| c.is_padding()) {
+            3
+        } else {
+            4
+        };
         if n > fp_at {
             pos.push(fp_at);
         }
@@ -287,10 +401,14 @@ fn flex_control_positions(fre: &crate::read::FreRef<'_>) -> Vec<usize> {
 
 /// Whether a list of violations leaves the section valid: no error-severity rule broken.
 pub fn is_valid(violations: &[Violation]) -> bool {
-    violations.iter().all(|v| v.rule.info().severity != Severity::Error)
+    violations
+        .iter()
+        .all(|v| v.rule.info().severity != Severity::Error)
 }
 
 /// Whether any violation is of a malformed-class rule (the reader cannot decode the bytes).
 pub fn is_malformed(violations: &[Violation]) -> bool {
-    violations.iter().any(|v| v.rule.info().class == Class::Malformed)
+    violations
+        .iter()
+        .any(|v| v.rule.info().class == Class::Malformed)
 }

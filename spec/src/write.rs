@@ -16,15 +16,33 @@ pub enum EncodeError {
     /// The start-address field (int32 in v1/v2) cannot hold the value.
     StartOutOfRange { function: usize, value: i64 },
     /// An FRE start address does not fit the function's FRE type.
-    FreStartTooWide { function: usize, fre: usize, start: u32, fre_type: FreType },
+    FreStartTooWide {
+        function: usize,
+        fre: usize,
+        start: u32,
+        fre_type: FreType,
+    },
     /// A data word does not fit the FRE's data-word size.
-    DataWordTooWide { function: usize, fre: usize, word: usize, value: i32 },
+    DataWordTooWide {
+        function: usize,
+        fre: usize,
+        word: usize,
+        value: i32,
+    },
     /// More than 15 data words.
-    TooManyDataWords { function: usize, fre: usize, count: usize },
+    TooManyDataWords {
+        function: usize,
+        fre: usize,
+        count: usize,
+    },
     /// More FREs than the count field holds (v3: 65535).
     TooManyFres { function: usize, count: usize },
     /// A field exists only in a later version (flex FDE type, signal bit, rep_size, padding, info2 bits).
-    NotInVersion { function: usize, what: &'static str, version: Version },
+    NotInVersion {
+        function: usize,
+        what: &'static str,
+        version: Version,
+    },
     /// Explicit FRE offsets make two functions' data overlap.
     LayoutOverlap { function: usize },
     /// Reserved bits given outside the reserved positions.
@@ -47,7 +65,11 @@ pub fn encode(s: &Section) -> Result<Vec<u8>, EncodeError> {
     let entry = v.fde_entry_size();
     let auxhdr_len = u8::try_from(s.aux_header.len()).map_err(|_| EncodeError::TooLarge)?;
     let hsize = HEADER_SIZE + s.aux_header.len();
-    let fde_bytes = s.functions.len().checked_mul(entry).ok_or(EncodeError::TooLarge)?;
+    let fde_bytes = s
+        .functions
+        .len()
+        .checked_mul(entry)
+        .ok_or(EncodeError::TooLarge)?;
     let fre_base = hsize + fde_bytes;
 
     // Function data blocks (v3: attribute + FREs; v1/v2: FREs).
@@ -108,10 +130,17 @@ pub fn encode(s: &Section) -> Result<Vec<u8>, EncodeError> {
     let pcrel = v != Version::V1 && s.flags & flags::FDE_FUNC_START_PCREL != 0;
     for (i, f) in s.functions.iter().enumerate() {
         let field_off = out.len() as i64;
-        let raw = if pcrel { f.start.wrapping_sub(field_off) } else { f.start };
+        let raw = if pcrel {
+            f.start.wrapping_sub(field_off)
+        } else {
+            f.start
+        };
         match v {
             Version::V1 | Version::V2 => {
-                let raw = i32::try_from(raw).map_err(|_| EncodeError::StartOutOfRange { function: i, value: f.start })?;
+                let raw = i32::try_from(raw).map_err(|_| EncodeError::StartOutOfRange {
+                    function: i,
+                    value: f.start,
+                })?;
                 e.put(&mut out, u64::from(raw as u32), 4);
                 e.put(&mut out, u64::from(f.size), 4);
                 e.put(&mut out, u64::from(offsets[i]), 4);
@@ -135,12 +164,26 @@ pub fn encode(s: &Section) -> Result<Vec<u8>, EncodeError> {
 
 /// The FDE info byte (`sfde_func_info` / `sfda_func_info`).
 fn info_byte(v: Version, f: &Function) -> u8 {
-    let signal = if v == Version::V3 && f.signal { 0x80 } else { 0 };
-    signal | f.reserved.info | ((f.pauth_key as u8) << 5) | ((f.pc_type as u8) << 4) | (f.fre_type as u8)
+    let signal = if v == Version::V3 && f.signal {
+        0x80
+    } else {
+        0
+    };
+    signal
+        | f.reserved.info
+        | ((f.pauth_key as u8) << 5)
+        | ((f.pc_type as u8) << 4)
+        | (f.fre_type as u8)
 }
 
 fn check_function(v: Version, i: usize, f: &Function) -> Result<(), EncodeError> {
-    let not_in = |what| Err(EncodeError::NotInVersion { function: i, what, version: v });
+    let not_in = |what| {
+        Err(EncodeError::NotInVersion {
+            function: i,
+            what,
+            version: v,
+        })
+    };
     if v != Version::V3 {
         if f.fde_type != FdeType::Default {
             return not_in("flex FDE type");
@@ -162,7 +205,10 @@ fn check_function(v: Version, i: usize, f: &Function) -> Result<(), EncodeError>
         return Err(EncodeError::ReservedBitsMisplaced { function: i });
     }
     if v == Version::V3 && f.fres.len() > usize::from(u16::MAX) {
-        return Err(EncodeError::TooManyFres { function: i, count: f.fres.len() });
+        return Err(EncodeError::TooManyFres {
+            function: i,
+            count: f.fres.len(),
+        });
     }
     Ok(())
 }
@@ -179,10 +225,19 @@ fn encode_block(s: &Section, i: usize, f: &Function) -> Result<Vec<u8>, EncodeEr
     let asz = f.fre_type.addr_size();
     for (k, fre) in f.fres.iter().enumerate() {
         if u64::from(fre.start) >= f.fre_type.limit() {
-            return Err(EncodeError::FreStartTooWide { function: i, fre: k, start: fre.start, fre_type: f.fre_type });
+            return Err(EncodeError::FreStartTooWide {
+                function: i,
+                fre: k,
+                start: fre.start,
+                fre_type: f.fre_type,
+            });
         }
         if fre.datawords.len() > usize::from(MAX_DATAWORD_COUNT) {
-            return Err(EncodeError::TooManyDataWords { function: i, fre: k, count: fre.datawords.len() });
+            return Err(EncodeError::TooManyDataWords {
+                function: i,
+                fre: k,
+                count: fre.datawords.len(),
+            });
         }
         e.put(&mut b, u64::from(fre.start), asz);
         let info = ((fre.mangled_ra as u8) << 7)
@@ -196,7 +251,12 @@ fn encode_block(s: &Section, i: usize, f: &Function) -> Result<Vec<u8>, EncodeEr
             // `Fre::control_word`), so that decode(encode(m)) == m.
             let fits = fre.dataword_size.fits_signed(i64::from(val));
             if !fits {
-                return Err(EncodeError::DataWordTooWide { function: i, fre: k, word: w, value: val });
+                return Err(EncodeError::DataWordTooWide {
+                    function: i,
+                    fre: k,
+                    word: w,
+                    value: val,
+                });
             }
             e.put(&mut b, val as u32 as u64, ws);
         }

@@ -28,22 +28,45 @@ fn parse_defines(text: &str) -> HashMap<String, Macro> {
         joined.replace_range(a..b, " ");
     }
     // The v1 header in shared/ lost its line breaks: split on the directives.
-    let joined = joined.replace("#define", "\n#define").replace("#ifndef", "\n#ifndef").replace("#endif", "\n#endif").replace("#include", "\n#include").replace("typedef", "\ntypedef");
+    let joined = joined
+        .replace("#define", "\n#define")
+        .replace("#ifndef", "\n#ifndef")
+        .replace("#endif", "\n#endif")
+        .replace("#include", "\n#include")
+        .replace("typedef", "\ntypedef");
     let mut out = HashMap::new();
     for line in joined.lines() {
-        let Some(rest) = line.trim().strip_prefix("#define") else { continue };
+        let Some(rest) = line.trim().strip_prefix("#define") else {
+            continue;
+        };
         let rest = rest.trim_start();
-        let name_end = rest.find(|ch: char| !(ch.is_alphanumeric() || ch == '_')).unwrap_or(rest.len());
+        let name_end = rest
+            .find(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+            .unwrap_or(rest.len());
         let name = rest[..name_end].to_string();
         let after = &rest[name_end..];
         let (params, body) = if let Some(p) = after.strip_prefix('(') {
             let close = p.find(')').unwrap();
-            (Some(p[..close].split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()), p[close + 1..].trim().to_string())
+            (
+                Some(
+                    p[..close]
+                        .split(',')
+                        .map(|s| s.trim().to_string())
+                        .filter(|s| !s.is_empty())
+                        .collect(),
+                ),
+                p[close + 1..].trim().to_string(),
+            )
         } else {
             (None, after.trim().to_string())
         };
         // Struct definitions glued after a define by the lost line breaks are not macro text.
-        let body = body.split(" typedef").next().unwrap_or("").trim().to_string();
+        let body = body
+            .split(" typedef")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string();
         out.insert(name, Macro { params, body });
     }
     out
@@ -112,15 +135,25 @@ fn expand(toks: Vec<Tok>, defs: &HashMap<String, Macro>, depth: usize) -> Vec<To
                     }
                     Some(params) => {
                         // Collect the arguments between balanced parentheses.
-                        assert_eq!(toks.get(i + 1), Some(&Tok::Op("(".into())), "{name} used without arguments");
+                        assert_eq!(
+                            toks.get(i + 1),
+                            Some(&Tok::Op("(".into())),
+                            "{name} used without arguments"
+                        );
                         let mut args: Vec<Vec<Tok>> = vec![vec![]];
                         let mut level = 0;
                         let mut j = i + 2;
                         loop {
                             match &toks[j] {
-                                Tok::Op(o) if o == "(" => { level += 1; args.last_mut().unwrap().push(toks[j].clone()) }
+                                Tok::Op(o) if o == "(" => {
+                                    level += 1;
+                                    args.last_mut().unwrap().push(toks[j].clone())
+                                }
                                 Tok::Op(o) if o == ")" && level == 0 => break,
-                                Tok::Op(o) if o == ")" => { level -= 1; args.last_mut().unwrap().push(toks[j].clone()) }
+                                Tok::Op(o) if o == ")" => {
+                                    level -= 1;
+                                    args.last_mut().unwrap().push(toks[j].clone())
+                                }
                                 Tok::Op(o) if o == "," && level == 0 => args.push(vec![]),
                                 t => args.last_mut().unwrap().push(t.clone()),
                             }
@@ -156,15 +189,25 @@ fn expand(toks: Vec<Tok>, defs: &HashMap<String, Macro>, depth: usize) -> Vec<To
 fn eval(toks: &[Tok]) -> i128 {
     fn prec(op: &str) -> Option<u8> {
         Some(match op {
-            "||" => 1, "&&" => 2, "|" => 3, "^" => 4, "&" => 5,
-            "==" | "!=" => 6, "<" | ">" | "<=" | ">=" => 7, "<<" | ">>" => 8,
-            "+" | "-" => 9, "*" | "/" | "%" => 10,
+            "||" => 1,
+            "&&" => 2,
+            "|" => 3,
+            "^" => 4,
+            "&" => 5,
+            "==" | "!=" => 6,
+            "<" | ">" | "<=" | ">=" => 7,
+            "<<" | ">>" => 8,
+            "+" | "-" => 9,
+            "*" | "/" | "%" => 10,
             _ => return None,
         })
     }
     fn unary(t: &[Tok], i: &mut usize) -> i128 {
         match &t[*i] {
-            Tok::Num(v) => { *i += 1; *v }
+            Tok::Num(v) => {
+                *i += 1;
+                *v
+            }
             Tok::Op(o) if o == "(" => {
                 *i += 1;
                 let v = binary(t, i, 0);
@@ -172,9 +215,18 @@ fn eval(toks: &[Tok]) -> i128 {
                 *i += 1;
                 v
             }
-            Tok::Op(o) if o == "-" => { *i += 1; -unary(t, i) }
-            Tok::Op(o) if o == "~" => { *i += 1; !unary(t, i) }
-            Tok::Op(o) if o == "!" => { *i += 1; (unary(t, i) == 0) as i128 }
+            Tok::Op(o) if o == "-" => {
+                *i += 1;
+                -unary(t, i)
+            }
+            Tok::Op(o) if o == "~" => {
+                *i += 1;
+                !unary(t, i)
+            }
+            Tok::Op(o) if o == "!" => {
+                *i += 1;
+                (unary(t, i) == 0) as i128
+            }
             other => panic!("cannot evaluate {other:?} in {t:?}"),
         }
     }
@@ -182,16 +234,31 @@ fn eval(toks: &[Tok]) -> i128 {
         let mut lhs = unary(t, i);
         while let Some(Tok::Op(op)) = t.get(*i) {
             let Some(p) = prec(op) else { break };
-            if p < min { break; }
+            if p < min {
+                break;
+            }
             let op = op.clone();
             *i += 1;
             let rhs = binary(t, i, p + 1);
             lhs = match op.as_str() {
-                "+" => lhs + rhs, "-" => lhs - rhs, "*" => lhs * rhs, "/" => lhs / rhs, "%" => lhs % rhs,
-                "<<" => lhs << rhs, ">>" => lhs >> rhs, "&" => lhs & rhs, "|" => lhs | rhs, "^" => lhs ^ rhs,
-                "==" => (lhs == rhs) as i128, "!=" => (lhs != rhs) as i128,
-                "<" => (lhs < rhs) as i128, ">" => (lhs > rhs) as i128, "<=" => (lhs <= rhs) as i128, ">=" => (lhs >= rhs) as i128,
-                "&&" => (lhs != 0 && rhs != 0) as i128, "||" => (lhs != 0 || rhs != 0) as i128,
+                "+" => lhs + rhs,
+                "-" => lhs - rhs,
+                "*" => lhs * rhs,
+                "/" => lhs / rhs,
+                "%" => lhs % rhs,
+                "<<" => lhs << rhs,
+                ">>" => lhs >> rhs,
+                "&" => lhs & rhs,
+                "|" => lhs | rhs,
+                "^" => lhs ^ rhs,
+                "==" => (lhs == rhs) as i128,
+                "!=" => (lhs != rhs) as i128,
+                "<" => (lhs < rhs) as i128,
+                ">" => (lhs > rhs) as i128,
+                "<=" => (lhs <= rhs) as i128,
+                ">=" => (lhs >= rhs) as i128,
+                "&&" => (lhs != 0 && rhs != 0) as i128,
+                "||" => (lhs != 0 || rhs != 0) as i128,
                 _ => unreachable!(),
             };
         }
@@ -220,30 +287,60 @@ impl Header {
 fn cache() -> PathBuf {
     std::env::var_os("SFRAME_CONFORM_CACHE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/sframe-conform"))
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/sframe-conform")
+        })
 }
 
 fn headers() -> Vec<Header> {
     let mut files = vec![
-        ("v1 (shared/spec)".to_string(), PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/spec/sframe-v1.h"))),
-        ("2.40 (binutils-dev)".to_string(), PathBuf::from("/usr/include/sframe.h")),
+        (
+            "v1 (shared/spec)".to_string(),
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../shared/spec/sframe-v1.h"
+            )),
+        ),
+        (
+            "2.40 (binutils-dev)".to_string(),
+            PathBuf::from("/usr/include/sframe.h"),
+        ),
     ];
     if let Ok(rd) = std::fs::read_dir(cache().join("include")) {
-        let mut rels: Vec<_> = rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.join("sframe.h").is_file()).collect();
+        let mut rels: Vec<_> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.join("sframe.h").is_file())
+            .collect();
         rels.sort();
         for r in rels {
-            files.push((r.file_name().unwrap().to_string_lossy().into_owned(), r.join("sframe.h")));
+            files.push((
+                r.file_name().unwrap().to_string_lossy().into_owned(),
+                r.join("sframe.h"),
+            ));
         }
     }
     let mut out = Vec::new();
     for (release, path) in files {
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}; run ci/install-deps and ci/toolchains", path.display()));
-        out.push(Header { release, defs: parse_defines(&text) });
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}; run ci/install-deps and ci/toolchains",
+                path.display()
+            )
+        });
+        out.push(Header {
+            release,
+            defs: parse_defines(&text),
+        });
     }
     let newer = out.iter().filter(|h| h.has("SFRAME_VERSION_2")).count();
     let v3 = out.iter().filter(|h| h.has("SFRAME_VERSION_3")).count();
-    assert!(newer >= 2 && v3 >= 1, "need the 2.44 and newest (v3) headers: run ci/toolchains (found {:?})", out.iter().map(|h| &h.release).collect::<Vec<_>>());
+    assert!(
+        newer >= 2 && v3 >= 1,
+        "need the 2.44 and newest (v3) headers: run ci/toolchains (found {:?})",
+        out.iter().map(|h| &h.release).collect::<Vec<_>>()
+    );
     out
 }
 
@@ -251,43 +348,91 @@ fn headers() -> Vec<Header> {
 fn constants() -> Vec<(&'static str, i128)> {
     vec![
         ("SFRAME_MAGIC", c::MAGIC.into()),
-        ("SFRAME_VERSION_1", 1), ("SFRAME_VERSION_2", 2), ("SFRAME_VERSION_3", 3),
+        ("SFRAME_VERSION_1", 1),
+        ("SFRAME_VERSION_2", 2),
+        ("SFRAME_VERSION_3", 3),
         ("SFRAME_F_FDE_SORTED", flags::FDE_SORTED.into()),
         ("SFRAME_F_FRAME_POINTER", flags::FRAME_POINTER.into()),
-        ("SFRAME_F_FDE_FUNC_START_PCREL", flags::FDE_FUNC_START_PCREL.into()),
+        (
+            "SFRAME_F_FDE_FUNC_START_PCREL",
+            flags::FDE_FUNC_START_PCREL.into(),
+        ),
         ("SFRAME_V2_F_ALL_FLAGS", Version::V2.defined_flags().into()),
         ("SFRAME_V3_F_ALL_FLAGS", Version::V3.defined_flags().into()),
-        ("SFRAME_CFA_FIXED_FP_INVALID", c::CFA_FIXED_OFFSET_INVALID.into()),
-        ("SFRAME_CFA_FIXED_RA_INVALID", c::CFA_FIXED_OFFSET_INVALID.into()),
+        (
+            "SFRAME_CFA_FIXED_FP_INVALID",
+            c::CFA_FIXED_OFFSET_INVALID.into(),
+        ),
+        (
+            "SFRAME_CFA_FIXED_RA_INVALID",
+            c::CFA_FIXED_OFFSET_INVALID.into(),
+        ),
         ("SFRAME_ABI_AARCH64_ENDIAN_BIG", Abi::Aarch64Be.id().into()),
-        ("SFRAME_ABI_AARCH64_ENDIAN_LITTLE", Abi::Aarch64Le.id().into()),
+        (
+            "SFRAME_ABI_AARCH64_ENDIAN_LITTLE",
+            Abi::Aarch64Le.id().into(),
+        ),
         ("SFRAME_ABI_AMD64_ENDIAN_LITTLE", Abi::Amd64.id().into()),
         ("SFRAME_ABI_S390X_ENDIAN_BIG", Abi::S390x.id().into()),
-        ("SFRAME_FRE_TYPE_ADDR1", FreType::Addr1 as i128), ("SFRAME_FRE_TYPE_ADDR2", FreType::Addr2 as i128), ("SFRAME_FRE_TYPE_ADDR4", FreType::Addr4 as i128),
+        ("SFRAME_FRE_TYPE_ADDR1", FreType::Addr1 as i128),
+        ("SFRAME_FRE_TYPE_ADDR2", FreType::Addr2 as i128),
+        ("SFRAME_FRE_TYPE_ADDR4", FreType::Addr4 as i128),
         ("SFRAME_FRE_TYPE_ADDR1_LIMIT", FreType::Addr1.limit().into()),
         ("SFRAME_FRE_TYPE_ADDR2_LIMIT", FreType::Addr2.limit().into()),
         ("SFRAME_FRE_TYPE_ADDR4_LIMIT", FreType::Addr4.limit().into()),
-        ("SFRAME_FDE_TYPE_PCINC", 0), ("SFRAME_FDE_TYPE_PCMASK", 1),
-        ("SFRAME_V3_FDE_PCTYPE_INC", 0), ("SFRAME_V3_FDE_PCTYPE_MASK", 1),
-        ("SFRAME_FDE_TYPE_DEFAULT", 0), ("SFRAME_FDE_TYPE_FLEX", 1),
+        ("SFRAME_FDE_TYPE_PCINC", 0),
+        ("SFRAME_FDE_TYPE_PCMASK", 1),
+        ("SFRAME_V3_FDE_PCTYPE_INC", 0),
+        ("SFRAME_V3_FDE_PCTYPE_MASK", 1),
+        ("SFRAME_FDE_TYPE_DEFAULT", 0),
+        ("SFRAME_FDE_TYPE_FLEX", 1),
         ("SFRAME_V3_FDE_TYPE_MASK", 0x1f),
-        ("SFRAME_AARCH64_PAUTH_KEY_A", 0), ("SFRAME_AARCH64_PAUTH_KEY_B", 1),
-        ("SFRAME_FRE_OFFSET_1B", DataWordSize::B1 as i128), ("SFRAME_FRE_OFFSET_2B", DataWordSize::B2 as i128), ("SFRAME_FRE_OFFSET_4B", DataWordSize::B4 as i128),
-        ("SFRAME_FRE_DATAWORD_1B", 0), ("SFRAME_FRE_DATAWORD_2B", 1), ("SFRAME_FRE_DATAWORD_4B", 2),
-        ("SFRAME_BASE_REG_FP", 0), ("SFRAME_BASE_REG_SP", 1),
-        ("SFRAME_FRE_RA_OFFSET_INVALID", c::FRE_RA_OFFSET_INVALID.into()),
+        ("SFRAME_AARCH64_PAUTH_KEY_A", 0),
+        ("SFRAME_AARCH64_PAUTH_KEY_B", 1),
+        ("SFRAME_FRE_OFFSET_1B", DataWordSize::B1 as i128),
+        ("SFRAME_FRE_OFFSET_2B", DataWordSize::B2 as i128),
+        ("SFRAME_FRE_OFFSET_4B", DataWordSize::B4 as i128),
+        ("SFRAME_FRE_DATAWORD_1B", 0),
+        ("SFRAME_FRE_DATAWORD_2B", 1),
+        ("SFRAME_FRE_DATAWORD_4B", 2),
+        ("SFRAME_BASE_REG_FP", 0),
+        ("SFRAME_BASE_REG_SP", 1),
+        (
+            "SFRAME_FRE_RA_OFFSET_INVALID",
+            c::FRE_RA_OFFSET_INVALID.into(),
+        ),
         ("SFRAME_S390X_SP_VAL_OFFSET", c::S390X_SP_VAL_OFFSET.into()),
-        ("SFRAME_S390X_CFA_OFFSET_ADJUSTMENT", c::S390X_CFA_OFFSET_ADJUSTMENT.into()),
-        ("SFRAME_S390X_CFA_OFFSET_ALIGNMENT_FACTOR", c::S390X_CFA_OFFSET_ALIGNMENT_FACTOR.into()),
-        ("SFRAME_FRE_CFA_OFFSET_IDX", 0), ("SFRAME_FRE_RA_OFFSET_IDX", 1), ("SFRAME_FRE_FP_OFFSET_IDX", 2),
+        (
+            "SFRAME_S390X_CFA_OFFSET_ADJUSTMENT",
+            c::S390X_CFA_OFFSET_ADJUSTMENT.into(),
+        ),
+        (
+            "SFRAME_S390X_CFA_OFFSET_ALIGNMENT_FACTOR",
+            c::S390X_CFA_OFFSET_ALIGNMENT_FACTOR.into(),
+        ),
+        ("SFRAME_FRE_CFA_OFFSET_IDX", 0),
+        ("SFRAME_FRE_RA_OFFSET_IDX", 1),
+        ("SFRAME_FRE_FP_OFFSET_IDX", 2),
     ]
 }
 
 /// Differences that are recorded discrepancies: (macro, header release prefix, discrepancy ID).
 const KNOWN: &[(&str, &str, &str)] = &[
-    ("SFRAME_FRE_TYPE_ADDR1_LIMIT", "v1", "D-V1-ADDR-LIMIT-MACROS"),
-    ("SFRAME_FRE_TYPE_ADDR2_LIMIT", "v1", "D-V1-ADDR-LIMIT-MACROS"),
-    ("SFRAME_FRE_TYPE_ADDR4_LIMIT", "v1", "D-V1-ADDR-LIMIT-MACROS"),
+    (
+        "SFRAME_FRE_TYPE_ADDR1_LIMIT",
+        "v1",
+        "D-V1-ADDR-LIMIT-MACROS",
+    ),
+    (
+        "SFRAME_FRE_TYPE_ADDR2_LIMIT",
+        "v1",
+        "D-V1-ADDR-LIMIT-MACROS",
+    ),
+    (
+        "SFRAME_FRE_TYPE_ADDR4_LIMIT",
+        "v1",
+        "D-V1-ADDR-LIMIT-MACROS",
+    ),
 ];
 
 #[test]
@@ -302,14 +447,26 @@ fn header_constants_match_the_crate() {
             compared += 1;
             let theirs = h.value(name);
             if theirs != ours {
-                match KNOWN.iter().find(|(n, r, _)| *n == name && h.release.starts_with(r)) {
-                    Some((_, _, id)) => println!("{}: {name} = {theirs}, crate {ours} (known: {id})", h.release),
-                    None => failures.push(format!("{}: {name} = {theirs}, crate {ours}", h.release)),
+                match KNOWN
+                    .iter()
+                    .find(|(n, r, _)| *n == name && h.release.starts_with(r))
+                {
+                    Some((_, _, id)) => println!(
+                        "{}: {name} = {theirs}, crate {ours} (known: {id})",
+                        h.release
+                    ),
+                    None => {
+                        failures.push(format!("{}: {name} = {theirs}, crate {ours}", h.release))
+                    }
                 }
             }
         }
         println!("{}: {compared} constants compared", h.release);
-        assert!(compared >= 20, "{}: only {compared} constants found", h.release);
+        assert!(
+            compared >= 20,
+            "{}: only {compared} constants found",
+            h.release
+        );
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
@@ -320,20 +477,46 @@ fn header_bitfield_macros_match_the_crate() {
         // FDE info byte: fre type (3-0), PC type (4), pauth key (5) (sframe-v1.h and later).
         for info in 0..=255i128 {
             if h.has("SFRAME_V1_FUNC_FRE_TYPE") {
-                assert_eq!(h.value(&format!("SFRAME_V1_FUNC_FRE_TYPE({info})")), info & 0xf);
-                assert_eq!(h.value(&format!("SFRAME_V1_FUNC_FDE_TYPE({info})")), (info >> 4) & 1);
-                assert_eq!(h.value(&format!("SFRAME_V1_FUNC_PAUTH_KEY({info})")), (info >> 5) & 1);
+                assert_eq!(
+                    h.value(&format!("SFRAME_V1_FUNC_FRE_TYPE({info})")),
+                    info & 0xf
+                );
+                assert_eq!(
+                    h.value(&format!("SFRAME_V1_FUNC_FDE_TYPE({info})")),
+                    (info >> 4) & 1
+                );
+                assert_eq!(
+                    h.value(&format!("SFRAME_V1_FUNC_PAUTH_KEY({info})")),
+                    (info >> 5) & 1
+                );
             }
             if h.has("SFRAME_V3_FDE_SIGNAL_P") {
-                assert_eq!(h.value(&format!("SFRAME_V3_FDE_SIGNAL_P({info})")), (info >> 7) & 1, "{}", h.release);
+                assert_eq!(
+                    h.value(&format!("SFRAME_V3_FDE_SIGNAL_P({info})")),
+                    (info >> 7) & 1,
+                    "{}",
+                    h.release
+                );
                 assert_eq!(h.value(&format!("SFRAME_V3_FDE_TYPE({info})")), info & 0x1f);
             }
             // FRE info byte (v3 manual §2.4.1).
             if h.has("SFRAME_V1_FRE_OFFSET_COUNT") {
-                assert_eq!(h.value(&format!("SFRAME_V1_FRE_CFA_BASE_REG_ID({info})")), info & 1);
-                assert_eq!(h.value(&format!("SFRAME_V1_FRE_OFFSET_COUNT({info})")), (info >> 1) & 0xf);
-                assert_eq!(h.value(&format!("SFRAME_V1_FRE_OFFSET_SIZE({info})")), (info >> 5) & 3);
-                assert_eq!(h.value(&format!("SFRAME_V1_FRE_MANGLED_RA_P({info})")), (info >> 7) & 1);
+                assert_eq!(
+                    h.value(&format!("SFRAME_V1_FRE_CFA_BASE_REG_ID({info})")),
+                    info & 1
+                );
+                assert_eq!(
+                    h.value(&format!("SFRAME_V1_FRE_OFFSET_COUNT({info})")),
+                    (info >> 1) & 0xf
+                );
+                assert_eq!(
+                    h.value(&format!("SFRAME_V1_FRE_OFFSET_SIZE({info})")),
+                    (info >> 5) & 3
+                );
+                assert_eq!(
+                    h.value(&format!("SFRAME_V1_FRE_MANGLED_RA_P({info})")),
+                    (info >> 7) & 1
+                );
             }
         }
         // Composing an FDE info byte gives what the crate's writer puts there.
@@ -341,11 +524,20 @@ fn header_bitfield_macros_match_the_crate() {
             for (pc_type, fre_type) in [(0, 0), (1, 2), (0, 1)] {
                 let mut s = sframe_spec::Section::new(Version::V2, Abi::Amd64);
                 let mut f = sframe_spec::Function::new(0, 16);
-                f.pc_type = if pc_type == 1 { sframe_spec::PcType::Mask } else { sframe_spec::PcType::Inc };
+                f.pc_type = if pc_type == 1 {
+                    sframe_spec::PcType::Mask
+                } else {
+                    sframe_spec::PcType::Inc
+                };
                 f.fre_type = FreType::ALL[fre_type];
                 s.functions.push(f);
                 let b = sframe_spec::encode(&s).unwrap();
-                assert_eq!(i128::from(b[28 + 16]), h.value(&format!("SFRAME_V1_FUNC_INFO({pc_type}, {fre_type})")), "{}", h.release);
+                assert_eq!(
+                    i128::from(b[28 + 16]),
+                    h.value(&format!("SFRAME_V1_FUNC_INFO({pc_type}, {fre_type})")),
+                    "{}",
+                    h.release
+                );
             }
         }
         // Flex control words (v3).
@@ -353,13 +545,31 @@ fn header_bitfield_macros_match_the_crate() {
             for reg in [0u32, 6, 7, 16, 29, 31] {
                 for deref in [false, true] {
                     for reg_p in [false, true] {
-                        let ours = Control { reg_p, deref_p: deref, unused: false, regnum: reg }.to_word(DataWordSize::B4);
-                        let theirs = h.value(&format!("SFRAME_V3_FLEX_FDE_CTRLWORD_ENCODE({reg}, {}, {})", deref as u8, reg_p as u8));
+                        let ours = Control {
+                            reg_p,
+                            deref_p: deref,
+                            unused: false,
+                            regnum: reg,
+                        }
+                        .to_word(DataWordSize::B4);
+                        let theirs = h.value(&format!(
+                            "SFRAME_V3_FLEX_FDE_CTRLWORD_ENCODE({reg}, {}, {})",
+                            deref as u8, reg_p as u8
+                        ));
                         assert_eq!(i128::from(ours), theirs);
                         let back = Control::from_word(ours, DataWordSize::B4);
-                        assert_eq!(i128::from(back.regnum), h.value(&format!("SFRAME_V3_FLEX_FDE_CTRLWORD_REGNUM({theirs})")));
-                        assert_eq!(i128::from(back.deref_p), h.value(&format!("SFRAME_V3_FLEX_FDE_CTRLWORD_DEREF_P({theirs})")));
-                        assert_eq!(i128::from(back.reg_p), h.value(&format!("SFRAME_V3_FLEX_FDE_CTRLWORD_REG_P({theirs})")));
+                        assert_eq!(
+                            i128::from(back.regnum),
+                            h.value(&format!("SFRAME_V3_FLEX_FDE_CTRLWORD_REGNUM({theirs})"))
+                        );
+                        assert_eq!(
+                            i128::from(back.deref_p),
+                            h.value(&format!("SFRAME_V3_FLEX_FDE_CTRLWORD_DEREF_P({theirs})"))
+                        );
+                        assert_eq!(
+                            i128::from(back.reg_p),
+                            h.value(&format!("SFRAME_V3_FLEX_FDE_CTRLWORD_REG_P({theirs})"))
+                        );
                     }
                 }
             }
@@ -367,16 +577,28 @@ fn header_bitfield_macros_match_the_crate() {
         // s390x helpers.
         if h.has("SFRAME_V2_S390X_CFA_OFFSET_DECODE") {
             for stored in [-20i64, -1, 0, 1, 20, 127] {
-                assert_eq!(i128::from(c::s390x_cfa_offset_decode(stored)), h.value(&format!("SFRAME_V2_S390X_CFA_OFFSET_DECODE({stored})")));
+                assert_eq!(
+                    i128::from(c::s390x_cfa_offset_decode(stored)),
+                    h.value(&format!("SFRAME_V2_S390X_CFA_OFFSET_DECODE({stored})"))
+                );
             }
             for off in [160i64, 168, 320, 1184] {
-                assert_eq!(c::s390x_cfa_offset_encode(off).map(i128::from), Some(h.value(&format!("SFRAME_V2_S390X_CFA_OFFSET_ENCODE({off})"))));
+                assert_eq!(
+                    c::s390x_cfa_offset_encode(off).map(i128::from),
+                    Some(h.value(&format!("SFRAME_V2_S390X_CFA_OFFSET_ENCODE({off})")))
+                );
             }
             for r in [0i64, 11, 14, 15, 16, 31] {
                 let enc = h.value(&format!("SFRAME_V2_S390X_OFFSET_ENCODE_REGNUM({r})"));
                 assert_eq!(i128::from(c::s390x_v2_offset_encode_regnum(r)), enc);
-                assert_eq!(h.value(&format!("SFRAME_V2_S390X_OFFSET_IS_REGNUM({enc})")), 1);
-                assert_eq!(h.value(&format!("SFRAME_V2_S390X_OFFSET_DECODE_REGNUM({enc})")), i128::from(r));
+                assert_eq!(
+                    h.value(&format!("SFRAME_V2_S390X_OFFSET_IS_REGNUM({enc})")),
+                    1
+                );
+                assert_eq!(
+                    h.value(&format!("SFRAME_V2_S390X_OFFSET_DECODE_REGNUM({enc})")),
+                    i128::from(r)
+                );
             }
         }
     }
@@ -384,8 +606,13 @@ fn header_bitfield_macros_match_the_crate() {
 
 #[test]
 fn evaluator_self_check() {
-    let defs = parse_defines("#define A 2\n#define B(x) ((x) << A)\n#define C (-160)\n#define D(x, y) (x - y)\n");
-    let h = Header { release: "t".into(), defs };
+    let defs = parse_defines(
+        "#define A 2\n#define B(x) ((x) << A)\n#define C (-160)\n#define D(x, y) (x - y)\n",
+    );
+    let h = Header {
+        release: "t".into(),
+        defs,
+    };
     assert_eq!(h.value("B(3)"), 12);
     assert_eq!(h.value("C"), -160);
     assert_eq!(h.value("D(1, -2) * 2 + 1ULL"), 7);
@@ -394,7 +621,12 @@ fn evaluator_self_check() {
 
 #[test]
 fn discrepancy_quotes_from_release_headers_are_there() {
-    let fold = |s: &str| s.replace('*', " ").split_whitespace().collect::<Vec<_>>().join(" ");
+    let fold = |s: &str| {
+        s.replace('*', " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     for d in sframe_spec::discrepancies::DISCREPANCIES {
         for cit in d.citations.iter().filter(|c| c.file.contains('@')) {
             let release = cit.file.split('@').nth(1).unwrap();
@@ -402,8 +634,18 @@ fn discrepancy_quotes_from_release_headers_are_there() {
             let text = std::fs::read_to_string(&path)
                 .unwrap_or_else(|e| panic!("{}: {}: {e}; run ci/toolchains", d.id, path.display()));
             let text = fold(&text);
-            for piece in cit.quote.split("...").map(str::trim).filter(|p| !p.is_empty()) {
-                assert!(text.contains(&fold(piece)), "{}: not in {}: {piece:?}", d.id, path.display());
+            for piece in cit
+                .quote
+                .split("...")
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+            {
+                assert!(
+                    text.contains(&fold(piece)),
+                    "{}: not in {}: {piece:?}",
+                    d.id,
+                    path.display()
+                );
             }
         }
     }

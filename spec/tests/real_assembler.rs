@@ -20,7 +20,11 @@ fn assemble(assembler: &str, name: &str, src: &str) -> Vec<u8> {
         .arg(&s)
         .output()
         .unwrap_or_else(|e| panic!("{assembler} not runnable ({e}): run ci/install-deps"));
-    assert!(out.status.success(), "{assembler}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{assembler}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     std::fs::read(&o).unwrap()
 }
 
@@ -73,29 +77,80 @@ fn gnu_as_x86_64_v1() {
     let f = &s.functions[0];
     // pushq (1 byte), movq (3 bytes), subq, 300 nops, leave, ret: 1 + 3 + 7 + 300 + 1 + 1.
     assert_eq!(f.size, 313);
-    assert_eq!(f.fre_type, FreType::Addr2, "a 313-byte function needs 2-byte FRE starts");
-    let rows: Vec<(u32, Recovery)> = f.fres.iter().map(|r| (r.start, s.recovery(f, r).unwrap())).collect();
+    assert_eq!(
+        f.fre_type,
+        FreType::Addr2,
+        "a 313-byte function needs 2-byte FRE starts"
+    );
+    let rows: Vec<(u32, Recovery)> = f
+        .fres
+        .iter()
+        .map(|r| (r.start, s.recovery(f, r).unwrap()))
+        .collect();
     let sp = Base::Reg(7);
     let fp = Base::Reg(6);
-    let slot = |o| Loc::Expr { base: Base::Cfa, offset: o, deref: true };
+    let slot = |o| Loc::Expr {
+        base: Base::Cfa,
+        offset: o,
+        deref: true,
+    };
     let expect = [
-        (0, Loc::Expr { base: sp, offset: 8, deref: false }, Loc::SameValue),
-        (1, Loc::Expr { base: sp, offset: 16, deref: false }, slot(-16)),
-        (4, Loc::Expr { base: fp, offset: 16, deref: false }, slot(-16)),
-        (312, Loc::Expr { base: sp, offset: 8, deref: false }, slot(-16)),
+        (
+            0,
+            Loc::Expr {
+                base: sp,
+                offset: 8,
+                deref: false,
+            },
+            Loc::SameValue,
+        ),
+        (
+            1,
+            Loc::Expr {
+                base: sp,
+                offset: 16,
+                deref: false,
+            },
+            slot(-16),
+        ),
+        (
+            4,
+            Loc::Expr {
+                base: fp,
+                offset: 16,
+                deref: false,
+            },
+            slot(-16),
+        ),
+        (
+            312,
+            Loc::Expr {
+                base: sp,
+                offset: 8,
+                deref: false,
+            },
+            slot(-16),
+        ),
     ];
     assert_eq!(rows.len(), expect.len(), "{rows:?}");
     for ((start, r), (es, ecfa, efp)) in rows.iter().zip(expect) {
         assert_eq!((*start, r.cfa, r.fp, r.ra), (es, ecfa, efp, slot(-8)));
     }
     let g = &s.functions[1];
-    assert_eq!(g.fre_type, FreType::Addr4, "a 70009-byte function needs 4-byte FRE starts");
+    assert_eq!(
+        g.fre_type,
+        FreType::Addr4,
+        "a 70009-byte function needs 4-byte FRE starts"
+    );
     assert_eq!(g.fres.last().unwrap().start, 4 + 70000 + 4);
     // Look-up through the zero-copy reader agrees: a PC inside the 300 nops uses the FP row.
     let r = SectionRef::parse(&b).unwrap();
     let found = r.find(s.functions[0].start + 100).unwrap().unwrap();
     // The synthetic layout puts .text (0x10000) before .sframe: starts are negative offsets.
-    assert_eq!(vaddr.wrapping_add(s.functions[0].start as u64), sframe_elf::REL_BASE);
+    assert_eq!(
+        vaddr.wrapping_add(s.functions[0].start as u64),
+        sframe_elf::REL_BASE
+    );
     assert_eq!((found.fde.index, found.fre_index), (0, 2));
 }
 
@@ -126,13 +181,31 @@ fn gnu_as_aarch64_v1() {
     let violations = validate(&b);
     assert!(is_valid(&violations), "{violations:?}");
     let s = decode(&b).unwrap();
-    assert_eq!((s.version, s.abi, s.cfa_fixed_ra_offset), (Version::V1, Abi::Aarch64Le, 0));
+    assert_eq!(
+        (s.version, s.abi, s.cfa_fixed_ra_offset),
+        (Version::V1, Abi::Aarch64Le, 0)
+    );
     let f = &s.functions[0];
-    let slot = |o| Loc::Expr { base: Base::Cfa, offset: o, deref: true };
-    let rows: Vec<_> = f.fres.iter().map(|r| (r.start, s.recovery(f, r).unwrap())).collect();
+    let slot = |o| Loc::Expr {
+        base: Base::Cfa,
+        offset: o,
+        deref: true,
+    };
+    let rows: Vec<_> = f
+        .fres
+        .iter()
+        .map(|r| (r.start, s.recovery(f, r).unwrap()))
+        .collect();
     // After stp (4 bytes): CFA = SP + 32, RA at CFA-24, FP at CFA-32; after ldp (at 12, 4
     // bytes): back to SP + 0 from offset 16.
-    assert_eq!(rows[0].1.cfa, Loc::Expr { base: Base::Reg(31), offset: 0, deref: false });
+    assert_eq!(
+        rows[0].1.cfa,
+        Loc::Expr {
+            base: Base::Reg(31),
+            offset: 0,
+            deref: false
+        }
+    );
     assert_eq!(rows[0].1.ra, Loc::SameValue);
     assert_eq!(rows[1].0, 4);
     assert_eq!((rows[1].1.ra, rows[1].1.fp), (slot(-24), slot(-32)));

@@ -48,8 +48,18 @@ fn seeds() -> Vec<Vec<u8>> {
             for i in 0..4u32 {
                 let mut f = Function::new(0x100 * i64::from(i), 0x90);
                 for k in 0..(i + 1) {
-                    let words = if abi == Abi::Amd64 { vec![8 + 8 * k as i32] } else { vec![16 * k as i32, -8, -16] };
-                    f.fres.push(Fre { start: 4 * k, base_reg: BaseReg::Sp, mangled_ra: false, dataword_size: DataWordSize::B1, datawords: words });
+                    let words = if abi == Abi::Amd64 {
+                        vec![8 + 8 * k as i32]
+                    } else {
+                        vec![16 * k as i32, -8, -16]
+                    };
+                    f.fres.push(Fre {
+                        start: 4 * k,
+                        base_reg: BaseReg::Sp,
+                        mangled_ra: false,
+                        dataword_size: DataWordSize::B1,
+                        datawords: words,
+                    });
                 }
                 s.functions.push(f);
             }
@@ -66,11 +76,23 @@ fn check_properties(b: &[u8]) {
     let violations = validate(b);
     let peak = (PEAK.with(|p| p.get()) - base) as usize;
     // Generous bound: decoded model and violation list are linear in the input.
-    assert!(peak <= 256 * b.len() + 64 * 1024, "allocated {peak} bytes for {} input bytes", b.len());
-    assert_eq!(decoded.is_err(), is_malformed(&violations), "{violations:?}");
+    assert!(
+        peak <= 256 * b.len() + 64 * 1024,
+        "allocated {peak} bytes for {} input bytes",
+        b.len()
+    );
+    assert_eq!(
+        decoded.is_err(),
+        is_malformed(&violations),
+        "{violations:?}"
+    );
     if let Ok(s) = decoded {
         if violations.is_empty() {
-            assert_eq!(encode(&s).as_deref(), Ok(b), "no violation but not an exact round trip");
+            assert_eq!(
+                encode(&s).as_deref(),
+                Ok(b),
+                "no violation but not an exact round trip"
+            );
         }
         // Lookups never panic either.
         let r = SectionRef::parse(b).unwrap();
@@ -122,13 +144,27 @@ fn seeds_are_valid() {
 #[test]
 fn huge_counts_do_not_allocate() {
     // A header claiming 2^32-1 FDEs and FREs in a 40-byte section.
-    let mut b = common::bytes(Endian::Little, &common::header(3, 0, 3, 0, -8, 0, u32::MAX, u32::MAX, 12, 0, 0));
+    let mut b = common::bytes(
+        Endian::Little,
+        &common::header(3, 0, 3, 0, -8, 0, u32::MAX, u32::MAX, 12, 0, 0),
+    );
     b.extend([0u8; 12]);
     check_properties(&b);
     // An FDE claiming 2^32-1 FREs (v2) with a 2-byte FRE sub-section.
     let mut f = common::header(2, 0, 3, 0, -8, 0, 1, u32::MAX, 2, 0, 20);
-    f.extend([common::F::I32(0), common::F::U32(16), common::F::U32(0), common::F::U32(u32::MAX), common::F::U8(0), common::F::U8(0), common::F::U16(0)]);
-    f.extend([common::F::U8(0), common::F::U8(common::fre_info(false, 0, 0, true))]);
+    f.extend([
+        common::F::I32(0),
+        common::F::U32(16),
+        common::F::U32(0),
+        common::F::U32(u32::MAX),
+        common::F::U8(0),
+        common::F::U8(0),
+        common::F::U16(0),
+    ]);
+    f.extend([
+        common::F::U8(0),
+        common::F::U8(common::fre_info(false, 0, 0, true)),
+    ]);
     let b = common::bytes(Endian::Little, &f);
     check_properties(&b);
     assert!(validate(&b).iter().any(|v| v.rule == Rule::FreFits));

@@ -5,11 +5,20 @@ use proptest::prelude::*;
 use sframe_spec::*;
 
 fn fre_strategy() -> impl Strategy<Value = Fre> {
-    (any::<u16>(), any::<bool>(), any::<bool>(), 0usize..3, proptest::collection::vec(any::<i32>(), 0..6)).prop_map(
-        |(start, sp, mangled, size, words)| {
+    (
+        any::<u16>(),
+        any::<bool>(),
+        any::<bool>(),
+        0usize..3,
+        proptest::collection::vec(any::<i32>(), 0..6),
+    )
+        .prop_map(|(start, sp, mangled, size, words)| {
             let size = DataWordSize::ALL[size];
             let bits = 8 * size.bytes() as u32;
-            let words = words.into_iter().map(|w| ((w << (32 - bits)) >> (32 - bits))).collect();
+            let words = words
+                .into_iter()
+                .map(|w| ((w << (32 - bits)) >> (32 - bits)))
+                .collect();
             Fre {
                 start: u32::from(start),
                 base_reg: if sp { BaseReg::Sp } else { BaseReg::Fp },
@@ -17,19 +26,40 @@ fn fre_strategy() -> impl Strategy<Value = Fre> {
                 dataword_size: size,
                 datawords: words,
             }
-        },
-    )
+        })
 }
 
 fn section_strategy() -> impl Strategy<Value = Section> {
-    let function = (any::<i32>(), any::<u32>(), 0usize..3, any::<bool>(), any::<bool>(), any::<bool>(), any::<u8>(), proptest::collection::vec(fre_strategy(), 0..5));
-    (0usize..3, 0usize..4, any::<bool>(), any::<u8>(), any::<i8>(), any::<i8>(), proptest::collection::vec(any::<u8>(), 0..4), proptest::collection::vec(function, 0..5))
+    let function = (
+        any::<i32>(),
+        any::<u32>(),
+        0usize..3,
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<u8>(),
+        proptest::collection::vec(fre_strategy(), 0..5),
+    );
+    (
+        0usize..3,
+        0usize..4,
+        any::<bool>(),
+        any::<u8>(),
+        any::<i8>(),
+        any::<i8>(),
+        proptest::collection::vec(any::<u8>(), 0..4),
+        proptest::collection::vec(function, 0..5),
+    )
         .prop_map(|(v, a, flip, flags, fp, ra, aux, fns)| {
             let version = Version::ALL[v];
             let abi = Abi::ALL[a];
             let mut s = Section::new(version, abi);
             if flip {
-                s.endian = if s.endian == Endian::Little { Endian::Big } else { Endian::Little };
+                s.endian = if s.endian == Endian::Little {
+                    Endian::Big
+                } else {
+                    Endian::Little
+                };
             }
             s.flags = flags;
             s.cfa_fixed_fp_offset = fp;
@@ -40,16 +70,23 @@ fn section_strategy() -> impl Strategy<Value = Section> {
                 f.fre_type = FreType::ALL[fre_type];
                 f.pc_type = if mask { PcType::Mask } else { PcType::Inc };
                 if version == Version::V3 {
-                    f.fde_type = if flex { FdeType::Flex } else { FdeType::Default };
+                    f.fde_type = if flex {
+                        FdeType::Flex
+                    } else {
+                        FdeType::Default
+                    };
                     f.signal = signal;
                 }
                 if version != Version::V1 {
                     f.rep_size = rep;
                 }
-                f.fres = fres.into_iter().map(|mut r| {
-                    r.start %= f.fre_type.limit().min(1 << 16) as u32;
-                    r
-                }).collect();
+                f.fres = fres
+                    .into_iter()
+                    .map(|mut r| {
+                        r.start %= f.fre_type.limit().min(1 << 16) as u32;
+                        r
+                    })
+                    .collect();
                 s.functions.push(f);
             }
             s
@@ -88,18 +125,36 @@ proptest! {
 fn the_writer_refuses_what_fields_cannot_hold() {
     let mut s = Section::new(Version::V2, Abi::Amd64);
     let mut f = Function::new(0, 16);
-    f.fres.push(Fre { start: 300, base_reg: BaseReg::Sp, mangled_ra: false, dataword_size: DataWordSize::B1, datawords: vec![8] });
+    f.fres.push(Fre {
+        start: 300,
+        base_reg: BaseReg::Sp,
+        mangled_ra: false,
+        dataword_size: DataWordSize::B1,
+        datawords: vec![8],
+    });
     s.functions.push(f);
-    assert!(matches!(encode(&s), Err(EncodeError::FreStartTooWide { .. })));
+    assert!(matches!(
+        encode(&s),
+        Err(EncodeError::FreStartTooWide { .. })
+    ));
     s.functions[0].fre_type = FreType::Addr2;
     s.functions[0].fres[0].datawords = vec![200];
-    assert!(matches!(encode(&s), Err(EncodeError::DataWordTooWide { .. })));
+    assert!(matches!(
+        encode(&s),
+        Err(EncodeError::DataWordTooWide { .. })
+    ));
     s.functions[0].fres[0].datawords = vec![8; 16];
-    assert!(matches!(encode(&s), Err(EncodeError::TooManyDataWords { .. })));
+    assert!(matches!(
+        encode(&s),
+        Err(EncodeError::TooManyDataWords { .. })
+    ));
     s.functions[0].fres[0].datawords = vec![8];
     s.functions[0].fde_type = FdeType::Flex;
     assert!(matches!(encode(&s), Err(EncodeError::NotInVersion { .. })));
     s.functions[0].fde_type = FdeType::Default;
     s.functions[0].start = i64::from(i32::MAX) + 1;
-    assert!(matches!(encode(&s), Err(EncodeError::StartOutOfRange { .. })));
+    assert!(matches!(
+        encode(&s),
+        Err(EncodeError::StartOutOfRange { .. })
+    ));
 }

@@ -10,7 +10,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "sframe-conform", version, about = "Conformance checks and differential testing for SFrame (.sframe) sections")]
+#[command(
+    name = "sframe-conform",
+    version,
+    about = "Conformance checks and differential testing for SFrame (.sframe) sections"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -165,7 +169,11 @@ fn print_json(v: &serde_json::Value) {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Check { files, json, strict } => {
+        Command::Check {
+            files,
+            json,
+            strict,
+        } => {
             let mut failed = false;
             let mut reports = Vec::new();
             for f in &expand_paths(&files).map_err(|e| e.to_string())? {
@@ -181,7 +189,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if json {
                 print_json(&serde_json::Value::Array(reports));
             }
-            Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+            Ok(if failed {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Command::Dump { files, json } => {
             let mut failed = false;
@@ -212,9 +224,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if json {
                 print_json(&serde_json::Value::Array(out));
             }
-            Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+            Ok(if failed {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
-        Command::Rules { json, discrepancies } => {
+        Command::Rules {
+            json,
+            discrepancies,
+        } => {
             match (json, discrepancies) {
                 (true, false) => print_json(&rules_cmd::rules_json()),
                 (true, true) => print_json(&rules_cmd::discrepancies_json()),
@@ -224,40 +243,102 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Impls { json, external } => sframe_harness::diff::cmd::impls(json, &external),
-        Command::Diff { files, impls, external, generate, seed, json, record, producers, timeout_ms, max_pcs, ledger } => {
-            sframe_harness::diff::cmd::run(&sframe_harness::diff::cmd::Args {
-                files,
-                impls,
-                external,
-                generate,
-                seed,
-                json,
-                record,
-                producers,
-                timeout_ms,
-                max_pcs,
-                ledger,
-            })
-        }
-        Command::Gen { version, abi, endian, count, seed, out, malformed } => gen(version, abi.as_deref(), endian.as_deref(), count, seed, &out, malformed),
+        Command::Diff {
+            files,
+            impls,
+            external,
+            generate,
+            seed,
+            json,
+            record,
+            producers,
+            timeout_ms,
+            max_pcs,
+            ledger,
+        } => sframe_harness::diff::cmd::run(&sframe_harness::diff::cmd::Args {
+            files,
+            impls,
+            external,
+            generate,
+            seed,
+            json,
+            record,
+            producers,
+            timeout_ms,
+            max_pcs,
+            ledger,
+        }),
+        Command::Gen {
+            version,
+            abi,
+            endian,
+            count,
+            seed,
+            out,
+            malformed,
+        } => gen(
+            version,
+            abi.as_deref(),
+            endian.as_deref(),
+            count,
+            seed,
+            &out,
+            malformed,
+        ),
         Command::Bench { json, functions } => sframe_harness::bench::run(json, functions),
-        Command::Oracle { files, runs, seed, json, stats, producer, jobs, ledger } => {
-            sframe_harness::oracle_cmd::run(&sframe_harness::oracle_cmd::Args { files, runs, seed, json, stats, producer, jobs, ledger })
-        }
+        Command::Oracle {
+            files,
+            runs,
+            seed,
+            json,
+            stats,
+            producer,
+            jobs,
+            ledger,
+        } => sframe_harness::oracle_cmd::run(&sframe_harness::oracle_cmd::Args {
+            files,
+            runs,
+            seed,
+            json,
+            stats,
+            producer,
+            jobs,
+            ledger,
+        }),
     }
 }
 
 /// `sframe-conform gen`.
-fn gen(version: Option<u8>, abi: Option<&str>, endian: Option<&str>, count: usize, seed: u64, out: &std::path::Path, malformed: bool) -> Result<ExitCode, String> {
+fn gen(
+    version: Option<u8>,
+    abi: Option<&str>,
+    endian: Option<&str>,
+    count: usize,
+    seed: u64,
+    out: &std::path::Path,
+    malformed: bool,
+) -> Result<ExitCode, String> {
     use sframe_spec::{Abi, Endian, Version};
     let version = match version {
         None => None,
-        Some(v) => Some(Version::from_u8(v).ok_or_else(|| format!("--version {v}: SFrame has versions 1, 2 and 3"))?),
+        Some(v) => Some(
+            Version::from_u8(v)
+                .ok_or_else(|| format!("--version {v}: SFrame has versions 1, 2 and 3"))?,
+        ),
     };
-    let names = || Abi::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
+    let names = || {
+        Abi::ALL
+            .iter()
+            .map(|a| a.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let abi = match abi {
         None => None,
-        Some(a) => Some(Abi::from_name(a).ok_or_else(|| format!("--abi {a}: not an ABI (one of {})", names()))?),
+        Some(a) => Some(
+            Abi::from_name(a)
+                .ok_or_else(|| format!("--abi {a}: not an ABI (one of {})", names()))?,
+        ),
     };
     let endian = match endian {
         None => None,
@@ -284,7 +365,8 @@ fn gen(version: Option<u8>, abi: Option<&str>, endian: Option<&str>, count: usiz
         };
         return Err(what);
     }
-    let paths = sframe_gen::write_corpus(&cfg, count, seed, out, malformed).map_err(|e| format!("{}: {e}", out.display()))?;
+    let paths = sframe_gen::write_corpus(&cfg, count, seed, out, malformed)
+        .map_err(|e| format!("{}: {e}", out.display()))?;
     println!("wrote {} section(s) to {}", paths.len(), out.display());
     Ok(ExitCode::SUCCESS)
 }

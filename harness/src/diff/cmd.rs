@@ -33,7 +33,11 @@ pub fn impls(json_out: bool, external: &[String]) -> Result<ExitCode, String> {
         .available
         .iter()
         .map(|i| {
-            let versions: Vec<u8> = Version::ALL.into_iter().filter(|v| i.supports(*v)).map(Version::number).collect();
+            let versions: Vec<u8> = Version::ALL
+                .into_iter()
+                .filter(|v| i.supports(*v))
+                .map(Version::number)
+                .collect();
             (i.name(), i.version(), versions, kind_name(i.kind()))
         })
         .collect();
@@ -44,7 +48,10 @@ pub fn impls(json_out: bool, external: &[String]) -> Result<ExitCode, String> {
         });
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
-        println!("{:<18} {:<11} {:<9} version", "implementation", "kind", "SFrame");
+        println!(
+            "{:<18} {:<11} {:<9} version",
+            "implementation", "kind", "SFrame"
+        );
         for (n, v, vs, k) in &rows {
             let vs: Vec<String> = vs.iter().map(|v| format!("v{v}")).collect();
             println!("{n:<18} {k:<11} {:<9} {v}", vs.join(","));
@@ -82,7 +89,10 @@ pub fn read_cases(paths: &[PathBuf]) -> Result<Vec<Case>, String> {
     let mut out = Vec::new();
     for p in expand_paths(paths).map_err(|e| e.to_string())? {
         let input = read_input(&p).map_err(|e| e.to_string())?;
-        out.push(Case { name: p.display().to_string(), data: input.loaded.bytes });
+        out.push(Case {
+            name: p.display().to_string(),
+            data: input.loaded.bytes,
+        });
     }
     Ok(out)
 }
@@ -90,11 +100,18 @@ pub fn read_cases(paths: &[PathBuf]) -> Result<Vec<Case>, String> {
 /// Sections of the corpus that load (files that do not are skipped: the corpus may hold
 /// other things, and `check` is the tool that complains about them).
 pub fn corpus_cases(dir: &Path) -> Vec<Case> {
-    let Ok(paths) = expand_paths(&[dir.to_path_buf()]) else { return Vec::new() };
+    let Ok(paths) = expand_paths(&[dir.to_path_buf()]) else {
+        return Vec::new();
+    };
     paths
         .into_iter()
         .filter(|p| !p.components().any(|c| c.as_os_str() == "findings"))
-        .filter_map(|p| read_input(&p).ok().map(|i| Case { name: p.display().to_string(), data: i.loaded.bytes }))
+        .filter_map(|p| {
+            read_input(&p).ok().map(|i| Case {
+                name: p.display().to_string(),
+                data: i.loaded.bytes,
+            })
+        })
         .collect()
 }
 
@@ -107,16 +124,35 @@ fn select(reg: &Registry, wanted: &[String]) -> Result<Vec<Arc<dyn Implementatio
         .map(|w| {
             reg.get(w).ok_or_else(|| {
                 let names: Vec<String> = reg.available.iter().map(|i| i.name()).collect();
-                let why = reg.unavailable.iter().find(|u| &u.name == w).map(|u| format!(" ({})", u.reason)).unwrap_or_default();
-                format!("no implementation {w:?}{why}; available: {}", names.join(", "))
+                let why = reg
+                    .unavailable
+                    .iter()
+                    .find(|u| &u.name == w)
+                    .map(|u| format!(" ({})", u.reason))
+                    .unwrap_or_default();
+                format!(
+                    "no implementation {w:?}{why}; available: {}",
+                    names.join(", ")
+                )
             })
         })
         .collect()
 }
 
 fn tools_of(impls: &[Arc<dyn Implementation>], name: &str) -> Vec<ToolVersion> {
-    let mut v = vec![ToolVersion { name: "reference".into(), version: crate::impls::reference::Reference.version() }];
-    v.extend(impls.iter().filter(|i| i.name() == name).map(|i| ToolVersion { name: i.name(), version: i.version() }));
+    let mut v = vec![ToolVersion {
+        name: "reference".into(),
+        version: crate::impls::reference::Reference.version(),
+    }];
+    v.extend(
+        impls
+            .iter()
+            .filter(|i| i.name() == name)
+            .map(|i| ToolVersion {
+                name: i.name(),
+                version: i.version(),
+            }),
+    );
     v
 }
 
@@ -125,9 +161,17 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     if args.files.is_empty() && args.generate.is_none() && !args.producers {
         return Err("diff needs FILE... or --generate N (or --producers)".into());
     }
-    let timeout = Duration::from_millis(if args.timeout_ms == 0 { 10_000 } else { args.timeout_ms });
-    let want_objdump = args.impls.is_empty() || args.impls.iter().any(|i| i.starts_with("objdump-"));
-    let mut reg = Registry::discover(&Options { timeout, objdump: want_objdump });
+    let timeout = Duration::from_millis(if args.timeout_ms == 0 {
+        10_000
+    } else {
+        args.timeout_ms
+    });
+    let want_objdump =
+        args.impls.is_empty() || args.impls.iter().any(|i| i.starts_with("objdump-"));
+    let mut reg = Registry::discover(&Options {
+        timeout,
+        objdump: want_objdump,
+    });
     let mut wanted = args.impls.clone();
     for cmd in &args.external {
         let imp = reg.add_external(cmd, timeout)?;
@@ -139,9 +183,17 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let ledger_dir = args.ledger.clone().unwrap_or_else(Ledger::default_dir);
     let ledger = Ledger::load(&ledger_dir).map_err(|e| e.to_string())?;
 
-    let mut cases = if args.generate.is_some() && args.files.is_empty() { Vec::new() } else { read_cases(&args.files)? };
+    let mut cases = if args.generate.is_some() && args.files.is_empty() {
+        Vec::new()
+    } else {
+        read_cases(&args.files)?
+    };
     if let Some(n) = args.generate {
-        let mut seeds_in = if args.files.is_empty() { corpus_cases(&corpus_dir()) } else { std::mem::take(&mut cases) };
+        let mut seeds_in = if args.files.is_empty() {
+            corpus_cases(&corpus_dir())
+        } else {
+            std::mem::take(&mut cases)
+        };
         seeds_in.extend(seeds::builtin());
         cases = mutate::generate(&seeds_in, n, args.seed);
     }
@@ -151,7 +203,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         engine.settings.max_pcs = args.max_pcs;
     }
     let mut summary = Summary::default();
-    let bar = if args.json || cases.len() < 20 { ProgressBar::hidden() } else { ProgressBar::new(cases.len() as u64) };
+    let bar = if args.json || cases.len() < 20 {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(cases.len() as u64)
+    };
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} sections, {elapsed} ({eta} left) {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -169,8 +225,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     bar.finish_and_clear();
 
     if args.producers {
-        let mut models: Vec<sframe_spec::Section> =
-            seeds::builtin().iter().filter_map(|c| sframe_spec::decode(&c.data).ok()).collect();
+        let mut models: Vec<sframe_spec::Section> = seeds::builtin()
+            .iter()
+            .filter_map(|c| sframe_spec::decode(&c.data).ok())
+            .collect();
         for c in corpus_cases(&corpus_dir()).iter().take(200) {
             if let Ok(m) = sframe_spec::decode(&c.data) {
                 if sframe_spec::is_valid(&sframe_spec::validate(&c.data)) {
@@ -208,18 +266,27 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         for s in summary.new_signatures() {
             let Some(input) = &s.input else { continue };
             let d = &s.example;
-            let Some(imp) = impls.iter().find(|i| i.name() == d.implementation) else { continue };
+            let Some(imp) = impls.iter().find(|i| i.name() == d.implementation) else {
+                continue;
+            };
             let minimized = if d.op == super::Op::Encode {
                 input.clone()
             } else {
                 let with_finds = d.op == super::Op::FindFre;
                 let max_pcs = engine.settings.max_pcs.min(64);
                 super::minimize::minimize(input, 300, &mut |b: &[u8]| {
-                    Engine::signatures_of(imp.as_ref(), b, max_pcs, with_finds).contains(&s.signature)
+                    Engine::signatures_of(imp.as_ref(), b, max_pcs, with_finds)
+                        .contains(&s.signature)
                 })
             };
-            let dir = record::record(&ledger, d, &minimized, tools_of(&impls, &d.implementation), &s.first_case)
-                .map_err(|e| format!("cannot record {}: {e}", s.signature))?;
+            let dir = record::record(
+                &ledger,
+                d,
+                &minimized,
+                tools_of(&impls, &d.implementation),
+                &s.first_case,
+            )
+            .map_err(|e| format!("cannot record {}: {e}", s.signature))?;
             recorded.push(dir.display().to_string());
         }
     }
@@ -233,5 +300,9 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             println!("recorded {r}");
         }
     }
-    Ok(if summary.has_new() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if summary.has_new() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -30,21 +30,47 @@ struct Acc {
 }
 
 impl Acc {
-    fn opt<T: PartialEq + Debug>(&mut self, field: &str, f: Option<usize>, k: Option<usize>, a: &Option<T>, b: &Option<T>) {
+    fn opt<T: PartialEq + Debug>(
+        &mut self,
+        field: &str,
+        f: Option<usize>,
+        k: Option<usize>,
+        a: &Option<T>,
+        b: &Option<T>,
+    ) {
         if let (Some(a), Some(b)) = (a, b) {
             if a != b {
                 self.push(field, f, k, show(a), show(b));
             }
         }
     }
-    fn push(&mut self, field: &str, function: Option<usize>, fre: Option<usize>, expected: String, found: String) {
-        self.out.push(FieldDiff { field: field.to_string(), function, fre, expected, found });
+    fn push(
+        &mut self,
+        field: &str,
+        function: Option<usize>,
+        fre: Option<usize>,
+        expected: String,
+        found: String,
+    ) {
+        self.out.push(FieldDiff {
+            field: field.to_string(),
+            function,
+            fre,
+            expected,
+            found,
+        });
     }
     fn row(&mut self, prefix: &str, f: Option<usize>, k: Option<usize>, a: &Row, b: &Row) {
         self.opt(&format!("{prefix}.cfa"), f, k, &a.cfa, &b.cfa);
         self.opt(&format!("{prefix}.ra"), f, k, &a.ra, &b.ra);
         self.opt(&format!("{prefix}.fp"), f, k, &a.fp, &b.fp);
-        self.opt(&format!("{prefix}.ra_mangled"), f, k, &a.ra_mangled, &b.ra_mangled);
+        self.opt(
+            &format!("{prefix}.ra_mangled"),
+            f,
+            k,
+            &a.ra_mangled,
+            &b.ra_mangled,
+        );
     }
 }
 
@@ -55,12 +81,30 @@ pub fn decoded(a: &Decoded, b: &Decoded) -> Vec<FieldDiff> {
     acc.opt("header.version", None, None, &ha.version, &hb.version);
     acc.opt("header.flags", None, None, &ha.flags, &hb.flags);
     acc.opt("header.abi", None, None, &ha.abi, &hb.abi);
-    acc.opt("header.cfa_fixed_fp_offset", None, None, &ha.cfa_fixed_fp_offset, &hb.cfa_fixed_fp_offset);
-    acc.opt("header.cfa_fixed_ra_offset", None, None, &ha.cfa_fixed_ra_offset, &hb.cfa_fixed_ra_offset);
+    acc.opt(
+        "header.cfa_fixed_fp_offset",
+        None,
+        None,
+        &ha.cfa_fixed_fp_offset,
+        &hb.cfa_fixed_fp_offset,
+    );
+    acc.opt(
+        "header.cfa_fixed_ra_offset",
+        None,
+        None,
+        &ha.cfa_fixed_ra_offset,
+        &hb.cfa_fixed_ra_offset,
+    );
     acc.opt("header.num_fdes", None, None, &ha.num_fdes, &hb.num_fdes);
     acc.opt("header.num_fres", None, None, &ha.num_fres, &hb.num_fres);
     if a.functions.len() != b.functions.len() {
-        acc.push("function.count", None, None, a.functions.len().to_string(), b.functions.len().to_string());
+        acc.push(
+            "function.count",
+            None,
+            None,
+            a.functions.len().to_string(),
+            b.functions.len().to_string(),
+        );
     }
     for (i, (fa, fb)) in a.functions.iter().zip(&b.functions).enumerate() {
         let f = Some(i);
@@ -79,7 +123,13 @@ pub fn decoded(a: &Decoded, b: &Decoded) -> Vec<FieldDiff> {
         // Row lists are compared where both are complete; an implementation that stopped
         // with an error is reported above, not once more per missing row.
         if fb.error.is_none() && fa.error.is_none() && fa.fres.len() != fb.fres.len() {
-            acc.push("fre.count", f, None, fa.fres.len().to_string(), fb.fres.len().to_string());
+            acc.push(
+                "fre.count",
+                f,
+                None,
+                fa.fres.len().to_string(),
+                fb.fres.len().to_string(),
+            );
         }
         for (k, (ra, rb)) in fa.fres.iter().zip(&fb.fres).enumerate() {
             acc.opt("fre.start", f, Some(k), &ra.start, &rb.start);
@@ -97,7 +147,13 @@ pub fn found(a: &Option<Found>, b: &Option<Found>) -> Vec<FieldDiff> {
         (Some(x), None) => acc.push("missing", None, None, show(x), "none".into()),
         (None, Some(y)) => acc.push("extra", None, None, "none".into(), show(y)),
         (Some(x), Some(y)) => {
-            acc.opt("function_start", None, None, &x.function_start, &y.function_start);
+            acc.opt(
+                "function_start",
+                None,
+                None,
+                &x.function_start,
+                &y.function_start,
+            );
             acc.opt("fre_start", None, None, &x.fre_start, &y.fre_start);
             acc.row("row", None, None, &x.row, &y.row);
         }
@@ -115,7 +171,11 @@ mod tests {
     fn unreported_fields_are_not_compared() {
         let mut a = Decoded::default();
         a.header.flags = Some(1);
-        a.functions.push(FunctionFacts { start: Some(0), size: Some(4), ..Default::default() });
+        a.functions.push(FunctionFacts {
+            start: Some(0),
+            size: Some(4),
+            ..Default::default()
+        });
         let mut b = a.clone();
         b.header.flags = None;
         b.functions[0].size = None;
@@ -130,7 +190,13 @@ mod tests {
     fn rows_compare_by_rule() {
         let mut a = Decoded::default();
         a.functions.push(FunctionFacts {
-            fres: vec![FreFacts { start: Some(0), row: Row { ra: Some(Loc::SameValue), ..Row::default() } }],
+            fres: vec![FreFacts {
+                start: Some(0),
+                row: Row {
+                    ra: Some(Loc::SameValue),
+                    ..Row::default()
+                },
+            }],
             ..Default::default()
         });
         let mut b = a.clone();

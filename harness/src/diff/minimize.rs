@@ -101,7 +101,9 @@ mod tests {
     #[test]
     fn keeps_only_what_the_predicate_needs() {
         let input: Vec<u8> = (0..100u8).collect();
-        let out = minimize(&input, 10_000, &mut |b: &[u8]| b.contains(&42) && b.contains(&7));
+        let out = minimize(&input, 10_000, &mut |b: &[u8]| {
+            b.contains(&42) && b.contains(&7)
+        });
         assert_eq!(out.len(), 2);
         assert!(out.contains(&42) && out.contains(&7));
     }

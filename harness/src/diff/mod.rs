@@ -163,10 +163,16 @@ pub fn version_tag(data: &[u8]) -> String {
         None => "v?".to_string(),
         Some(v) => {
             let pcrel = v != sframe_spec::Version::V1
-                && data.get(3).is_some_and(|f| f & sframe_spec::constants::flags::FDE_FUNC_START_PCREL != 0);
+                && data
+                    .get(3)
+                    .is_some_and(|f| f & sframe_spec::constants::flags::FDE_FUNC_START_PCREL != 0);
             // sfh_fdeoff: bytes 20..24 of the header, in either byte order (only zero matters).
             let fdeoff = pcrel && data.get(20..24).is_some_and(|b| b.iter().any(|&x| x != 0));
-            format!("{v}{}{}", if pcrel { "-pcrel" } else { "" }, if fdeoff { "-fdeoff" } else { "" })
+            format!(
+                "{v}{}{}",
+                if pcrel { "-pcrel" } else { "" },
+                if fdeoff { "-fdeoff" } else { "" }
+            )
         }
     }
 }
@@ -174,17 +180,38 @@ pub fn version_tag(data: &[u8]) -> String {
 /// Validate `data` and decode it with the reference.
 pub fn verdict(data: &[u8]) -> Verdict {
     let violations = validate(data);
-    let errors = || violations.iter().filter(|v| v.rule.info().severity == Severity::Error);
-    let first_error =
-        errors().find(|v| v.rule.info().class == sframe_spec::rules::Class::Malformed).or_else(|| errors().next()).map(|v| v.rule);
-    let sorted = data.get(3).is_some_and(|f| f & sframe_spec::constants::flags::FDE_SORTED != 0);
+    let errors = || {
+        violations
+            .iter()
+            .filter(|v| v.rule.info().severity == Severity::Error)
+    };
+    let first_error = errors()
+        .find(|v| v.rule.info().class == sframe_spec::rules::Class::Malformed)
+        .or_else(|| errors().next())
+        .map(|v| v.rule);
+    let sorted = data
+        .get(3)
+        .is_some_and(|f| f & sframe_spec::constants::flags::FDE_SORTED != 0);
     let tag = version_tag(data);
     let decoded = Reference.decode(data);
     let mask_starts = decoded
         .value()
-        .map(|d| d.functions.iter().filter(|f| f.pc_type == Some(1)).filter_map(|f| f.start).collect())
+        .map(|d| {
+            d.functions
+                .iter()
+                .filter(|f| f.pc_type == Some(1))
+                .filter_map(|f| f.start)
+                .collect()
+        })
         .unwrap_or_default();
-    Verdict { valid: first_error.is_none(), sorted, tag, mask_starts, first_error, decoded }
+    Verdict {
+        valid: first_error.is_none(),
+        sorted,
+        tag,
+        mask_starts,
+        first_error,
+        decoded,
+    }
 }
 
 fn disc(kind: Kind, imp: &str, op: Op, detail: &str, signature: String) -> Discrepancy {
@@ -219,30 +246,61 @@ pub fn crash_site(signal: &str, detail: Option<&str>) -> Option<String> {
         let at = at.rfind("/src/").map_or(at, |i| &at[i + 1..]);
         return (!at.is_empty()).then(|| at.to_string());
     }
-    if let Some(l) = d.lines().find_map(|l| l.strip_prefix("sframe-worker: fault in ")) {
+    if let Some(l) = d
+        .lines()
+        .find_map(|l| l.strip_prefix("sframe-worker: fault in "))
+    {
         // "<library> <nearest exported symbol>" from the worker's crash reporter.
         return l.split_whitespace().nth(1).map(str::to_string);
     }
-    if d.contains("free(): ") || d.contains("malloc(): ") || d.contains("double free") || d.contains("corrupted") {
+    if d.contains("free(): ")
+        || d.contains("malloc(): ")
+        || d.contains("double free")
+        || d.contains("corrupted")
+    {
         // glibc's heap checks caught a write past an allocation.
         return Some("heap-corruption".into());
     }
     let line = d.lines().find(|l| l.contains(": Assertion"))?;
     let before = line.split(": Assertion").next()?;
-    before.rsplit(": ").next().map(|f| f.trim().to_string()).filter(|f| !f.is_empty())
+    before
+        .rsplit(": ")
+        .next()
+        .map(|f| f.trim().to_string())
+        .filter(|f| !f.is_empty())
 }
 
 /// The crash/hang discrepancy of a failed outcome.
 pub fn failure<T>(imp: &str, tag: &str, op: Op, o: &Outcome<T>) -> Option<Discrepancy> {
     match o {
         Outcome::Crashed { signal, detail } => {
-            let site = crash_site(signal, detail.as_deref()).map(|s| format!(":{s}")).unwrap_or_default();
-            let mut d = disc(Kind::Crash, imp, op, signal, format!("crash:{imp}:{tag}:{}:{signal}{site}", op.name()));
-            d.found = format!("{signal}{}", detail.as_ref().map(|s| format!(": {s}")).unwrap_or_default());
+            let site = crash_site(signal, detail.as_deref())
+                .map(|s| format!(":{s}"))
+                .unwrap_or_default();
+            let mut d = disc(
+                Kind::Crash,
+                imp,
+                op,
+                signal,
+                format!("crash:{imp}:{tag}:{}:{signal}{site}", op.name()),
+            );
+            d.found = format!(
+                "{signal}{}",
+                detail
+                    .as_ref()
+                    .map(|s| format!(": {s}"))
+                    .unwrap_or_default()
+            );
             Some(d)
         }
         Outcome::Hung { timeout_ms } => {
-            let mut d = disc(Kind::Hang, imp, op, "timeout", format!("hang:{imp}:{tag}:{}", op.name()));
+            let mut d = disc(
+                Kind::Hang,
+                imp,
+                op,
+                "timeout",
+                format!("hang:{imp}:{tag}:{}", op.name()),
+            );
             d.found = format!("no answer in {timeout_ms} ms");
             Some(d)
         }
@@ -265,17 +323,34 @@ pub fn classify_decode(imp: &str, v: &Verdict, o: &Outcome<Decoded>) -> Vec<Disc
                 Some(sframe_spec::rules::Class::Malformed) => "malformed",
                 _ => "invalid",
             };
-            let mut d =
-                disc(Kind::AcceptedInvalid, imp, Op::Decode, rule, format!("accepted-invalid:{imp}:{tag}:{class}:{rule}"));
+            let mut d = disc(
+                Kind::AcceptedInvalid,
+                imp,
+                Op::Decode,
+                rule,
+                format!("accepted-invalid:{imp}:{tag}:{class}:{rule}"),
+            );
             d.expected = format!("breaks {rule}");
             d.found = "decoded".into();
             out.push(d);
         }
         (Outcome::Rejected { .. }, false) => {}
         (Outcome::Rejected { class, detail }, true) => {
-            let mut d = disc(Kind::RejectedValid, imp, Op::Decode, class, format!("rejected-valid:{imp}:{tag}:decode:{class}"));
+            let mut d = disc(
+                Kind::RejectedValid,
+                imp,
+                Op::Decode,
+                class,
+                format!("rejected-valid:{imp}:{tag}:decode:{class}"),
+            );
             d.expected = "valid".into();
-            d.found = format!("{class}{}", detail.as_ref().map(|s| format!(": {s}")).unwrap_or_default());
+            d.found = format!(
+                "{class}{}",
+                detail
+                    .as_ref()
+                    .map(|s| format!(": {s}"))
+                    .unwrap_or_default()
+            );
             out.push(d);
         }
         (Outcome::Ok { value }, true) => {
@@ -283,8 +358,13 @@ pub fn classify_decode(imp: &str, v: &Verdict, o: &Outcome<Decoded>) -> Vec<Disc
                 let mut seen = BTreeSet::new();
                 for fd in compare::decoded(reference, value) {
                     if seen.insert(fd.field.clone()) {
-                        let mut d =
-                            disc(Kind::Disagreement, imp, Op::Decode, &fd.field, format!("diff:{imp}:{tag}:decode:{}", fd.field));
+                        let mut d = disc(
+                            Kind::Disagreement,
+                            imp,
+                            Op::Decode,
+                            &fd.field,
+                            format!("diff:{imp}:{tag}:decode:{}", fd.field),
+                        );
                         d.function = fd.function;
                         d.fre = fd.fre;
                         d.expected = fd.expected;
@@ -326,12 +406,27 @@ pub fn classify_finds(
                 for fd in compare::found(a, b) {
                     // A row missing in a section without SFRAME_F_FDE_SORTED is its own
                     // signature: some implementations only search sorted sections.
-                    let field = if fd.field == "missing" && !v.sorted { "missing.unsorted".to_string() } else { fd.field.clone() };
-                    let in_mask = a.as_ref().and_then(|x| x.function_start).is_some_and(|s| v.mask_starts.contains(&s));
-                    let field = if in_mask { format!("mask.{field}") } else { field };
+                    let field = if fd.field == "missing" && !v.sorted {
+                        "missing.unsorted".to_string()
+                    } else {
+                        fd.field.clone()
+                    };
+                    let in_mask = a
+                        .as_ref()
+                        .and_then(|x| x.function_start)
+                        .is_some_and(|s| v.mask_starts.contains(&s));
+                    let field = if in_mask {
+                        format!("mask.{field}")
+                    } else {
+                        field
+                    };
                     // A PC beyond 32 bits from the section: its own signature, since 32-bit
                     // distance arithmetic only fails there.
-                    let field = if i32::try_from(*pc).is_err() { format!("far.{field}") } else { field };
+                    let field = if i32::try_from(*pc).is_err() {
+                        format!("far.{field}")
+                    } else {
+                        field
+                    };
                     let sig = format!("diff:{imp}:{tag}:find_fre:{field}");
                     if seen.insert(sig.clone()) {
                         let mut d = disc(Kind::Disagreement, imp, Op::FindFre, &field, sig);
@@ -348,7 +443,13 @@ pub fn classify_finds(
                     let mut d = disc(Kind::RejectedValid, imp, Op::FindFre, class, sig);
                     d.pc = Some(*pc);
                     d.expected = format!("{value:?}");
-                    d.found = format!("{class}{}", detail.as_ref().map(|s| format!(": {s}")).unwrap_or_default());
+                    d.found = format!(
+                        "{class}{}",
+                        detail
+                            .as_ref()
+                            .map(|s| format!(": {s}"))
+                            .unwrap_or_default()
+                    );
                     out.push(d);
                 }
             }
@@ -369,13 +470,17 @@ pub fn pcs_for(data: &[u8], decoded: Option<&Decoded>, max: usize) -> Vec<i64> {
             let n = d.functions.len();
             let step = n.div_ceil(64).max(1);
             for f in d.functions.iter().step_by(step) {
-                let (Some(start), Some(size)) = (f.start, f.size) else { continue };
+                let (Some(start), Some(size)) = (f.start, f.size) else {
+                    continue;
+                };
                 let size = i64::from(size);
                 set.extend([at(start, -1), start, at(start, size - 1), at(start, size)]);
                 let rows = f.fres.len();
                 let rstep = rows.div_ceil(16).max(1);
                 for r in f.fres.iter().step_by(rstep) {
-                    let Some(s) = r.start.map(i64::from) else { continue };
+                    let Some(s) = r.start.map(i64::from) else {
+                        continue;
+                    };
                     if f.pc_type == Some(1) {
                         let rep = i64::from(f.rep_size.unwrap_or(0));
                         for k in 0..3 {
@@ -408,13 +513,21 @@ pub fn pcs_for(data: &[u8], decoded: Option<&Decoded>, max: usize) -> Vec<i64> {
 
 impl Engine {
     pub fn new(impls: Vec<Arc<dyn Implementation>>) -> Engine {
-        Engine { impls, settings: Settings::default() }
+        Engine {
+            impls,
+            settings: Settings::default(),
+        }
     }
 
     /// Run every implementation on one section.
     pub fn run_case(&self, case: &Case) -> CaseResult {
         let ctx = CaseContext::new(case, self.settings.max_pcs);
-        let results = self.impls.iter().filter(|i| i.name() != "reference").map(|imp| ctx.run(imp.as_ref(), case)).collect();
+        let results = self
+            .impls
+            .iter()
+            .filter(|i| i.name() != "reference")
+            .map(|imp| ctx.run(imp.as_ref(), case))
+            .collect();
         ctx.result(case, results)
     }
 
@@ -422,7 +535,12 @@ impl Engine {
     /// instead of the PCs [`pcs_for`] would choose.
     pub fn run_case_at(&self, case: &Case, pcs: &[i64]) -> CaseResult {
         let ctx = CaseContext::with_pcs(case, pcs.to_vec());
-        let results = self.impls.iter().filter(|i| i.name() != "reference").map(|imp| ctx.run(imp.as_ref(), case)).collect();
+        let results = self
+            .impls
+            .iter()
+            .filter(|i| i.name() != "reference")
+            .map(|imp| ctx.run(imp.as_ref(), case))
+            .collect();
         ctx.result(case, results)
     }
 
@@ -434,7 +552,12 @@ impl Engine {
     }
 
     /// The signatures one implementation shows on `data` (for minimization).
-    pub fn signatures_of(imp: &dyn Implementation, data: &[u8], max_pcs: usize, with_finds: bool) -> BTreeSet<String> {
+    pub fn signatures_of(
+        imp: &dyn Implementation,
+        data: &[u8],
+        max_pcs: usize,
+        with_finds: bool,
+    ) -> BTreeSet<String> {
         let v = verdict(data);
         let mut ds = classify_decode(&imp.name(), &v, &imp.decode(data));
         if with_finds {
@@ -468,22 +591,39 @@ impl CaseContext {
 
     fn from_parts(case: &Case, verdict: Verdict, pcs: Vec<i64>) -> CaseContext {
         let reference_finds = Reference.find_fres(&case.data, &pcs);
-        CaseContext { verdict, pcs, reference_finds, version: section_version(&case.data) }
+        CaseContext {
+            verdict,
+            pcs,
+            reference_finds,
+            version: section_version(&case.data),
+        }
     }
 
     fn run(&self, imp: &dyn Implementation, case: &Case) -> ImplResult {
         let name = imp.name();
         if let Some(ver) = self.version {
             if !imp.supports(ver) {
-                return ImplResult { implementation: name, status: "unsupported", discrepancies: Vec::new() };
+                return ImplResult {
+                    implementation: name,
+                    status: "unsupported",
+                    discrepancies: Vec::new(),
+                };
             }
         }
         let decoded = imp.decode(&case.data);
         let mut ds = classify_decode(&name, &self.verdict, &decoded);
         let unsupported = matches!(decoded, Outcome::Unsupported { .. });
         let finds = imp.find_fres(&case.data, &self.pcs);
-        let find_supported = finds.iter().any(|f| !matches!(f, Outcome::Unsupported { .. }));
-        ds.extend(classify_finds(&name, &self.verdict, &self.pcs, &self.reference_finds, &finds));
+        let find_supported = finds
+            .iter()
+            .any(|f| !matches!(f, Outcome::Unsupported { .. }));
+        ds.extend(classify_finds(
+            &name,
+            &self.verdict,
+            &self.pcs,
+            &self.reference_finds,
+            &finds,
+        ));
         let status = if !ds.is_empty() {
             "discrepant"
         } else if unsupported && !find_supported {
@@ -491,7 +631,11 @@ impl CaseContext {
         } else {
             "agree"
         };
-        ImplResult { implementation: name, status, discrepancies: ds }
+        ImplResult {
+            implementation: name,
+            status,
+            discrepancies: ds,
+        }
     }
 
     fn result(&self, case: &Case, results: Vec<ImplResult>) -> CaseResult {

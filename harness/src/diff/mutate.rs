@@ -39,7 +39,18 @@ impl Rng {
     }
 }
 
-const INTERESTING_U32: [u32; 10] = [0, 1, 2, 0x7f, 0x80, 0xff, 0x100, 0xffff, 0x7fff_ffff, 0xffff_ffff];
+const INTERESTING_U32: [u32; 10] = [
+    0,
+    1,
+    2,
+    0x7f,
+    0x80,
+    0xff,
+    0x100,
+    0xffff,
+    0x7fff_ffff,
+    0xffff_ffff,
+];
 
 fn endian_little(data: &[u8]) -> bool {
     data.first() == Some(&0xe2)
@@ -47,13 +58,21 @@ fn endian_little(data: &[u8]) -> bool {
 
 fn put_u32_endian(data: &mut [u8], off: usize, v: u32, little: bool) {
     if let Some(b) = data.get_mut(off..off + 4) {
-        b.copy_from_slice(&if little { v.to_le_bytes() } else { v.to_be_bytes() });
+        b.copy_from_slice(&if little {
+            v.to_le_bytes()
+        } else {
+            v.to_be_bytes()
+        });
     }
 }
 
 fn get_u32(data: &[u8], off: usize, little: bool) -> Option<u32> {
     let b: [u8; 4] = data.get(off..off + 4)?.try_into().ok()?;
-    Some(if little { u32::from_le_bytes(b) } else { u32::from_be_bytes(b) })
+    Some(if little {
+        u32::from_le_bytes(b)
+    } else {
+        u32::from_be_bytes(b)
+    })
 }
 
 /// One byte-level mutation.
@@ -108,7 +127,11 @@ fn mutate_bytes(data: &mut Vec<u8>, rng: &mut Rng) {
             // A field of one FDE (or v3 index entry).
             let i = rng.below(num_fdes.min(4096));
             let base = fde_base + i * fde_size;
-            let fields: &[usize] = if version == 3 { &[0, 8, 12] } else { &[0, 4, 8, 12, 16, 17] };
+            let fields: &[usize] = if version == 3 {
+                &[0, 8, 12]
+            } else {
+                &[0, 4, 8, 12, 16, 17]
+            };
             let off = base + fields[rng.below(fields.len())];
             if off == base + 16 || off == base + 17 {
                 if let Some(b) = data.get_mut(off) {
@@ -142,7 +165,11 @@ fn mutate_bytes(data: &mut Vec<u8>, rng: &mut Rng) {
         }
         8 => {
             for _ in 0..1 + rng.below(8) {
-                data.push(if rng.chance(50) { 0 } else { rng.next_u64() as u8 });
+                data.push(if rng.chance(50) {
+                    0
+                } else {
+                    rng.next_u64() as u8
+                });
             }
         }
         _ => {
@@ -174,14 +201,22 @@ fn mutate_model(data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
         }
         2 if n > 0 => {
             let f = &mut s.functions[rng.below(n)];
-            f.pc_type = if f.pc_type == PcType::Inc { PcType::Mask } else { PcType::Inc };
+            f.pc_type = if f.pc_type == PcType::Inc {
+                PcType::Mask
+            } else {
+                PcType::Inc
+            };
             if s.version != Version::V1 && rng.chance(70) {
                 f.rep_size = [0u8, 1, 8, 16][rng.below(4)];
             }
         }
         3 if n > 0 && s.version == Version::V3 => {
             let f = &mut s.functions[rng.below(n)];
-            f.fde_type = if f.fde_type == FdeType::Default { FdeType::Flex } else { FdeType::Default };
+            f.fde_type = if f.fde_type == FdeType::Default {
+                FdeType::Flex
+            } else {
+                FdeType::Default
+            };
         }
         4 if n > 0 => {
             let f = &mut s.functions[rng.below(n)];
@@ -192,7 +227,9 @@ fn mutate_model(data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
                     0 => {
                         fre.datawords.pop();
                     }
-                    1 if fre.datawords.len() < 6 => fre.datawords.push([-8, -16, 0, 1, 16][rng.below(5)]),
+                    1 if fre.datawords.len() < 6 => {
+                        fre.datawords.push([-8, -16, 0, 1, 16][rng.below(5)])
+                    }
                     2 => fre.mangled_ra = !fre.mangled_ra,
                     _ => {
                         fre.dataword_size = DataWordSize::B4;
@@ -276,7 +313,10 @@ pub fn generate(seeds: &[Case], n: usize, seed: u64) -> Vec<Case> {
                     (base.name.clone(), mutate(&base.data, &mut rng))
                 }
             };
-            Some(Case { name: format!("generated:{seed}:{i} (from {origin})"), data })
+            Some(Case {
+                name: format!("generated:{seed}:{i} (from {origin})"),
+                data,
+            })
         })
         .collect()
 }
@@ -290,8 +330,14 @@ mod tests {
         let seeds = super::super::seeds::builtin();
         let a = generate(&seeds, 50, 7);
         let b = generate(&seeds, 50, 7);
-        assert_eq!(a.iter().map(|c| &c.data).collect::<Vec<_>>(), b.iter().map(|c| &c.data).collect::<Vec<_>>());
+        assert_eq!(
+            a.iter().map(|c| &c.data).collect::<Vec<_>>(),
+            b.iter().map(|c| &c.data).collect::<Vec<_>>()
+        );
         let c = generate(&seeds, 50, 8);
-        assert_ne!(a.iter().map(|c| &c.data).collect::<Vec<_>>(), c.iter().map(|c| &c.data).collect::<Vec<_>>());
+        assert_ne!(
+            a.iter().map(|c| &c.data).collect::<Vec<_>>(),
+            c.iter().map(|c| &c.data).collect::<Vec<_>>()
+        );
     }
 }

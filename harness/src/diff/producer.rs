@@ -24,7 +24,9 @@ fn sorted(mut d: Decoded) -> Decoded {
 pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
     let name = imp.name();
     let out = imp.encode(model);
-    let tag = sframe_spec::encode(model).map(|b| super::version_tag(&b)).unwrap_or_else(|_| model.version.to_string());
+    let tag = sframe_spec::encode(model)
+        .map(|b| super::version_tag(&b))
+        .unwrap_or_else(|_| model.version.to_string());
     if let Some(d) = failure(&name, &tag, Op::Encode, &out) {
         return vec![d];
     }
@@ -53,18 +55,35 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
         }
         _ => return Vec::new(),
     };
-    let errors: Vec<_> = validate(&bytes).into_iter().filter(|v| v.rule.info().severity == Severity::Error).collect();
+    let errors: Vec<_> = validate(&bytes)
+        .into_iter()
+        .filter(|v| v.rule.info().severity == Severity::Error)
+        .collect();
     if let Some(v) = errors.first() {
         let id = v.rule.id();
-        return vec![mk(Kind::ProducerViolation, id, format!("producer:{name}:{tag}:{id}"), "no violation".into(), v.to_string())];
+        return vec![mk(
+            Kind::ProducerViolation,
+            id,
+            format!("producer:{name}:{tag}:{id}"),
+            "no violation".into(),
+            v.to_string(),
+        )];
     }
-    let Ok(written) = decode(&bytes) else { return Vec::new() };
+    let Ok(written) = decode(&bytes) else {
+        return Vec::new();
+    };
     let mut seen = std::collections::BTreeSet::new();
     compare::decoded(&sorted(facts_of(model)), &sorted(facts_of(&written)))
         .into_iter()
         .filter(|fd| seen.insert(fd.field.clone()))
         .map(|fd| {
-            let mut d = mk(Kind::Disagreement, &fd.field, format!("diff:{name}:{tag}:encode:{}", fd.field), fd.expected, fd.found);
+            let mut d = mk(
+                Kind::Disagreement,
+                &fd.field,
+                format!("diff:{name}:{tag}:encode:{}", fd.field),
+                fd.expected,
+                fd.found,
+            );
             d.function = fd.function;
             d.fre = fd.fre;
             d

@@ -13,7 +13,11 @@ pub fn next_id(ledger: &Ledger) -> u32 {
     if let Ok(rd) = std::fs::read_dir(&ledger.dir) {
         for e in rd.filter_map(Result::ok) {
             let name = e.file_name().to_string_lossy().into_owned();
-            if let Some(n) = name.strip_prefix('F').and_then(|r| r.get(..4)).and_then(|d| d.parse::<u32>().ok()) {
+            if let Some(n) = name
+                .strip_prefix('F')
+                .and_then(|r| r.get(..4))
+                .and_then(|d| d.parse::<u32>().ok())
+            {
                 max = max.max(n);
             }
         }
@@ -25,7 +29,13 @@ pub fn next_id(ledger: &Ledger) -> u32 {
 pub fn slug(signature: &str) -> String {
     let s: String = signature
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
         .collect();
     let mut out = String::new();
     for part in s.split('-').filter(|p| !p.is_empty()) {
@@ -38,7 +48,13 @@ pub fn slug(signature: &str) -> String {
 }
 
 /// Record `d` (seen on `input`, minimized) as a new finding; returns its directory.
-pub fn record(ledger: &Ledger, d: &Discrepancy, input: &[u8], tools: Vec<ToolVersion>, original: &str) -> std::io::Result<PathBuf> {
+pub fn record(
+    ledger: &Ledger,
+    d: &Discrepancy,
+    input: &[u8],
+    tools: Vec<ToolVersion>,
+    original: &str,
+) -> std::io::Result<PathBuf> {
     let id = format!("F{:04}-{}", next_id(ledger), slug(&d.signature));
     let violations = validate(input);
     let rules: Vec<String> = match d.kind {
@@ -47,11 +63,20 @@ pub fn record(ledger: &Ledger, d: &Discrepancy, input: &[u8], tools: Vec<ToolVer
     };
     let op_cmd = match d.op {
         Op::Encode => "sframe-conform diff --producers".to_string(),
-        _ => format!("cargo run --bin sframe-conform -- diff --impl {} corpus/findings/{id}/input.sframe", d.implementation),
+        _ => format!(
+            "cargo run --bin sframe-conform -- diff --impl {} corpus/findings/{id}/input.sframe",
+            d.implementation
+        ),
     };
     let finding = Finding {
         id: id.clone(),
-        title: format!("{}: {} {} ({})", d.implementation, d.op.name(), d.detail, d.kind_name()),
+        title: format!(
+            "{}: {} {} ({})",
+            d.implementation,
+            d.op.name(),
+            d.detail,
+            d.kind_name()
+        ),
         kind: d.kind,
         verdict: Verdict::Open,
         tools,
@@ -63,7 +88,12 @@ pub fn record(ledger: &Ledger, d: &Discrepancy, input: &[u8], tools: Vec<ToolVer
         notes: String::new(),
     };
     let mut md = format!("# {id}\n\n**{}**\n\n", finding.title);
-    md.push_str(&format!("- signature: `{}`\n- implementation: `{}`\n- operation: `{}`\n", d.signature, d.implementation, d.op.name()));
+    md.push_str(&format!(
+        "- signature: `{}`\n- implementation: `{}`\n- operation: `{}`\n",
+        d.signature,
+        d.implementation,
+        d.op.name()
+    ));
     if let Some(f) = d.function {
         md.push_str(&format!("- function: {f}\n"));
     }
@@ -73,14 +103,26 @@ pub fn record(ledger: &Ledger, d: &Discrepancy, input: &[u8], tools: Vec<ToolVer
     if let Some(pc) = d.pc {
         md.push_str(&format!("- PC (section-relative): {pc:#x}\n"));
     }
-    md.push_str(&format!("- reference: `{}`\n- {}: `{}`\n- first seen on: `{original}`\n\n", d.expected, d.implementation, d.found));
-    md.push_str(&format!("Reproduce: `{op_cmd}`\n\n## Input ({} bytes, minimized)\n\n```text\n", input.len()));
+    md.push_str(&format!(
+        "- reference: `{}`\n- {}: `{}`\n- first seen on: `{original}`\n\n",
+        d.expected, d.implementation, d.found
+    ));
+    md.push_str(&format!(
+        "Reproduce: `{op_cmd}`\n\n## Input ({} bytes, minimized)\n\n```text\n",
+        input.len()
+    ));
     for line in excerpt(input, 0).into_iter().take(1) {
         md.push_str(&line);
         md.push('\n');
     }
     for chunk in input.chunks(16) {
-        md.push_str(&chunk.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" "));
+        md.push_str(
+            &chunk
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
         md.push('\n');
     }
     md.push_str("```\n\n## Rules\n\n");
@@ -92,7 +134,12 @@ pub fn record(ledger: &Ledger, d: &Discrepancy, input: &[u8], tools: Vec<ToolVer
     }
     for r in rules.iter().filter_map(|r| Rule::from_id(r)) {
         let i = r.info();
-        md.push_str(&format!("\n`{}` ({}): \"{}\"\n", i.id, i.basis.source(), i.basis.text()));
+        md.push_str(&format!(
+            "\n`{}` ({}): \"{}\"\n",
+            i.id,
+            i.basis.source(),
+            i.basis.text()
+        ));
     }
     md.push_str("\n## Verdict\n\nOpen: not investigated yet.\n");
     ledger.record(&finding, &[("input.sframe", input)], &md)
@@ -118,6 +165,9 @@ mod tests {
 
     #[test]
     fn slugs_are_directory_names() {
-        assert_eq!(slug("diff:libsframe-2.44:find_fre:row.ra"), "diff-libsframe-2-44-find-fre-row-ra");
+        assert_eq!(
+            slug("diff:libsframe-2.44:find_fre:row.ra"),
+            "diff-libsframe-2-44-find-fre-row-ra"
+        );
     }
 }

@@ -44,13 +44,20 @@ impl Summary {
     /// Account for one case.
     pub fn add(&mut self, r: &CaseResult, data: &[u8], ledger: &Ledger) {
         self.sections += 1;
-        let ver = r.version.map_or_else(|| "other".to_string(), |v| format!("v{v}"));
+        let ver = r
+            .version
+            .map_or_else(|| "other".to_string(), |v| format!("v{v}"));
         *self.by_version.entry(ver.clone()).or_default() += 1;
         if r.valid {
             self.valid += 1;
         }
         for ir in &r.results {
-            let c = self.implementations.entry(ir.implementation.clone()).or_default().entry(ver.clone()).or_default();
+            let c = self
+                .implementations
+                .entry(ir.implementation.clone())
+                .or_default()
+                .entry(ver.clone())
+                .or_default();
             match ir.status {
                 "agree" => c.agree += 1,
                 "unsupported" => c.unsupported += 1,
@@ -58,14 +65,17 @@ impl Summary {
             }
             for d in &ir.discrepancies {
                 let finding = super::known(ledger, &d.signature);
-                let e = self.signatures.entry(d.signature.clone()).or_insert_with(|| SignatureSummary {
-                    signature: d.signature.clone(),
-                    count: 0,
-                    input: finding.is_none().then(|| data.to_vec()),
-                    finding,
-                    first_case: r.case.clone(),
-                    example: d.clone(),
-                });
+                let e = self
+                    .signatures
+                    .entry(d.signature.clone())
+                    .or_insert_with(|| SignatureSummary {
+                        signature: d.signature.clone(),
+                        count: 0,
+                        input: finding.is_none().then(|| data.to_vec()),
+                        finding,
+                        first_case: r.case.clone(),
+                        example: d.clone(),
+                    });
                 e.count += 1;
             }
         }
@@ -83,14 +93,21 @@ impl Summary {
     /// The summary table.
     pub fn render_text(&self) -> String {
         let mut out = String::new();
-        let versions: Vec<String> = self.by_version.iter().map(|(v, n)| format!("{v}: {n}")).collect();
+        let versions: Vec<String> = self
+            .by_version
+            .iter()
+            .map(|(v, n)| format!("{v}: {n}"))
+            .collect();
         out.push_str(&format!(
             "{} sections ({}), {} valid\n\n",
             self.sections,
             versions.join(", "),
             self.valid
         ));
-        out.push_str(&format!("{:<20} {:>8} {:>12} {:>11}   per version (agree/unsupported/discrepant)\n", "implementation", "agree", "unsupported", "discrepant"));
+        out.push_str(&format!(
+            "{:<20} {:>8} {:>12} {:>11}   per version (agree/unsupported/discrepant)\n",
+            "implementation", "agree", "unsupported", "discrepant"
+        ));
         for (imp, per) in &self.implementations {
             let total = per.values().fold(Counts::default(), |mut a, c| {
                 a.agree += c.agree;
@@ -98,8 +115,10 @@ impl Summary {
                 a.discrepant += c.discrepant;
                 a
             });
-            let detail: Vec<String> =
-                per.iter().map(|(v, c)| format!("{v} {}/{}/{}", c.agree, c.unsupported, c.discrepant)).collect();
+            let detail: Vec<String> = per
+                .iter()
+                .map(|(v, c)| format!("{v} {}/{}/{}", c.agree, c.unsupported, c.discrepant))
+                .collect();
             out.push_str(&format!(
                 "{imp:<20} {:>8} {:>12} {:>11}   {}\n",
                 total.agree,
@@ -121,7 +140,10 @@ impl Summary {
         }
         let new: Vec<&SignatureSummary> = self.new_signatures().collect();
         if !new.is_empty() {
-            out.push_str(&format!("\n{} new signature(s); first examples:\n", new.len()));
+            out.push_str(&format!(
+                "\n{} new signature(s); first examples:\n",
+                new.len()
+            ));
             for s in new {
                 let d = &s.example;
                 out.push_str(&format!("  {} in {}\n", s.signature, s.first_case));
@@ -134,7 +156,10 @@ impl Summary {
                 if !at.is_empty() {
                     out.push_str(&format!("    at {}\n", at.join(", ")));
                 }
-                out.push_str(&format!("    reference: {}\n    {}: {}\n", d.expected, d.implementation, d.found));
+                out.push_str(&format!(
+                    "    reference: {}\n    {}: {}\n",
+                    d.expected, d.implementation, d.found
+                ));
             }
         }
         out

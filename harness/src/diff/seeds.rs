@@ -10,14 +10,29 @@
 use super::Case;
 use sframe_spec::constants::flags;
 use sframe_spec::recovery::Control;
-use sframe_spec::{encode, Abi, BaseReg, DataWordSize, FdeType, Fre, FreType, Function, PauthKey, PcType, Section, Version};
+use sframe_spec::{
+    encode, Abi, BaseReg, DataWordSize, FdeType, Fre, FreType, Function, PauthKey, PcType, Section,
+    Version,
+};
 
 fn fre(start: u32, base: BaseReg, size: DataWordSize, words: &[i64]) -> Fre {
-    Fre { start, base_reg: base, mangled_ra: false, dataword_size: size, datawords: words.iter().map(|&w| w as i32).collect() }
+    Fre {
+        start,
+        base_reg: base,
+        mangled_ra: false,
+        dataword_size: size,
+        datawords: words.iter().map(|&w| w as i32).collect(),
+    }
 }
 
 fn ctl(reg: Option<u32>, deref: bool) -> i64 {
-    Control { reg_p: reg.is_some(), deref_p: deref, unused: false, regnum: reg.unwrap_or(0) }.to_word(DataWordSize::B1)
+    Control {
+        reg_p: reg.is_some(),
+        deref_p: deref,
+        unused: false,
+        regnum: reg.unwrap_or(0),
+    }
+    .to_word(DataWordSize::B1)
 }
 
 use BaseReg::{Fp, Sp};
@@ -33,14 +48,23 @@ fn ordinary(version: Version, abi: Abi) -> Vec<Fre> {
             fre(0x3c, Sp, B1, &[8]),
         ],
         Abi::Aarch64Le | Abi::Aarch64Be => {
-            let mut v = vec![fre(0, Sp, B1, &[0]), fre(4, Sp, B1, &[16, -16, -8]), fre(8, Fp, B1, &[16, -16, -8]), fre(0x38, Sp, B1, &[0])];
+            let mut v = vec![
+                fre(0, Sp, B1, &[0]),
+                fre(4, Sp, B1, &[16, -16, -8]),
+                fre(8, Fp, B1, &[16, -16, -8]),
+                fre(0x38, Sp, B1, &[0]),
+            ];
             v[1].mangled_ra = true;
             v[2].mangled_ra = true;
             v
         }
         Abi::S390x => {
             // Stored CFA offsets are (CFA offset - 160) / 8 (v3 manual §3.1.3).
-            let mut v = vec![fre(0, Sp, B1, &[0]), fre(6, Sp, B1, &[20, -48, -56]), fre(0xc, Sp, B1, &[20, 0, -56])];
+            let mut v = vec![
+                fre(0, Sp, B1, &[0]),
+                fre(6, Sp, B1, &[20, -48, -56]),
+                fre(0xc, Sp, B1, &[20, 0, -56]),
+            ];
             if version == Version::V2 {
                 // RA in r14 and FP in r13, as register numbers (v2 Errata 1).
                 v.push(fre(0x20, Sp, B1, &[20, (14 << 1) | 1, (13 << 1) | 1]));
@@ -53,7 +77,12 @@ fn ordinary(version: Version, abi: Abi) -> Vec<Fre> {
 /// One section for `version`, `abi` and start encoding.
 pub fn model(version: Version, abi: Abi, pcrel: bool) -> Section {
     let mut s = Section::new(version, abi);
-    s.flags = flags::FDE_SORTED | if pcrel { flags::FDE_FUNC_START_PCREL } else { 0 };
+    s.flags = flags::FDE_SORTED
+        | if pcrel {
+            flags::FDE_FUNC_START_PCREL
+        } else {
+            0
+        };
     let base: i64 = -0x2000;
     let mut f0 = Function::new(base, 0x40);
     f0.fres = ordinary(version, abi);
@@ -85,11 +114,33 @@ pub fn model(version: Version, abi: Abi, pcrel: bool) -> Section {
         let cfa_sp_off = if abi == Abi::S390x { 160 } else { 8 };
         flex.fres = vec![
             // CFA = SP + 8: only the CFA pair; RA and FP from the header / unchanged.
-            fre(0, Sp, if cfa_sp_off > 127 { B2 } else { B1 }, &[ctl(Some(sp), false), cfa_sp_off]),
+            fre(
+                0,
+                Sp,
+                if cfa_sp_off > 127 { B2 } else { B1 },
+                &[ctl(Some(sp), false), cfa_sp_off],
+            ),
             // CFA = r10 (DRAP): RA padding, FP = *(FP + 0).
-            fre(4, Sp, B1, &[ctl(Some(10), false), 0, 0, ctl(Some(fp), true), 0]),
+            fre(
+                4,
+                Sp,
+                B1,
+                &[ctl(Some(10), false), 0, 0, ctl(Some(fp), true), 0],
+            ),
             // CFA = *(FP - 8), RA = *(CFA - 8), FP = *(FP + 0).
-            fre(8, Sp, B1, &[ctl(Some(fp), true), -8, ctl(None, true), -8, ctl(Some(fp), true), 0]),
+            fre(
+                8,
+                Sp,
+                B1,
+                &[
+                    ctl(Some(fp), true),
+                    -8,
+                    ctl(None, true),
+                    -8,
+                    ctl(Some(fp), true),
+                    0,
+                ],
+            ),
         ];
         s.functions.push(flex);
     }
@@ -97,9 +148,21 @@ pub fn model(version: Version, abi: Abi, pcrel: bool) -> Section {
     let mut big = Function::new(base + 0x100, 0x1200);
     big.fre_type = FreType::Addr2;
     big.fres = match abi {
-        Abi::Amd64 => vec![fre(0, Sp, B1, &[8]), fre(0x100, Sp, B2, &[0x1010, -16]), fre(0x1100, Sp, B1, &[8])],
-        Abi::S390x => vec![fre(0, Sp, B1, &[0]), fre(0x100, Sp, B2, &[0x200, -48, -56]), fre(0x1100, Sp, B1, &[0])],
-        _ => vec![fre(0, Sp, B1, &[0]), fre(0x100, Sp, B2, &[0x1010, -16, -8]), fre(0x1100, Sp, B1, &[0])],
+        Abi::Amd64 => vec![
+            fre(0, Sp, B1, &[8]),
+            fre(0x100, Sp, B2, &[0x1010, -16]),
+            fre(0x1100, Sp, B1, &[8]),
+        ],
+        Abi::S390x => vec![
+            fre(0, Sp, B1, &[0]),
+            fre(0x100, Sp, B2, &[0x200, -48, -56]),
+            fre(0x1100, Sp, B1, &[0]),
+        ],
+        _ => vec![
+            fre(0, Sp, B1, &[0]),
+            fre(0x100, Sp, B2, &[0x1010, -16, -8]),
+            fre(0x1100, Sp, B1, &[0]),
+        ],
     };
     s.functions.push(big);
     s
@@ -113,11 +176,19 @@ pub fn builtin() -> Vec<Case> {
             if !abi.defined_in(version) {
                 continue;
             }
-            let encodings: &[bool] = if version == Version::V1 { &[false] } else { &[false, true] };
+            let encodings: &[bool] = if version == Version::V1 {
+                &[false]
+            } else {
+                &[false, true]
+            };
             for &pcrel in encodings {
                 let m = model(version, abi, pcrel);
                 if let Ok(data) = encode(&m) {
-                    let name = format!("builtin:{version}-{}{}", abi.name(), if pcrel { "-pcrel" } else { "" });
+                    let name = format!(
+                        "builtin:{version}-{}{}",
+                        abi.name(),
+                        if pcrel { "-pcrel" } else { "" }
+                    );
                     out.push(Case { name, data });
                 }
             }

@@ -60,7 +60,7 @@
 use super::objdump::wrap_elf;
 use super::registry::{Options, Registry, Unavailable};
 use super::toolchains::{cache_dir, tool_entries};
-use super::{norm, Decoded, FreFacts, Found, FunctionFacts, Implementation, Kind, Outcome, Row};
+use super::{norm, Decoded, Found, FreFacts, FunctionFacts, Implementation, Kind, Outcome, Row};
 use sframe_spec::{Abi, Endian, Version};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -102,7 +102,11 @@ fn package_version(name: &str) -> Option<String> {
 pub fn tools() -> Vec<LlvmTool> {
     let mut out: Vec<LlvmTool> = tool_entries()
         .into_iter()
-        .filter(|t| t.tool.strip_prefix("llvm-readobj-").is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())))
+        .filter(|t| {
+            t.tool
+                .strip_prefix("llvm-readobj-")
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        })
         .filter(|t| t.path.is_file())
         .map(|t| {
             let pkg = package_version(&format!("llvm-{}", t.release));
@@ -110,7 +114,11 @@ pub fn tools() -> Vec<LlvmTool> {
                 Some(p) => format!("{} (Debian package llvm-{} {p})", t.version, t.release),
                 None => t.version.clone(),
             };
-            LlvmTool { release: t.release.clone(), path: t.path.clone(), version }
+            LlvmTool {
+                release: t.release.clone(),
+                path: t.path.clone(),
+                version,
+            }
         })
         .collect();
     out.sort_by_key(|t| t.release.parse::<u32>().unwrap_or(0));
@@ -129,11 +137,15 @@ pub fn register(r: &mut Registry, opts: &Options) {
     }
     let found = tools();
     if found.is_empty() {
-        r.unavailable.push(Unavailable { name: "llvm-readobj-*".into(), reason: format!("the LLVM tier is not provisioned: {PROVISION_HINT}") });
+        r.unavailable.push(Unavailable {
+            name: "llvm-readobj-*".into(),
+            reason: format!("the LLVM tier is not provisioned: {PROVISION_HINT}"),
+        });
         return;
     }
     for t in found {
-        r.available.push(Arc::new(LlvmReadobj::new(t, opts.timeout)));
+        r.available
+            .push(Arc::new(LlvmReadobj::new(t, opts.timeout)));
     }
 }
 
@@ -154,9 +166,15 @@ impl LlvmReadobj {
     /// Run `llvm-readobj --sframe` on `elf`: stdout and stderr, or a failure outcome.
     fn run(&self, elf: &[u8]) -> Result<(String, String), Outcome<Decoded>> {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("sframe-conform-llvm-{}-{n}.elf", std::process::id()));
+        let path = std::env::temp_dir().join(format!(
+            "sframe-conform-llvm-{}-{n}.elf",
+            std::process::id()
+        ));
         if let Err(e) = std::fs::write(&path, elf) {
-            return Err(Outcome::unsupported(format!("cannot write {}: {e}", path.display())));
+            return Err(Outcome::unsupported(format!(
+                "cannot write {}: {e}",
+                path.display()
+            )));
         }
         let r = self.run_file(&path);
         let _ = std::fs::remove_file(&path);
@@ -164,11 +182,15 @@ impl LlvmReadobj {
     }
 
     fn run_file(&self, path: &Path) -> Result<(String, String), Outcome<Decoded>> {
-        let (status, stdout, stderr) = super::objdump::run_sframe_dump(&self.tool.path, path, self.timeout)?;
+        let (status, stdout, stderr) =
+            super::objdump::run_sframe_dump(&self.tool.path, path, self.timeout)?;
         if !status.success() {
             // llvm-readobj exits non-zero on errors about the file itself (it cannot be
             // read as ELF), not on SFrame problems (those are warnings): our wrapper's fault.
-            return Err(Outcome::unsupported(format!("llvm-readobj failed ({status}): {}", stderr.trim())));
+            return Err(Outcome::unsupported(format!(
+                "llvm-readobj failed ({status}): {}",
+                stderr.trim()
+            )));
         }
         Ok((stdout, stderr))
     }
@@ -190,7 +212,9 @@ impl Implementation for LlvmReadobj {
     }
     fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
         let Some(endian) = Endian::from_magic(data) else {
-            return Outcome::unsupported("not an SFrame section (no magic): nothing to wrap in ELF");
+            return Outcome::unsupported(
+                "not an SFrame section (no magic): nothing to wrap in ELF",
+            );
         };
         if data.get(2).copied() != Some(2) {
             return Outcome::unsupported("llvm-readobj reads SFrame version 2 only");
@@ -224,11 +248,16 @@ fn machine_for(abi: Option<Abi>, endian: Endian) -> u16 {
 /// `invalid magic number`, `unsupported FRE offset size`, ...).
 pub fn warning_class(message: &str) -> String {
     let m = message.trim();
-    let m = m.strip_prefix("invalid sframe section:").map_or(m, str::trim);
+    let m = m
+        .strip_prefix("invalid sframe section:")
+        .map_or(m, str::trim);
     let m = m.split(" at offset").next().unwrap_or(m);
     let words: Vec<&str> = m
         .split_whitespace()
-        .take_while(|w| !w.chars().any(|c| c.is_ascii_digit() || matches!(c, '(' | '[')))
+        .take_while(|w| {
+            !w.chars()
+                .any(|c| c.is_ascii_digit() || matches!(c, '(' | '['))
+        })
         .collect();
     let class = words.join(" ");
     if class.is_empty() {
@@ -276,13 +305,18 @@ pub fn interpret(stdout: &str, stderr: &str, abi: Abi) -> Outcome<Decoded> {
 /// `0x1F` → 31.
 fn hex(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let h = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).ok_or_else(|| format!("not hex: {t:?}"))?;
+    let h = t
+        .strip_prefix("0x")
+        .or_else(|| t.strip_prefix("0X"))
+        .ok_or_else(|| format!("not hex: {t:?}"))?;
     u64::from_str_radix(h, 16).map_err(|e| format!("bad hex {t:?}: {e}"))
 }
 
 /// `-8` → -8.
 fn dec(s: &str) -> Result<i64, String> {
-    s.trim().parse::<i64>().map_err(|e| format!("bad number {s:?}: {e}"))
+    s.trim()
+        .parse::<i64>()
+        .map_err(|e| format!("bad number {s:?}: {e}"))
 }
 
 /// The raw value of an enumeration line: `Addr1 (0x0)` → 0, or a bare `0x3` (a value LLVM
@@ -322,9 +356,18 @@ struct PrintedFde {
 fn row_of(p: &PrintedFre, abi: Abi) -> Result<Row, String> {
     let base = p.base.ok_or("row without a base register")?;
     let cfa = p.cfa.map(|o| norm::cfa(abi, base as u8, o));
-    let ra = Some(p.ra.map_or(sframe_spec::Loc::SameValue, |o| norm::tracked(abi, 2, o, true)));
-    let fp = Some(p.fp.map_or(sframe_spec::Loc::SameValue, |o| norm::tracked(abi, 2, o, false)));
-    Ok(Row { cfa, ra, fp, ra_mangled: p.signed })
+    let ra = Some(p.ra.map_or(sframe_spec::Loc::SameValue, |o| {
+        norm::tracked(abi, 2, o, true)
+    }));
+    let fp = Some(p.fp.map_or(sframe_spec::Loc::SameValue, |o| {
+        norm::tracked(abi, 2, o, false)
+    }));
+    Ok(Row {
+        cfa,
+        ra,
+        fp,
+        ra_mangled: p.signed,
+    })
 }
 
 fn finish(f: PrintedFde, abi: Abi) -> Result<FunctionFacts, String> {
@@ -337,7 +380,10 @@ fn finish(f: PrintedFde, abi: Abi) -> Result<FunctionFacts, String> {
             let at = p.start.ok_or("row without a start address")?;
             // PC-increment rows are printed at function start + FRE start (64-bit).
             let s = if mask { at } else { at.wrapping_sub(start) };
-            Ok(FreFacts { start: Some(s as u32), row: row_of(p, abi)? })
+            Ok(FreFacts {
+                start: Some(s as u32),
+                row: row_of(p, abi)?,
+            })
         })
         .collect::<Result<Vec<_>, String>>()?;
     Ok(FunctionFacts {
@@ -388,9 +434,15 @@ pub fn parse_listing(text: &str, abi: Abi) -> Result<Decoded, String> {
                 "ABI" => d.header.abi = Some(enum_value(value)? as u8),
                 "Num FDEs" => d.header.num_fdes = Some(dec(value)? as u32),
                 "Num FREs" => d.header.num_fres = Some(dec(value)? as u32),
-                k if k.starts_with("Flags [") => d.header.flags = Some(enum_value(k.trim_start_matches("Flags ["))? as u8),
-                k if k.starts_with("CFA fixed FP offset") => d.header.cfa_fixed_fp_offset = Some(dec(value)? as i8),
-                k if k.starts_with("CFA fixed RA offset") => d.header.cfa_fixed_ra_offset = Some(dec(value)? as i8),
+                k if k.starts_with("Flags [") => {
+                    d.header.flags = Some(enum_value(k.trim_start_matches("Flags ["))? as u8)
+                }
+                k if k.starts_with("CFA fixed FP offset") => {
+                    d.header.cfa_fixed_fp_offset = Some(dec(value)? as i8)
+                }
+                k if k.starts_with("CFA fixed RA offset") => {
+                    d.header.cfa_fixed_ra_offset = Some(dec(value)? as i8)
+                }
                 _ => {}
             }
             continue;
@@ -472,12 +524,29 @@ mod tests {
 
     #[test]
     fn warning_classes_stop_at_the_first_number() {
-        assert_eq!(warning_class("unexpected end of data at offset 0x4e while reading [0x1c, 0xba)"), "unexpected end of data");
-        assert_eq!(warning_class("invalid sframe section: invalid magic number (0xdede)"), "invalid magic number");
-        assert_eq!(warning_class("invalid sframe section: invalid/unsupported version number (3)"), "invalid/unsupported version number");
-        assert_eq!(warning_class("unsupported FRE offset size 3 at offset 0x41"), "unsupported FRE offset size");
-        let w = warnings("/x/llvm-readobj-23: warning: '/tmp/a.elf': unsupported FRE type 3 at offset 0x2c\n");
-        assert_eq!(w, vec![(false, "unsupported FRE type 3 at offset 0x2c".to_string())]);
+        assert_eq!(
+            warning_class("unexpected end of data at offset 0x4e while reading [0x1c, 0xba)"),
+            "unexpected end of data"
+        );
+        assert_eq!(
+            warning_class("invalid sframe section: invalid magic number (0xdede)"),
+            "invalid magic number"
+        );
+        assert_eq!(
+            warning_class("invalid sframe section: invalid/unsupported version number (3)"),
+            "invalid/unsupported version number"
+        );
+        assert_eq!(
+            warning_class("unsupported FRE offset size 3 at offset 0x41"),
+            "unsupported FRE offset size"
+        );
+        let w = warnings(
+            "/x/llvm-readobj-23: warning: '/tmp/a.elf': unsupported FRE type 3 at offset 0x2c\n",
+        );
+        assert_eq!(
+            w,
+            vec![(false, "unsupported FRE type 3 at offset 0x2c".to_string())]
+        );
     }
 
     #[test]
@@ -490,12 +559,44 @@ mod tests {
 
     #[test]
     fn rows_follow_the_printed_offsets() {
-        let p = PrintedFre { start: Some(0), signed: Some(false), base: Some(0), cfa: Some(16), ra: Some(-8), fp: Some(-16) };
+        let p = PrintedFre {
+            start: Some(0),
+            signed: Some(false),
+            base: Some(0),
+            cfa: Some(16),
+            ra: Some(-8),
+            fp: Some(-16),
+        };
         let r = row_of(&p, Abi::Amd64).unwrap();
-        assert_eq!(r.cfa, Some(Loc::Expr { base: Base::Reg(6), offset: 16, deref: false }));
-        assert_eq!(r.ra, Some(Loc::Expr { base: Base::Cfa, offset: -8, deref: true }));
-        assert_eq!(r.fp, Some(Loc::Expr { base: Base::Cfa, offset: -16, deref: true }));
-        let p = PrintedFre { base: Some(1), cfa: None, ..PrintedFre::default() };
+        assert_eq!(
+            r.cfa,
+            Some(Loc::Expr {
+                base: Base::Reg(6),
+                offset: 16,
+                deref: false
+            })
+        );
+        assert_eq!(
+            r.ra,
+            Some(Loc::Expr {
+                base: Base::Cfa,
+                offset: -8,
+                deref: true
+            })
+        );
+        assert_eq!(
+            r.fp,
+            Some(Loc::Expr {
+                base: Base::Cfa,
+                offset: -16,
+                deref: true
+            })
+        );
+        let p = PrintedFre {
+            base: Some(1),
+            cfa: None,
+            ..PrintedFre::default()
+        };
         let r = row_of(&p, Abi::Aarch64Le).unwrap();
         assert_eq!(r.cfa, None);
         assert_eq!(r.ra, Some(Loc::SameValue));

@@ -59,10 +59,15 @@ impl<T> Outcome<T> {
         Outcome::Ok { value }
     }
     pub fn rejected(class: impl Into<String>, detail: Option<String>) -> Self {
-        Outcome::Rejected { class: class.into(), detail }
+        Outcome::Rejected {
+            class: class.into(),
+            detail,
+        }
     }
     pub fn unsupported(reason: impl Into<String>) -> Self {
-        Outcome::Unsupported { reason: reason.into() }
+        Outcome::Unsupported {
+            reason: reason.into(),
+        }
     }
     /// Short name of the variant, as in the JSON `status` field.
     pub fn status(&self) -> &'static str {

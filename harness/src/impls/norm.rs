@@ -15,20 +15,33 @@
 //! - flex FDEs (v3 §3.2): a control word (`reg_p`, `deref_p`, `regnum`) and an offset.
 
 use sframe_spec::constants::{
-    s390x_v2_offset_decode_regnum, s390x_v2_offset_is_regnum, CFA_FIXED_OFFSET_INVALID, FRE_RA_OFFSET_INVALID,
+    s390x_v2_offset_decode_regnum, s390x_v2_offset_is_regnum, CFA_FIXED_OFFSET_INVALID,
+    FRE_RA_OFFSET_INVALID,
 };
 use sframe_spec::{Abi, Base, Loc};
 
 /// The CFA rule of a default-type row: `base_reg_id` 0 is FP, 1 is SP.
 pub fn cfa(abi: Abi, base_reg_id: u8, offset: i64) -> Loc {
     let regs = abi.regs();
-    let reg = if base_reg_id & 1 == 1 { regs.sp } else { regs.fp };
-    Loc::Expr { base: Base::Reg(u32::from(reg)), offset, deref: false }
+    let reg = if base_reg_id & 1 == 1 {
+        regs.sp
+    } else {
+        regs.fp
+    };
+    Loc::Expr {
+        base: Base::Reg(u32::from(reg)),
+        offset,
+        deref: false,
+    }
 }
 
 /// The stack slot at CFA + `offset`.
 pub fn slot(offset: i64) -> Loc {
-    Loc::Expr { base: Base::Cfa, offset, deref: true }
+    Loc::Expr {
+        base: Base::Cfa,
+        offset,
+        deref: true,
+    }
 }
 
 /// The rule for an RA or FP offset taken from the header (`fixed` != 0).
@@ -44,7 +57,11 @@ pub fn tracked(abi: Abi, version: u8, offset: i64, is_ra: bool) -> Loc {
         }
         if version == 2 && s390x_v2_offset_is_regnum(offset) {
             let reg = s390x_v2_offset_decode_regnum(offset);
-            return Loc::Expr { base: Base::Reg(reg as u32), offset: 0, deref: false };
+            return Loc::Expr {
+                base: Base::Reg(reg as u32),
+                offset: 0,
+                deref: false,
+            };
         }
     }
     slot(offset)
@@ -54,8 +71,16 @@ pub fn tracked(abi: Abi, version: u8, offset: i64, is_ra: bool) -> Loc {
 pub fn flex(control: u64, offset: i64) -> Loc {
     let reg_p = control & 1 != 0;
     let deref = control & 2 != 0;
-    let base = if reg_p { Base::Reg((control >> 3) as u32) } else { Base::Cfa };
-    Loc::Expr { base, offset, deref }
+    let base = if reg_p {
+        Base::Reg((control >> 3) as u32)
+    } else {
+        Base::Cfa
+    };
+    Loc::Expr {
+        base,
+        offset,
+        deref,
+    }
 }
 
 #[cfg(test)]
@@ -65,15 +90,36 @@ mod tests {
     #[test]
     fn s390x_padding_and_v2_register_numbers() {
         assert_eq!(tracked(Abi::S390x, 3, 0, true), Loc::SameValue);
-        assert_eq!(tracked(Abi::S390x, 2, (14 << 1) | 1, true), Loc::Expr { base: Base::Reg(14), offset: 0, deref: false });
+        assert_eq!(
+            tracked(Abi::S390x, 2, (14 << 1) | 1, true),
+            Loc::Expr {
+                base: Base::Reg(14),
+                offset: 0,
+                deref: false
+            }
+        );
         assert_eq!(tracked(Abi::Amd64, 2, -16, false), slot(-16));
-        assert_eq!(cfa(Abi::Aarch64Le, 1, 16), Loc::Expr { base: Base::Reg(31), offset: 16, deref: false });
+        assert_eq!(
+            cfa(Abi::Aarch64Le, 1, 16),
+            Loc::Expr {
+                base: Base::Reg(31),
+                offset: 16,
+                deref: false
+            }
+        );
     }
 
     #[test]
     fn flex_control_words_follow_section_3_2() {
         // (RBP << 3) | deref | reg: *(rbp - 8)
-        assert_eq!(flex((6 << 3) | 3, -8), Loc::Expr { base: Base::Reg(6), offset: -8, deref: true });
+        assert_eq!(
+            flex((6 << 3) | 3, -8),
+            Loc::Expr {
+                base: Base::Reg(6),
+                offset: -8,
+                deref: true
+            }
+        );
         assert_eq!(flex(2, -8), slot(-8));
     }
 }

@@ -19,7 +19,7 @@
 //! objdump does not look PCs up: [`Implementation::find_fre`] is unsupported.
 
 use super::toolchains::Objdump;
-use super::{Decoded, FreFacts, Found, FunctionFacts, Implementation, Kind, Outcome, Row};
+use super::{Decoded, Found, FreFacts, FunctionFacts, Implementation, Kind, Outcome, Row};
 use sframe_spec::{Abi, Base, Endian, Loc, Version};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -62,10 +62,11 @@ pub fn wrap_elf(data: &[u8], machine: u16, endian: Endian) -> Vec<u8> {
     out.extend_from_slice(shstr);
     out.resize(off_sh, 0);
     out.extend_from_slice(&[0; 64]); // SHN_UNDEF
-    // .sframe: SHT_PROGBITS, SHF_ALLOC, address 0.
-    for (name, ty, flags, off, size, align) in
-        [(1u64, 1u64, 2u64, off_data, data.len(), 8u64), (9, 3, 0, off_shstr, shstr.len(), 1)]
-    {
+                                     // .sframe: SHT_PROGBITS, SHF_ALLOC, address 0.
+    for (name, ty, flags, off, size, align) in [
+        (1u64, 1u64, 2u64, off_data, data.len(), 8u64),
+        (9, 3, 0, off_shstr, shstr.len(), 1),
+    ] {
         put(&mut out, name, 4);
         put(&mut out, ty, 4);
         put(&mut out, flags, 8);
@@ -92,7 +93,11 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl ObjdumpImpl {
     pub fn new(release: String, tools: Vec<Objdump>, timeout: Duration) -> ObjdumpImpl {
-        ObjdumpImpl { release, tools, timeout }
+        ObjdumpImpl {
+            release,
+            tools,
+            timeout,
+        }
     }
 
     fn tool_for(&self, triple: &str) -> Option<&Objdump> {
@@ -102,9 +107,13 @@ impl ObjdumpImpl {
     /// Run objdump on `elf`; stdout and stderr, or a failure outcome.
     fn run(&self, tool: &Path, elf: &[u8]) -> Result<(String, String), Outcome<Decoded>> {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path: PathBuf = std::env::temp_dir().join(format!("sframe-conform-{}-{n}.elf", std::process::id()));
+        let path: PathBuf =
+            std::env::temp_dir().join(format!("sframe-conform-{}-{n}.elf", std::process::id()));
         if let Err(e) = std::fs::write(&path, elf) {
-            return Err(Outcome::unsupported(format!("cannot write {}: {e}", path.display())));
+            return Err(Outcome::unsupported(format!(
+                "cannot write {}: {e}",
+                path.display()
+            )));
         }
         let r = self.run_file(tool, &path);
         let _ = std::fs::remove_file(&path);
@@ -121,7 +130,10 @@ impl Implementation for ObjdumpImpl {
         format!("objdump-{}", self.release)
     }
     fn version(&self) -> String {
-        self.tools.first().map(|t| t.version.clone()).unwrap_or_default()
+        self.tools
+            .first()
+            .map(|t| t.version.clone())
+            .unwrap_or_default()
     }
     fn supports(&self, version: Version) -> bool {
         // The libsframe each release links (see the libsframe adapter): 2.40 reads v1 only,
@@ -137,7 +149,9 @@ impl Implementation for ObjdumpImpl {
     }
     fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
         let Some(endian) = Endian::from_magic(data) else {
-            return Outcome::unsupported("not an SFrame section (no magic): nothing to wrap in ELF");
+            return Outcome::unsupported(
+                "not an SFrame section (no magic): nothing to wrap in ELF",
+            );
         };
         let abi = data.get(4).copied().and_then(Abi::from_u8);
         let (triple, machine) = match abi {
@@ -146,24 +160,38 @@ impl Implementation for ObjdumpImpl {
             _ => ("x86_64-linux-gnu", EM_X86_64),
         };
         let Some(tool) = self.tool_for(triple) else {
-            return Outcome::unsupported(format!("no {triple}-objdump-{} provisioned", self.release));
+            return Outcome::unsupported(format!(
+                "no {triple}-objdump-{} provisioned",
+                self.release
+            ));
         };
-        if (machine == EM_S390 && endian == Endian::Little) || (machine == EM_X86_64 && endian == Endian::Big) {
-            return Outcome::unsupported(format!("{triple} ELF files cannot be {}-endian", endian.name()));
+        if (machine == EM_S390 && endian == Endian::Little)
+            || (machine == EM_X86_64 && endian == Endian::Big)
+        {
+            return Outcome::unsupported(format!(
+                "{triple} ELF files cannot be {}-endian",
+                endian.name()
+            ));
         }
         let (stdout, stderr) = match self.run(&tool.path, &wrap_elf(data, machine, endian)) {
             Ok(x) => x,
             Err(o) => return o,
         };
-        if !stdout.contains("Contents of the SFrame section") || stderr.contains("SFrame decode failure") {
-            let class = if stderr.contains("SFrame decode failure") { "decode failure" } else { "no listing" };
+        if !stdout.contains("Contents of the SFrame section")
+            || stderr.contains("SFrame decode failure")
+        {
+            let class = if stderr.contains("SFrame decode failure") {
+                "decode failure"
+            } else {
+                "no listing"
+            };
             return Outcome::rejected(class, Some(stderr.trim().to_string()));
         }
         let abi = abi.unwrap_or(Abi::Amd64);
         match parse_listing(&stdout, abi) {
             Ok(d) => Outcome::ok(d),
             // Not objdump's failure but this parser's: nothing to compare.
-        Err(e) => Outcome::unsupported(format!("unparseable listing: {e}")),
+            Err(e) => Outcome::unsupported(format!("unparseable listing: {e}")),
         }
     }
     fn find_fre(&self, _data: &[u8], _pc: i64) -> Outcome<Option<Found>> {
@@ -173,7 +201,11 @@ impl Implementation for ObjdumpImpl {
 
 fn flag_bits(names: &str) -> u8 {
     let mut f = 0;
-    for (name, bit) in [("SFRAME_F_FDE_SORTED", 1), ("SFRAME_F_FRAME_POINTER", 2), ("SFRAME_F_FDE_FUNC_START_PCREL", 4)] {
+    for (name, bit) in [
+        ("SFRAME_F_FDE_SORTED", 1),
+        ("SFRAME_F_FRAME_POINTER", 2),
+        ("SFRAME_F_FDE_FUNC_START_PCREL", 4),
+    ] {
         if names.contains(name) {
             f |= bit;
         }
@@ -209,7 +241,10 @@ impl<'a> Cursor<'a> {
         } else {
             return None;
         };
-        let end = self.s.find(|c: char| !c.is_ascii_digit()).unwrap_or(self.s.len());
+        let end = self
+            .s
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(self.s.len());
         if end == 0 {
             return None;
         }
@@ -228,7 +263,9 @@ impl<'a> Cursor<'a> {
             return Some(u32::from(regs.fp));
         }
         if self.s.starts_with('r') && self.s[1..].starts_with(|c: char| c.is_ascii_digit()) {
-            let end = 1 + self.s[1..].find(|c: char| !c.is_ascii_digit()).unwrap_or(self.s.len() - 1);
+            let end = 1 + self.s[1..]
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(self.s.len() - 1);
             let n = self.s[1..end].parse().ok()?;
             self.s = &self.s[end..];
             return Some(n);
@@ -243,7 +280,11 @@ impl<'a> Cursor<'a> {
         if deref && !self.eat(")") {
             return None;
         }
-        Some(Loc::Expr { base: Base::Reg(reg), offset, deref })
+        Some(Loc::Expr {
+            base: Base::Reg(reg),
+            offset,
+            deref,
+        })
     }
 }
 
@@ -256,12 +297,21 @@ enum Col {
 
 fn column(c: &mut Cursor<'_>, abi: Abi) -> Option<Col> {
     c.skip_ws();
-    if c.s.starts_with("fp+") || c.s.starts_with("fp-") || c.s.starts_with('(') || c.s.starts_with("sp") || c.s.starts_with('r') {
+    if c.s.starts_with("fp+")
+        || c.s.starts_with("fp-")
+        || c.s.starts_with('(')
+        || c.s.starts_with("sp")
+        || c.s.starts_with('r')
+    {
         return c.reg_expr(abi).map(Col::Loc);
     }
     if c.eat("c") {
         let off = c.signed()?;
-        return Some(Col::Loc(Loc::Expr { base: Base::Cfa, offset: off, deref: true }));
+        return Some(Col::Loc(Loc::Expr {
+            base: Base::Cfa,
+            offset: off,
+            deref: true,
+        }));
     }
     if c.eat("u") {
         return Some(Col::Loc(Loc::SameValue));
@@ -283,7 +333,11 @@ pub fn parse_listing(text: &str, abi: Abi) -> Result<Decoded, String> {
     let mut fixed_ra: Option<i8> = None;
     let mut fixed_fp: Option<i8> = None;
     let mut cur: Option<(FunctionFacts, i64)> = None;
-    let num = |s: &str| s.trim().parse::<i64>().map_err(|e| format!("bad number {s:?}: {e}"));
+    let num = |s: &str| {
+        s.trim()
+            .parse::<i64>()
+            .map_err(|e| format!("bad number {s:?}: {e}"))
+    };
     for line in text.lines() {
         let t = line.trim();
         if in_flags {
@@ -310,10 +364,23 @@ pub fn parse_listing(text: &str, abi: Abi) -> Result<Decoded, String> {
             if let Some((f, _)) = cur.take() {
                 d.functions.push(f);
             }
-            let pc_hex = rest.split("pc = 0x").nth(1).and_then(|s| s.split(',').next()).ok_or("no pc")?;
-            let pc = u64::from_str_radix(pc_hex.trim(), 16).map_err(|e| format!("bad pc {pc_hex}: {e}"))? as i64;
-            let size = rest.split("size = ").nth(1).and_then(|s| s.split_whitespace().next()).ok_or("no size")?;
-            let attr = rest.split("attr = \"").nth(1).and_then(|s| s.split('"').next()).unwrap_or("");
+            let pc_hex = rest
+                .split("pc = 0x")
+                .nth(1)
+                .and_then(|s| s.split(',').next())
+                .ok_or("no pc")?;
+            let pc = u64::from_str_radix(pc_hex.trim(), 16)
+                .map_err(|e| format!("bad pc {pc_hex}: {e}"))? as i64;
+            let size = rest
+                .split("size = ")
+                .nth(1)
+                .and_then(|s| s.split_whitespace().next())
+                .ok_or("no size")?;
+            let attr = rest
+                .split("attr = \"")
+                .nth(1)
+                .and_then(|s| s.split('"').next())
+                .unwrap_or("");
             let f = FunctionFacts {
                 start: Some(pc),
                 size: Some(num(size)? as u32),
@@ -325,17 +392,35 @@ pub fn parse_listing(text: &str, abi: Abi) -> Result<Decoded, String> {
             if let Some((f, _)) = cur.as_mut() {
                 f.pc_type = Some(u8::from(t.starts_with("STARTPC[m]")));
             }
-        } else if t.len() > 16 && t.as_bytes()[..16].iter().all(u8::is_ascii_hexdigit) && line.starts_with("    ") {
-            let Some((f, fpc)) = cur.as_mut() else { return Err(format!("row outside a function: {line}")) };
+        } else if t.len() > 16
+            && t.as_bytes()[..16].iter().all(u8::is_ascii_hexdigit)
+            && line.starts_with("    ")
+        {
+            let Some((f, fpc)) = cur.as_mut() else {
+                return Err(format!("row outside a function: {line}"));
+            };
             let addr = u64::from_str_radix(&t[..16], 16).map_err(|e| e.to_string())? as i64;
-            let start = if f.pc_type == Some(1) { addr } else { addr.wrapping_sub(*fpc) };
+            let start = if f.pc_type == Some(1) {
+                addr
+            } else {
+                addr.wrapping_sub(*fpc)
+            };
             let rest = &t[16..];
             let row = if rest.trim() == "RA undefined" {
-                Row { cfa: Some(Loc::Undefined), ra: Some(Loc::Undefined), fp: None, ra_mangled: None }
+                Row {
+                    cfa: Some(Loc::Undefined),
+                    ra: Some(Loc::Undefined),
+                    fp: None,
+                    ra_mangled: None,
+                }
             } else {
-                parse_row(rest, abi, fixed_ra, fixed_fp).ok_or_else(|| format!("cannot parse row {line:?}"))?
+                parse_row(rest, abi, fixed_ra, fixed_fp)
+                    .ok_or_else(|| format!("cannot parse row {line:?}"))?
             };
-            f.fres.push(FreFacts { start: Some(start as u32), row });
+            f.fres.push(FreFacts {
+                start: Some(start as u32),
+                row,
+            });
         }
     }
     if let Some((f, _)) = cur.take() {
@@ -354,7 +439,19 @@ fn parse_row(rest: &str, abi: Abi, fixed_ra: Option<i8>, fixed_fp: Option<i8>) -
     let mut c = Cursor { s: rest };
     c.skip_ws();
     let cfa = c.reg_expr(abi)?;
-    let fixed = |v: Option<i8>| v.map(|o| if o == 0 { Loc::SameValue } else { Loc::Expr { base: Base::Cfa, offset: i64::from(o), deref: true } });
+    let fixed = |v: Option<i8>| {
+        v.map(|o| {
+            if o == 0 {
+                Loc::SameValue
+            } else {
+                Loc::Expr {
+                    base: Base::Cfa,
+                    offset: i64::from(o),
+                    deref: true,
+                }
+            }
+        })
+    };
     let fp = match column(&mut c, abi)? {
         Col::Loc(l) => Some(l),
         Col::Fixed | Col::Padding => fixed(fixed_fp),
@@ -368,7 +465,12 @@ fn parse_row(rest: &str, abi: Abi, fixed_ra: Option<i8>, fixed_fp: Option<i8>) -
     if !c.s.is_empty() {
         return None;
     }
-    Some(Row { cfa: Some(cfa), ra, fp, ra_mangled: Some(mangled) })
+    Some(Row {
+        cfa: Some(cfa),
+        ra,
+        fp,
+        ra_mangled: Some(mangled),
+    })
 }
 
 #[cfg(test)]
@@ -377,20 +479,99 @@ mod tests {
 
     #[test]
     fn rows_with_run_together_columns_parse() {
-        let r = parse_row("  r11+1048592u         f            ", Abi::Amd64, Some(-8), None).unwrap();
-        assert_eq!(r.cfa, Some(Loc::Expr { base: Base::Reg(11), offset: 1048592, deref: false }));
+        let r = parse_row(
+            "  r11+1048592u         f            ",
+            Abi::Amd64,
+            Some(-8),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            r.cfa,
+            Some(Loc::Expr {
+                base: Base::Reg(11),
+                offset: 1048592,
+                deref: false
+            })
+        );
         assert_eq!(r.fp, Some(Loc::SameValue));
-        assert_eq!(r.ra, Some(Loc::Expr { base: Base::Cfa, offset: -8, deref: true }));
-        let r = parse_row("  (fp-8)    (fp+0)    U            ", Abi::Amd64, Some(-8), None).unwrap();
-        assert_eq!(r.cfa, Some(Loc::Expr { base: Base::Reg(6), offset: -8, deref: true }));
-        assert_eq!(r.fp, Some(Loc::Expr { base: Base::Reg(6), offset: 0, deref: true }));
-        let r = parse_row("  sp+16     c-16      c-8[s]       ", Abi::Aarch64Le, None, None).unwrap();
+        assert_eq!(
+            r.ra,
+            Some(Loc::Expr {
+                base: Base::Cfa,
+                offset: -8,
+                deref: true
+            })
+        );
+        let r = parse_row(
+            "  (fp-8)    (fp+0)    U            ",
+            Abi::Amd64,
+            Some(-8),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            r.cfa,
+            Some(Loc::Expr {
+                base: Base::Reg(6),
+                offset: -8,
+                deref: true
+            })
+        );
+        assert_eq!(
+            r.fp,
+            Some(Loc::Expr {
+                base: Base::Reg(6),
+                offset: 0,
+                deref: true
+            })
+        );
+        let r = parse_row(
+            "  sp+16     c-16      c-8[s]       ",
+            Abi::Aarch64Le,
+            None,
+            None,
+        )
+        .unwrap();
         assert_eq!(r.ra_mangled, Some(true));
-        assert_eq!(r.ra, Some(Loc::Expr { base: Base::Cfa, offset: -8, deref: true }));
-        let r = parse_row("  sp+-47    c+0       c+117[s]     ", Abi::Aarch64Le, None, None).unwrap();
-        assert_eq!(r.cfa, Some(Loc::Expr { base: Base::Reg(31), offset: -47, deref: false }));
-        let r = parse_row("  sp+0      u         r0+0         ", Abi::Amd64, Some(-8), None).unwrap();
-        assert_eq!(r.ra, Some(Loc::Expr { base: Base::Reg(0), offset: 0, deref: false }));
+        assert_eq!(
+            r.ra,
+            Some(Loc::Expr {
+                base: Base::Cfa,
+                offset: -8,
+                deref: true
+            })
+        );
+        let r = parse_row(
+            "  sp+-47    c+0       c+117[s]     ",
+            Abi::Aarch64Le,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            r.cfa,
+            Some(Loc::Expr {
+                base: Base::Reg(31),
+                offset: -47,
+                deref: false
+            })
+        );
+        let r = parse_row(
+            "  sp+0      u         r0+0         ",
+            Abi::Amd64,
+            Some(-8),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            r.ra,
+            Some(Loc::Expr {
+                base: Base::Reg(0),
+                offset: 0,
+                deref: false
+            })
+        );
     }
 
     #[test]
@@ -420,9 +601,9 @@ mod tests {
 /// Run `TOOL --sframe PATH` (objdump, llvm-readobj) within `timeout`: its exit status, stdout
 /// and stderr; a signal is a crash, the deadline a hang.
 pub(super) fn run_sframe_dump(
-tool: &Path,
-path: &Path,
-timeout: Duration,
+    tool: &Path,
+    path: &Path,
+    timeout: Duration,
 ) -> Result<(std::process::ExitStatus, String, String), Outcome<Decoded>> {
     let mut child = Command::new(tool)
         .arg("--sframe")
@@ -432,8 +613,14 @@ timeout: Duration,
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| Outcome::unsupported(format!("cannot run {}: {e}", tool.display())))?;
-    let mut out = child.stdout.take().ok_or_else(|| Outcome::unsupported("no stdout"))?;
-    let mut err = child.stderr.take().ok_or_else(|| Outcome::unsupported("no stderr"))?;
+    let mut out = child
+        .stdout
+        .take()
+        .ok_or_else(|| Outcome::unsupported("no stdout"))?;
+    let mut err = child
+        .stderr
+        .take()
+        .ok_or_else(|| Outcome::unsupported("no stderr"))?;
     let t_out = std::thread::spawn(move || {
         let mut s = Vec::new();
         let _ = out.read_to_end(&mut s);
@@ -452,7 +639,9 @@ timeout: Duration,
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(Outcome::Hung { timeout_ms: timeout.as_millis() as u64 });
+                return Err(Outcome::Hung {
+                    timeout_ms: timeout.as_millis() as u64,
+                });
             }
             Err(e) => return Err(Outcome::unsupported(format!("wait failed: {e}"))),
         }
@@ -461,7 +650,10 @@ timeout: Duration,
     let stderr = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
     use std::os::unix::process::ExitStatusExt;
     if let Some(sig) = status.signal() {
-        return Err(Outcome::Crashed { signal: super::process::signal_name(sig), detail: Some(stderr) });
+        return Err(Outcome::Crashed {
+            signal: super::process::signal_name(sig),
+            detail: Some(stderr),
+        });
     }
     Ok((status, stdout, stderr))
 }

@@ -37,7 +37,12 @@ pub struct Launch {
 
 impl Launch {
     pub fn new(program: impl Into<OsString>) -> Launch {
-        Launch { program: program.into(), args: Vec::new(), env: Vec::new(), timeout: DEFAULT_TIMEOUT }
+        Launch {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            timeout: DEFAULT_TIMEOUT,
+        }
     }
     pub fn arg(mut self, a: impl Into<OsString>) -> Launch {
         self.args.push(a.into());
@@ -70,8 +75,13 @@ impl Launch {
 /// Why a request got no answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Failure {
-    Crashed { signal: String, detail: Option<String> },
-    Hung { timeout_ms: u64 },
+    Crashed {
+        signal: String,
+        detail: Option<String>,
+    },
+    Hung {
+        timeout_ms: u64,
+    },
 }
 
 struct Running {
@@ -113,14 +123,26 @@ fn status_name(s: ExitStatus) -> String {
 impl Running {
     fn start(l: &Launch) -> std::io::Result<Running> {
         let mut cmd = Command::new(&l.program);
-        cmd.args(&l.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd.args(&l.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         for (k, v) in &l.env {
             cmd.env(k, v);
         }
         let mut child = cmd.spawn()?;
-        let stdin = child.stdin.take().ok_or_else(|| std::io::Error::other("no stdin"))?;
-        let stdout = child.stdout.take().ok_or_else(|| std::io::Error::other("no stdout"))?;
-        let stderr = child.stderr.take().ok_or_else(|| std::io::Error::other("no stderr"))?;
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stdin"))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stdout"))?;
+        let stderr = child
+            .stderr
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stderr"))?;
         let (tx, rx) = channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -146,7 +168,12 @@ impl Running {
                 t.push_back(line);
             }
         });
-        Ok(Running { child, stdin, lines: rx, stderr_tail: tail })
+        Ok(Running {
+            child,
+            stdin,
+            lines: rx,
+            stderr_tail: tail,
+        })
     }
 
     fn stderr_text(&self) -> Option<String> {
@@ -162,7 +189,10 @@ impl Running {
             Ok(s) => status_name(s),
             Err(e) => format!("wait failed: {e}"),
         };
-        Failure::Crashed { signal: status, detail: self.stderr_text() }
+        Failure::Crashed {
+            signal: status,
+            detail: self.stderr_text(),
+        }
     }
 
     fn kill(mut self) {
@@ -170,8 +200,16 @@ impl Running {
         let _ = self.child.wait();
     }
 
-    fn request(mut self, line: &str, timeout: Duration) -> (Option<Running>, Result<String, Failure>) {
-        let sent = self.stdin.write_all(line.as_bytes()).and_then(|_| self.stdin.write_all(b"\n")).and_then(|_| self.stdin.flush());
+    fn request(
+        mut self,
+        line: &str,
+        timeout: Duration,
+    ) -> (Option<Running>, Result<String, Failure>) {
+        let sent = self
+            .stdin
+            .write_all(line.as_bytes())
+            .and_then(|_| self.stdin.write_all(b"\n"))
+            .and_then(|_| self.stdin.flush());
         if sent.is_err() {
             return (None, Err(self.died()));
         }
@@ -180,7 +218,12 @@ impl Running {
             Ok(None) | Err(RecvTimeoutError::Disconnected) => (None, Err(self.died())),
             Err(RecvTimeoutError::Timeout) => {
                 self.kill();
-                (None, Err(Failure::Hung { timeout_ms: timeout.as_millis() as u64 }))
+                (
+                    None,
+                    Err(Failure::Hung {
+                        timeout_ms: timeout.as_millis() as u64,
+                    }),
+                )
             }
         }
     }
@@ -196,7 +239,10 @@ pub struct ProcessImpl {
 
 impl std::fmt::Debug for ProcessImpl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ProcessImpl").field("launch", &self.launch).field("hello", &self.hello).finish()
+        f.debug_struct("ProcessImpl")
+            .field("launch", &self.launch)
+            .field("hello", &self.hello)
+            .finish()
     }
 }
 
@@ -213,7 +259,12 @@ impl ProcessImpl {
             Ok(other) => return Err(format!("`{what}` refused hello: {other:?}")),
             Err(e) => return Err(format!("`{what}` answered hello with {resp:?}: {e}")),
         };
-        Ok(ProcessImpl { launch, kind, hello, running: Mutex::new(r) })
+        Ok(ProcessImpl {
+            launch,
+            kind,
+            hello,
+            running: Mutex::new(r),
+        })
     }
 
     pub fn hello(&self) -> &Hello {
@@ -224,8 +275,10 @@ impl ProcessImpl {
         let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
         let r = match guard.take() {
             Some(r) => r,
-            None => Running::start(&self.launch)
-                .map_err(|e| Failure::Crashed { signal: "spawn failed".into(), detail: Some(e.to_string()) })?,
+            None => Running::start(&self.launch).map_err(|e| Failure::Crashed {
+                signal: "spawn failed".into(),
+                detail: Some(e.to_string()),
+            })?,
         };
         let (r, resp) = r.request(line, self.launch.timeout);
         *guard = r;
@@ -241,11 +294,20 @@ impl ProcessImpl {
         let resp = match self.call_once(&line) {
             Ok(r) => Ok(r),
             Err(Failure::Crashed { signal, detail }) => match self.call_once(&line) {
-                Err(Failure::Crashed { signal: s2, detail: d2 }) if s2 == signal => Err(Failure::Crashed { signal, detail: d2.or(detail) }),
+                Err(Failure::Crashed {
+                    signal: s2,
+                    detail: d2,
+                }) if s2 == signal => Err(Failure::Crashed {
+                    signal,
+                    detail: d2.or(detail),
+                }),
                 Err(other) => Err(other),
                 Ok(_) => Err(Failure::Crashed {
                     signal,
-                    detail: Some(format!("nondeterministic: did not repeat on a fresh process; {}", detail.unwrap_or_default())),
+                    detail: Some(format!(
+                        "nondeterministic: did not repeat on a fresh process; {}",
+                        detail.unwrap_or_default()
+                    )),
                 }),
             },
             Err(h) => Err(h),
@@ -255,11 +317,19 @@ impl ProcessImpl {
                 Ok(o) => o,
                 Err(e) => {
                     // Out of sync: start afresh next time.
-                    if let Some(r) = self.running.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    if let Some(r) = self
+                        .running
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take()
+                    {
                         r.kill();
                     }
                     let head: String = text.chars().take(200).collect();
-                    Outcome::Crashed { signal: "protocol-error".into(), detail: Some(format!("{e}: {head}")) }
+                    Outcome::Crashed {
+                        signal: "protocol-error".into(),
+                        detail: Some(format!("{e}: {head}")),
+                    }
                 }
             },
             Err(Failure::Crashed { signal, detail }) => Outcome::Crashed { signal, detail },
@@ -270,7 +340,12 @@ impl ProcessImpl {
 
 impl Drop for ProcessImpl {
     fn drop(&mut self) {
-        if let Some(r) = self.running.get_mut().unwrap_or_else(|e| e.into_inner()).take() {
+        if let Some(r) = self
+            .running
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
             r.kill();
         }
     }
@@ -294,18 +369,27 @@ impl Implementation for ProcessImpl {
     }
     fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>> {
         let mut v = self.find_fres(data, &[pc]);
-        v.pop().unwrap_or_else(|| Outcome::unsupported("empty answer"))
+        v.pop()
+            .unwrap_or_else(|| Outcome::unsupported("empty answer"))
     }
     fn find_fres(&self, data: &[u8], pcs: &[i64]) -> Vec<Outcome<Option<Found>>> {
         if pcs.is_empty() {
             return Vec::new();
         }
         let hex = to_hex(data);
-        match self.call::<Vec<Outcome<Option<Found>>>>(&Request::FindFre { data: hex.clone(), pcs: pcs.to_vec() }) {
+        match self.call::<Vec<Outcome<Option<Found>>>>(&Request::FindFre {
+            data: hex.clone(),
+            pcs: pcs.to_vec(),
+        }) {
             Outcome::Ok { value } if value.len() == pcs.len() => value,
             Outcome::Ok { value } => {
                 let msg = format!("answered {} outcomes for {} PCs", value.len(), pcs.len());
-                pcs.iter().map(|_| Outcome::Crashed { signal: "protocol-error".into(), detail: Some(msg.clone()) }).collect()
+                pcs.iter()
+                    .map(|_| Outcome::Crashed {
+                        signal: "protocol-error".into(),
+                        detail: Some(msg.clone()),
+                    })
+                    .collect()
             }
             Outcome::Crashed { .. } | Outcome::Hung { .. } if pcs.len() > 1 => {
                 // Find the PCs that fail: one request each, giving up after three failures.
@@ -313,15 +397,22 @@ impl Implementation for ProcessImpl {
                 pcs.iter()
                     .map(|&pc| {
                         if failures >= 3 {
-                            return Outcome::unsupported("not asked: the implementation failed three times on this section");
+                            return Outcome::unsupported(
+                                "not asked: the implementation failed three times on this section",
+                            );
                         }
                         let o = self
-                            .call::<Vec<Outcome<Option<Found>>>>(&Request::FindFre { data: hex.clone(), pcs: vec![pc] })
+                            .call::<Vec<Outcome<Option<Found>>>>(&Request::FindFre {
+                                data: hex.clone(),
+                                pcs: vec![pc],
+                            })
                             .map(|mut v| v.pop());
                         match o {
                             Outcome::Ok { value: Some(o) } => o,
                             Outcome::Ok { value: None } => Outcome::unsupported("empty answer"),
-                            Outcome::Rejected { class, detail } => Outcome::Rejected { class, detail },
+                            Outcome::Rejected { class, detail } => {
+                                Outcome::Rejected { class, detail }
+                            }
                             Outcome::Unsupported { reason } => Outcome::Unsupported { reason },
                             Outcome::Crashed { signal, detail } => {
                                 failures += 1;
@@ -342,15 +433,24 @@ impl Implementation for ProcessImpl {
         }
     }
     fn encode(&self, model: &Section) -> Outcome<Vec<u8>> {
-        match self.call::<String>(&Request::Encode { model: model.clone() }) {
+        match self.call::<String>(&Request::Encode {
+            model: model.clone(),
+        }) {
             Outcome::Ok { value } => match from_hex(&value) {
                 Some(b) => Outcome::ok(b),
-                None => Outcome::Crashed { signal: "protocol-error".into(), detail: Some("encode answer is not hex".into()) },
+                None => Outcome::Crashed {
+                    signal: "protocol-error".into(),
+                    detail: Some("encode answer is not hex".into()),
+                },
             },
             other => other.map(|_| Vec::new()),
         }
     }
     fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
-        self.call(&Request::Bench { data: to_hex(data), pcs: pcs.to_vec(), rounds })
+        self.call(&Request::Bench {
+            data: to_hex(data),
+            pcs: pcs.to_vec(),
+            rounds,
+        })
     }
 }

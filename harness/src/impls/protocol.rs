@@ -30,10 +30,21 @@ use std::io::{BufRead, Write};
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Request {
     Hello,
-    Decode { data: String },
-    FindFre { data: String, pcs: Vec<i64> },
-    Encode { model: Section },
-    Bench { data: String, pcs: Vec<i64>, rounds: u32 },
+    Decode {
+        data: String,
+    },
+    FindFre {
+        data: String,
+        pcs: Vec<i64>,
+    },
+    Encode {
+        model: Section,
+    },
+    Bench {
+        data: String,
+        pcs: Vec<i64>,
+        rounds: u32,
+    },
 }
 
 /// The value of a `hello` response.
@@ -63,7 +74,9 @@ pub fn from_hex(s: &str) -> Option<Vec<u8>> {
         return None;
     }
     let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    s.chunks(2).map(|p| Some((digit(p[0])? << 4) | digit(p[1])?)).collect()
+    s.chunks(2)
+        .map(|p| Some((digit(p[0])? << 4) | digit(p[1])?))
+        .collect()
 }
 
 /// Answer one request with `imp`, as a JSON line (without the newline).
@@ -77,7 +90,11 @@ pub fn answer(imp: &dyn Implementation, line: &str) -> String {
         Request::Hello => json(&Outcome::ok(Hello {
             name: imp.name(),
             version: imp.version(),
-            versions: Version::ALL.into_iter().filter(|v| imp.supports(*v)).map(Version::number).collect(),
+            versions: Version::ALL
+                .into_iter()
+                .filter(|v| imp.supports(*v))
+                .map(Version::number)
+                .collect(),
         })),
         Request::Decode { data } => match from_hex(&data) {
             Some(d) => json(&imp.decode(&d)),
@@ -96,11 +113,17 @@ pub fn answer(imp: &dyn Implementation, line: &str) -> String {
 }
 
 fn json<T: Serialize>(v: &T) -> String {
-    serde_json::to_string(v).unwrap_or_else(|e| format!("{{\"status\":\"rejected\",\"class\":\"protocol\",\"detail\":\"{e}\"}}"))
+    serde_json::to_string(v).unwrap_or_else(|e| {
+        format!("{{\"status\":\"rejected\",\"class\":\"protocol\",\"detail\":\"{e}\"}}")
+    })
 }
 
 /// Serve requests from `input` until it ends.
-pub fn serve(imp: &dyn Implementation, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+pub fn serve(
+    imp: &dyn Implementation,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> std::io::Result<()> {
     for line in input.lines() {
         let line = line?;
         if line.trim().is_empty() {
@@ -135,8 +158,14 @@ mod tests {
     #[test]
     fn outcome_json_shape_is_the_documented_one() {
         let o: Outcome<u8> = Outcome::rejected("X", None);
-        assert_eq!(serde_json::to_string(&o).unwrap(), r#"{"status":"rejected","class":"X"}"#);
+        assert_eq!(
+            serde_json::to_string(&o).unwrap(),
+            r#"{"status":"rejected","class":"X"}"#
+        );
         let o: Outcome<Option<u8>> = Outcome::ok(None);
-        assert_eq!(serde_json::to_string(&o).unwrap(), r#"{"status":"ok","value":null}"#);
+        assert_eq!(
+            serde_json::to_string(&o).unwrap(),
+            r#"{"status":"ok","value":null}"#
+        );
     }
 }

@@ -5,8 +5,8 @@
 //! catalogue. A row whose data words break a rule (e.g. a flex layout) has no recovery rules
 //! (`None`), so it is not compared; the validator reports the rule instead.
 
-use super::{Decoded, FreFacts, Found, FunctionFacts, HeaderFacts, Implementation, Outcome, Row};
 use super::BenchTiming;
+use super::{Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation, Outcome, Row};
 use sframe_spec::{decode, Section, SectionRef, Version, Violation};
 use std::hint::black_box;
 use std::time::Instant;
@@ -46,10 +46,21 @@ pub fn facts_of(s: &Section) -> Decoded {
                 .iter()
                 .map(|fre| {
                     let row = match s.recovery(f, fre) {
-                        Ok(r) => Row { cfa: Some(r.cfa), ra: Some(r.ra), fp: Some(r.fp), ra_mangled: Some(r.ra_mangled) },
-                        Err(_) => Row { ra_mangled: Some(fre.mangled_ra), ..Row::default() },
+                        Ok(r) => Row {
+                            cfa: Some(r.cfa),
+                            ra: Some(r.ra),
+                            fp: Some(r.fp),
+                            ra_mangled: Some(r.ra_mangled),
+                        },
+                        Err(_) => Row {
+                            ra_mangled: Some(fre.mangled_ra),
+                            ..Row::default()
+                        },
                     };
-                    FreFacts { start: Some(fre.start), row }
+                    FreFacts {
+                        start: Some(fre.start),
+                        row,
+                    }
                 })
                 .collect(),
             error: None,
@@ -104,7 +115,11 @@ impl Implementation for Reference {
             }
         }
         let nanos = t.elapsed().as_nanos() as u64;
-        Outcome::ok(BenchTiming { lookups: u64::from(rounds) * pcs.len() as u64, found, nanos })
+        Outcome::ok(BenchTiming {
+            lookups: u64::from(rounds) * pcs.len() as u64,
+            found,
+            nanos,
+        })
     }
 }
 
@@ -114,10 +129,22 @@ pub fn find_in(s: &SectionRef<'_>, pc: i64) -> Outcome<Option<Found>> {
         Ok(None) => Outcome::ok(None),
         Ok(Some(found)) => {
             let row = match s.recovery(&found.fde, &found.fre) {
-                Ok(r) => Row { cfa: Some(r.cfa), ra: Some(r.ra), fp: Some(r.fp), ra_mangled: Some(r.ra_mangled) },
-                Err(_) => Row { ra_mangled: Some(found.fre.mangled_ra()), ..Row::default() },
+                Ok(r) => Row {
+                    cfa: Some(r.cfa),
+                    ra: Some(r.ra),
+                    fp: Some(r.fp),
+                    ra_mangled: Some(r.ra_mangled),
+                },
+                Err(_) => Row {
+                    ra_mangled: Some(found.fre.mangled_ra()),
+                    ..Row::default()
+                },
             };
-            Outcome::ok(Some(Found { function_start: Some(found.fde.start), fre_start: Some(found.fre.start), row }))
+            Outcome::ok(Some(Found {
+                function_start: Some(found.fde.start),
+                fre_start: Some(found.fre.start),
+                row,
+            }))
         }
         Err(v) => rejected(&v),
     }

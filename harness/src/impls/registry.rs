@@ -31,7 +31,10 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { timeout: DEFAULT_TIMEOUT, objdump: true }
+        Options {
+            timeout: DEFAULT_TIMEOUT,
+            objdump: true,
+        }
     }
 }
 
@@ -42,7 +45,12 @@ pub struct Registry {
 }
 
 /// The launch line of a worker hosting libsframe from `path`.
-pub fn libsframe_launch(release: &str, path: &std::path::Path, version: &str, timeout: Duration) -> Result<Launch, String> {
+pub fn libsframe_launch(
+    release: &str,
+    path: &std::path::Path,
+    version: &str,
+    timeout: Duration,
+) -> Result<Launch, String> {
     let worker = worker_path().ok_or_else(|| {
         "sframe-worker not found: build it (`cargo build -p sframe-harness --bin sframe-worker`) or set SFRAME_WORKER".to_string()
     })?;
@@ -60,10 +68,16 @@ impl Registry {
     /// Everything that can be built here: the reference, simple-frame-rs, every provisioned
     /// libsframe (through `sframe-worker`) and, with `opts.objdump`, every provisioned objdump.
     pub fn discover(opts: &Options) -> Registry {
-        let mut r = Registry { available: vec![Arc::new(Reference), Arc::new(SimpleFrame)], unavailable: Vec::new() };
+        let mut r = Registry {
+            available: vec![Arc::new(Reference), Arc::new(SimpleFrame)],
+            unavailable: Vec::new(),
+        };
         let libs = libsframe_releases();
         if libs.is_empty() {
-            r.unavailable.push(Unavailable { name: "libsframe-*".into(), reason: format!("no libsframe provisioned: {PROVISION_HINT}") });
+            r.unavailable.push(Unavailable {
+                name: "libsframe-*".into(),
+                reason: format!("no libsframe provisioned: {PROVISION_HINT}"),
+            });
         }
         for lib in libs {
             let name = format!("libsframe-{}", lib.release);
@@ -83,7 +97,8 @@ impl Registry {
                 }
             }
             for (release, tools) in by_release {
-                r.available.push(Arc::new(ObjdumpImpl::new(release, tools, opts.timeout)));
+                r.available
+                    .push(Arc::new(ObjdumpImpl::new(release, tools, opts.timeout)));
             }
         }
         super::llvm_readobj::register(&mut r, opts);
@@ -91,8 +106,14 @@ impl Registry {
     }
 
     /// Add an external program speaking the JSON-lines protocol.
-    pub fn add_external(&mut self, command: &str, timeout: Duration) -> Result<Arc<dyn Implementation>, String> {
-        let launch = Launch::from_command_line(command).ok_or_else(|| "empty external command".to_string())?.timeout(timeout);
+    pub fn add_external(
+        &mut self,
+        command: &str,
+        timeout: Duration,
+    ) -> Result<Arc<dyn Implementation>, String> {
+        let launch = Launch::from_command_line(command)
+            .ok_or_else(|| "empty external command".to_string())?
+            .timeout(timeout);
         let p: Arc<dyn Implementation> = Arc::new(ProcessImpl::start(launch, Kind::External)?);
         self.available.push(Arc::clone(&p));
         Ok(p)
@@ -105,6 +126,10 @@ impl Registry {
 
     /// The provisioned libsframe implementations, oldest release first.
     pub fn libsframes(&self) -> Vec<Arc<dyn Implementation>> {
-        self.available.iter().filter(|i| i.name().starts_with("libsframe-")).cloned().collect()
+        self.available
+            .iter()
+            .filter(|i| i.name().starts_with("libsframe-"))
+            .cloned()
+            .collect()
     }
 }

@@ -16,7 +16,9 @@
 //! A panic is reported as a crash with signal `panic`.
 
 use super::norm;
-use super::{BenchTiming, Decoded, FreFacts, Found, FunctionFacts, HeaderFacts, Implementation, Outcome, Row};
+use super::{
+    BenchTiming, Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation, Outcome, Row,
+};
 use fallible_iterator::FallibleIterator;
 use sframe_spec::{Abi, Base, Loc, Version};
 use simple_frame_rs::{v1, v2, v3, SFrameError, SFrameFRE, SFrameSection};
@@ -51,7 +53,9 @@ pub(crate) fn guarded<T>(f: impl FnOnce() -> Outcome<T>) -> Outcome<T> {
     let _lock = HOOK.lock().unwrap_or_else(|e| e.into_inner());
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|info| {
-        let at = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()));
         *LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = at;
     }));
     let r = catch_unwind(AssertUnwindSafe(f));
@@ -64,8 +68,15 @@ pub(crate) fn guarded<T>(f: impl FnOnce() -> Outcome<T>) -> Outcome<T> {
                 .map(|s| s.to_string())
                 .or_else(|| p.downcast_ref::<String>().cloned())
                 .unwrap_or_default();
-            let at = LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
-            Outcome::Crashed { signal: "panic".into(), detail: Some(format!("at {at}: {msg}")) }
+            let at = LAST_PANIC
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .unwrap_or_default();
+            Outcome::Crashed {
+                signal: "panic".into(),
+                detail: Some(format!("at {at}: {msg}")),
+            }
         }
     }
 }
@@ -88,12 +99,27 @@ fn loc_of(ctx: Ctx, o: Option<i32>, is_ra: bool) -> Loc {
 }
 
 /// The rules of one FRE of a default-type FDE, from the crate's getters.
-fn default_row(ctx: Ctx, base_reg: u8, words: usize, cfa: Option<i32>, ra: Option<i32>, fp: Option<i32>, mangled: bool) -> Row {
+fn default_row(
+    ctx: Ctx,
+    base_reg: u8,
+    words: usize,
+    cfa: Option<i32>,
+    ra: Option<i32>,
+    fp: Option<i32>,
+    mangled: bool,
+) -> Row {
     if words == 0 && ctx.version == 3 {
-        return Row { cfa: Some(Loc::Undefined), ra: Some(Loc::Undefined), fp: Some(Loc::SameValue), ra_mangled: Some(mangled) };
+        return Row {
+            cfa: Some(Loc::Undefined),
+            ra: Some(Loc::Undefined),
+            fp: Some(Loc::SameValue),
+            ra_mangled: Some(mangled),
+        };
     }
     Row {
-        cfa: Some(cfa.map_or(Loc::Undefined, |o| norm::cfa(ctx.abi, base_reg, i64::from(o)))),
+        cfa: Some(cfa.map_or(Loc::Undefined, |o| {
+            norm::cfa(ctx.abi, base_reg, i64::from(o))
+        })),
         ra: Some(loc_of(ctx, ra, true)),
         fp: Some(loc_of(ctx, fp, false)),
         ra_mangled: Some(mangled),
@@ -102,8 +128,16 @@ fn default_row(ctx: Ctx, base_reg: u8, words: usize, cfa: Option<i32>, ra: Optio
 
 fn flex_rule(r: &v3::SFrameFlexRecoveryRule) -> Loc {
     let c = r.control;
-    let base = if c.reg_p() { Base::Reg(c.regnum() as u32) } else { Base::Cfa };
-    Loc::Expr { base, offset: i64::from(r.offset), deref: c.deref_p() }
+    let base = if c.reg_p() {
+        Base::Reg(c.regnum() as u32)
+    } else {
+        Base::Cfa
+    };
+    Loc::Expr {
+        base,
+        offset: i64::from(r.offset),
+        deref: c.deref_p(),
+    }
 }
 
 /// The rules of one FRE of a v3 FDE.
@@ -122,10 +156,18 @@ fn v3_row(ctx: Ctx, s: &v3::SFrameSection<'_>, flex: bool, fre: &v3::SFrameFRE) 
         );
     }
     if words == 0 {
-        return Row { cfa: Some(Loc::Undefined), ra: Some(Loc::Undefined), fp: Some(Loc::SameValue), ra_mangled: Some(mangled) };
+        return Row {
+            cfa: Some(Loc::Undefined),
+            ra: Some(Loc::Undefined),
+            fp: Some(Loc::SameValue),
+            ra_mangled: Some(mangled),
+        };
     }
     let Some(rules) = fre.get_flex_recovery_rules() else {
-        return Row { ra_mangled: Some(mangled), ..Row::default() };
+        return Row {
+            ra_mangled: Some(mangled),
+            ..Row::default()
+        };
     };
     let fallback = |fixed: i8| norm::fixed(fixed).unwrap_or(Loc::SameValue);
     let ra = match &rules.ra {
@@ -136,10 +178,22 @@ fn v3_row(ctx: Ctx, s: &v3::SFrameSection<'_>, flex: bool, fre: &v3::SFrameFRE) 
         Some(r) if !r.control.is_padding() => flex_rule(r),
         _ => fallback(ctx.fixed_fp),
     };
-    Row { cfa: Some(flex_rule(&rules.cfa)), ra: Some(ra), fp: Some(fp), ra_mangled: Some(mangled) }
+    Row {
+        cfa: Some(flex_rule(&rules.cfa)),
+        ra: Some(ra),
+        fp: Some(fp),
+        ra_mangled: Some(mangled),
+    }
 }
 
-fn header(version: u8, flags: u8, abi: Abi, fixed_fp: i8, fixed_ra: i8, num_fdes: u32) -> HeaderFacts {
+fn header(
+    version: u8,
+    flags: u8,
+    abi: Abi,
+    fixed_fp: i8,
+    fixed_ra: i8,
+    num_fdes: u32,
+) -> HeaderFacts {
     HeaderFacts {
         version: Some(version),
         flags: Some(flags),
@@ -174,9 +228,21 @@ fn decode_v1(s: &v1::SFrameSection<'_>) -> Result<Decoded, SFrameError> {
         v1::SFrameABI::AArch64LittleEndian => Abi::Aarch64Le,
         v1::SFrameABI::AMD64LittleEndian => Abi::Amd64,
     };
-    let ctx = Ctx { abi, version: 1, fixed_fp: s.get_cfa_fixed_fp_offset(), fixed_ra: s.get_cfa_fixed_ra_offset() };
+    let ctx = Ctx {
+        abi,
+        version: 1,
+        fixed_fp: s.get_cfa_fixed_fp_offset(),
+        fixed_ra: s.get_cfa_fixed_ra_offset(),
+    };
     let mut d = Decoded {
-        header: header(1, s.get_flags().bits(), abi, ctx.fixed_fp, ctx.fixed_ra, s.get_fde_count()),
+        header: header(
+            1,
+            s.get_flags().bits(),
+            abi,
+            ctx.fixed_fp,
+            ctx.fixed_ra,
+            s.get_fde_count(),
+        ),
         functions: Vec::new(),
     };
     for i in 0..s.get_fde_count() {
@@ -227,9 +293,21 @@ fn abi_v3(a: v3::SFrameABI) -> Abi {
 
 fn decode_v2(s: &v2::SFrameSection<'_>) -> Result<Decoded, SFrameError> {
     let abi = abi_v2(s.get_abi());
-    let ctx = Ctx { abi, version: 2, fixed_fp: s.get_cfa_fixed_fp_offset(), fixed_ra: s.get_cfa_fixed_ra_offset() };
+    let ctx = Ctx {
+        abi,
+        version: 2,
+        fixed_fp: s.get_cfa_fixed_fp_offset(),
+        fixed_ra: s.get_cfa_fixed_ra_offset(),
+    };
     let mut d = Decoded {
-        header: header(2, s.get_flags().bits(), abi, ctx.fixed_fp, ctx.fixed_ra, s.get_fde_count()),
+        header: header(
+            2,
+            s.get_flags().bits(),
+            abi,
+            ctx.fixed_fp,
+            ctx.fixed_ra,
+            s.get_fde_count(),
+        ),
         functions: Vec::new(),
     };
     for i in 0..s.get_fde_count() {
@@ -263,9 +341,21 @@ fn decode_v2(s: &v2::SFrameSection<'_>) -> Result<Decoded, SFrameError> {
 
 fn decode_v3(s: &v3::SFrameSection<'_>) -> Result<Decoded, SFrameError> {
     let abi = abi_v3(s.get_abi());
-    let ctx = Ctx { abi, version: 3, fixed_fp: s.get_cfa_fixed_fp_offset(), fixed_ra: s.get_cfa_fixed_ra_offset() };
+    let ctx = Ctx {
+        abi,
+        version: 3,
+        fixed_fp: s.get_cfa_fixed_fp_offset(),
+        fixed_ra: s.get_cfa_fixed_ra_offset(),
+    };
     let mut d = Decoded {
-        header: header(3, s.get_flags().bits(), abi, ctx.fixed_fp, ctx.fixed_ra, s.get_fde_count()),
+        header: header(
+            3,
+            s.get_flags().bits(),
+            abi,
+            ctx.fixed_fp,
+            ctx.fixed_ra,
+            s.get_fde_count(),
+        ),
         functions: Vec::new(),
     };
     for i in 0..s.get_fde_count() {
@@ -302,11 +392,20 @@ fn rel(pc: u64) -> i64 {
 /// The row the crate finds for `pc` (section-relative), in a section loaded at [`BASE`].
 fn find(section: &SFrameSection<'_>, pc: i64) -> Result<Option<Found>, SFrameError> {
     let pc = BASE.wrapping_add(pc as u64);
-    let Some(fde) = section.find_fde(pc)? else { return Ok(None) };
-    let Some(fre) = fde.find_fre(section, pc)? else { return Ok(None) };
+    let Some(fde) = section.find_fde(pc)? else {
+        return Ok(None);
+    };
+    let Some(fre) = fde.find_fre(section, pc)? else {
+        return Ok(None);
+    };
     let found = match (&fde, &fre, section) {
         (simple_frame_rs::SFrameFDE::V1(fde), SFrameFRE::V1(fre), SFrameSection::V1(s)) => {
-            let ctx = Ctx { abi: Abi::Amd64, version: 1, fixed_fp: s.get_cfa_fixed_fp_offset(), fixed_ra: s.get_cfa_fixed_ra_offset() };
+            let ctx = Ctx {
+                abi: Abi::Amd64,
+                version: 1,
+                fixed_fp: s.get_cfa_fixed_fp_offset(),
+                fixed_ra: s.get_cfa_fixed_ra_offset(),
+            };
             let abi = match s.get_abi() {
                 v1::SFrameABI::AArch64BigEndian => Abi::Aarch64Be,
                 v1::SFrameABI::AArch64LittleEndian => Abi::Aarch64Le,
@@ -328,8 +427,12 @@ fn find(section: &SFrameSection<'_>, pc: i64) -> Result<Option<Found>, SFrameErr
             }
         }
         (simple_frame_rs::SFrameFDE::V2(fde), SFrameFRE::V2(fre), SFrameSection::V2(s)) => {
-            let ctx =
-                Ctx { abi: abi_v2(s.get_abi()), version: 2, fixed_fp: s.get_cfa_fixed_fp_offset(), fixed_ra: s.get_cfa_fixed_ra_offset() };
+            let ctx = Ctx {
+                abi: abi_v2(s.get_abi()),
+                version: 2,
+                fixed_fp: s.get_cfa_fixed_fp_offset(),
+                fixed_ra: s.get_cfa_fixed_ra_offset(),
+            };
             Found {
                 function_start: Some(rel(fde.get_pc(s))),
                 fre_start: Some(fre.start_address.get()),
@@ -345,10 +448,18 @@ fn find(section: &SFrameSection<'_>, pc: i64) -> Result<Option<Found>, SFrameErr
             }
         }
         (simple_frame_rs::SFrameFDE::V3(fde), SFrameFRE::V3(fre), SFrameSection::V3(s)) => {
-            let ctx =
-                Ctx { abi: abi_v3(s.get_abi()), version: 3, fixed_fp: s.get_cfa_fixed_fp_offset(), fixed_ra: s.get_cfa_fixed_ra_offset() };
+            let ctx = Ctx {
+                abi: abi_v3(s.get_abi()),
+                version: 3,
+                fixed_fp: s.get_cfa_fixed_fp_offset(),
+                fixed_ra: s.get_cfa_fixed_ra_offset(),
+            };
             let flex = matches!(fde.get_fde_type(), Ok(v3::SFrameFDEType::Flex));
-            Found { function_start: Some(rel(fde.get_pc(s))), fre_start: Some(fre.start_address.get()), row: v3_row(ctx, s, flex, fre) }
+            Found {
+                function_start: Some(rel(fde.get_pc(s))),
+                fre_start: Some(fre.start_address.get()),
+                row: v3_row(ctx, s, flex, fre),
+            }
         }
         _ => return Err(SFrameError::UnsupportedVersion),
     };
@@ -380,10 +491,12 @@ impl Implementation for SimpleFrame {
         })
     }
     fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>> {
-        guarded(|| match SFrameSection::from(data, BASE).and_then(|s| find(&s, pc)) {
-            Ok(f) => Outcome::ok(f),
-            Err(e) => rejected(e),
-        })
+        guarded(
+            || match SFrameSection::from(data, BASE).and_then(|s| find(&s, pc)) {
+                Ok(f) => Outcome::ok(f),
+                Err(e) => rejected(e),
+            },
+        )
     }
     fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
         guarded(|| {
@@ -405,7 +518,11 @@ impl Implementation for SimpleFrame {
                 }
             }
             let nanos = t.elapsed().as_nanos() as u64;
-            Outcome::ok(BenchTiming { lookups: u64::from(rounds) * pcs.len() as u64, found, nanos })
+            Outcome::ok(BenchTiming {
+                lookups: u64::from(rounds) * pcs.len() as u64,
+                found,
+                nanos,
+            })
         })
     }
 }

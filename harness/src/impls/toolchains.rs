@@ -17,7 +17,9 @@ pub fn cache_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("SFRAME_CONFORM_CACHE").filter(|d| !d.is_empty()) {
         return PathBuf::from(d);
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/root"));
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/root"));
     home.join(".cache/sframe-conform")
 }
 
@@ -35,7 +37,10 @@ pub struct ToolEntry {
 /// The entries of `$CACHE/toolchains.json` (empty when absent or unreadable).
 pub fn tool_entries() -> Vec<ToolEntry> {
     let p = cache_dir().join("toolchains.json");
-    std::fs::read_to_string(p).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+    std::fs::read_to_string(p)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
 }
 
 /// A provisioned GNU libsframe.
@@ -60,7 +65,8 @@ fn shared_object(dir: &Path) -> Option<PathBuf> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.strip_prefix("libsframe.so.").is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()))
+                n.strip_prefix("libsframe.so.")
+                    .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()))
             })
         })
         .collect();
@@ -75,22 +81,40 @@ pub fn libsframe_releases() -> Vec<LibsframeRelease> {
     if let Ok(rd) = std::fs::read_dir(cache_dir().join("lib")) {
         for e in rd.filter_map(Result::ok) {
             let name = e.file_name().to_string_lossy().into_owned();
-            let Some(release) = name.strip_prefix("libsframe-") else { continue };
-            let Some(path) = shared_object(&e.path()) else { continue };
+            let Some(release) = name.strip_prefix("libsframe-") else {
+                continue;
+            };
+            let Some(path) = shared_object(&e.path()) else {
+                continue;
+            };
             let version = entries
                 .iter()
                 .find(|t| t.tool == "libsframe" && t.release == release)
                 .map(|t| t.version.clone())
-                .unwrap_or_else(|| format!("{release} (version unknown: no toolchains.json entry)"));
-            out.push(LibsframeRelease { release: release.to_string(), path, version });
+                .unwrap_or_else(|| {
+                    format!("{release} (version unknown: no toolchains.json entry)")
+                });
+            out.push(LibsframeRelease {
+                release: release.to_string(),
+                path,
+                version,
+            });
         }
     }
     for (k, v) in std::env::vars_os() {
-        let (Some(k), Some(v)) = (k.to_str(), v.to_str()) else { continue };
-        let Some(rel) = k.strip_prefix("SFRAME_CONFORM_LIBSFRAME_") else { continue };
+        let (Some(k), Some(v)) = (k.to_str(), v.to_str()) else {
+            continue;
+        };
+        let Some(rel) = k.strip_prefix("SFRAME_CONFORM_LIBSFRAME_") else {
+            continue;
+        };
         let release = rel.replace('_', ".");
         out.retain(|r| r.release != release);
-        out.push(LibsframeRelease { release: release.clone(), path: PathBuf::from(v), version: format!("{release} (from {k})") });
+        out.push(LibsframeRelease {
+            release: release.clone(),
+            path: PathBuf::from(v),
+            version: format!("{release} (from {k})"),
+        });
     }
     out.sort_by_key(|r| release_sort_key(&r.release));
     out
@@ -114,7 +138,12 @@ pub fn objdumps() -> Vec<Objdump> {
         .into_iter()
         .filter_map(|t| {
             let triple = t.tool.strip_suffix("-objdump")?.to_string();
-            t.path.is_file().then(|| Objdump { release: t.release.clone(), triple, path: t.path.clone(), version: t.version.clone() })
+            t.path.is_file().then(|| Objdump {
+                release: t.release.clone(),
+                triple,
+                path: t.path.clone(),
+                version: t.version.clone(),
+            })
         })
         .collect();
     let system = Path::new("/usr/bin/objdump");
@@ -126,14 +155,30 @@ pub fn objdumps() -> Vec<Objdump> {
             .and_then(|o| String::from_utf8(o.stdout).ok())
             .and_then(|s| s.lines().next().map(str::to_string))
         {
-            if let Some(rel) = first.split_whitespace().last().map(|v| v.split('.').take(2).collect::<Vec<_>>().join(".")) {
-                if !out.iter().any(|o| o.release == rel && o.triple == "x86_64-linux-gnu") {
-                    out.push(Objdump { release: rel, triple: "x86_64-linux-gnu".into(), path: system.to_path_buf(), version: first });
+            if let Some(rel) = first
+                .split_whitespace()
+                .last()
+                .map(|v| v.split('.').take(2).collect::<Vec<_>>().join("."))
+            {
+                if !out
+                    .iter()
+                    .any(|o| o.release == rel && o.triple == "x86_64-linux-gnu")
+                {
+                    out.push(Objdump {
+                        release: rel,
+                        triple: "x86_64-linux-gnu".into(),
+                        path: system.to_path_buf(),
+                        version: first,
+                    });
                 }
             }
         }
     }
-    out.sort_by(|a, b| release_sort_key(&a.release).cmp(&release_sort_key(&b.release)).then(a.triple.cmp(&b.triple)));
+    out.sort_by(|a, b| {
+        release_sort_key(&a.release)
+            .cmp(&release_sort_key(&b.release))
+            .then(a.triple.cmp(&b.triple))
+    });
     out
 }
 
@@ -145,5 +190,10 @@ pub fn worker_path() -> Option<PathBuf> {
     }
     let exe = std::env::current_exe().ok()?;
     let dir = exe.parent()?;
-    [dir.join("sframe-worker"), dir.parent()?.join("sframe-worker")].into_iter().find(|p| p.is_file())
+    [
+        dir.join("sframe-worker"),
+        dir.parent()?.join("sframe-worker"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
 }

@@ -34,8 +34,31 @@ static REGS: Regs = Regs {
     ra: Some(R::X30 as i32),
     ret: x(0),
     args: &[x(0), x(1), x(2), x(3), x(4), x(5), x(6), x(7)],
-    callee_saved: &[x(19), x(20), x(21), x(22), x(23), x(24), x(25), x(26), x(27), x(28)],
-    scratch: &[x(8), x(9), x(10), x(11), x(12), x(13), x(14), x(15), x(16), x(17), x(18)],
+    callee_saved: &[
+        x(19),
+        x(20),
+        x(21),
+        x(22),
+        x(23),
+        x(24),
+        x(25),
+        x(26),
+        x(27),
+        x(28),
+    ],
+    scratch: &[
+        x(8),
+        x(9),
+        x(10),
+        x(11),
+        x(12),
+        x(13),
+        x(14),
+        x(15),
+        x(16),
+        x(17),
+        x(18),
+    ],
 };
 
 impl Cpu for Aarch64 {
@@ -47,14 +70,24 @@ impl Cpu for Aarch64 {
         }
     }
     fn unicorn_mode(&self) -> (Arch, Mode) {
-        (Arch::ARM64, if self.big_endian { Mode::BIG_ENDIAN } else { Mode::LITTLE_ENDIAN })
+        (
+            Arch::ARM64,
+            if self.big_endian {
+                Mode::BIG_ENDIAN
+            } else {
+                Mode::LITTLE_ENDIAN
+            },
+        )
     }
     fn cpu_model(&self) -> Option<i32> {
         // The "max" CPU has pointer authentication, so signed return addresses are real.
         Some(Arm64CpuModel::MAX as i32)
     }
     fn capstone(&self) -> capstone::CsResult<Capstone> {
-        Capstone::new().arm64().mode(arch::arm64::ArchMode::Arm).build()
+        Capstone::new()
+            .arm64()
+            .mode(arch::arm64::ArchMode::Arm)
+            .build()
     }
     fn regs(&self) -> &'static Regs {
         &REGS
@@ -81,21 +114,33 @@ impl Cpu for Aarch64 {
     }
     fn classify(&self, mnemonic: &str, op_str: &str) -> Flow {
         match mnemonic {
-            "bl" => Flow::Call { target: last_imm(op_str) },
+            "bl" => Flow::Call {
+                target: last_imm(op_str),
+            },
             "blr" | "blraa" | "blraaz" | "blrab" | "blrabz" => Flow::Call { target: None },
             "ret" | "retaa" | "retab" => Flow::Return,
-            "b" => Flow::Jump { target: last_imm(op_str) },
+            "b" => Flow::Jump {
+                target: last_imm(op_str),
+            },
             "br" | "braa" | "braaz" | "brab" | "brabz" => Flow::Jump { target: None },
             "svc" | "hvc" | "smc" | "brk" | "hlt" | "udf" => Flow::Trap,
-            _ if mnemonic.starts_with("b.") || matches!(mnemonic, "cbz" | "cbnz" | "tbz" | "tbnz") => {
+            _ if mnemonic.starts_with("b.")
+                || matches!(mnemonic, "cbz" | "cbnz" | "tbz" | "tbnz") =>
+            {
                 match last_imm(op_str) {
                     Some(target) => Flow::CondJump { target },
                     None => Flow::Other,
                 }
             }
             // Capstone spells some conditions without the dot (`bne`).
-            _ if mnemonic.len() == 3 && mnemonic.starts_with('b') && last_imm(op_str).is_some() && op_str.split(',').count() == 1 => {
-                Flow::CondJump { target: last_imm(op_str).unwrap_or_default() }
+            _ if mnemonic.len() == 3
+                && mnemonic.starts_with('b')
+                && last_imm(op_str).is_some()
+                && op_str.split(',').count() == 1 =>
+            {
+                Flow::CondJump {
+                    target: last_imm(op_str).unwrap_or_default(),
+                }
             }
             _ => Flow::Other,
         }
@@ -123,10 +168,18 @@ mod tests {
     #[test]
     fn control_flow_of_common_instructions() {
         let c = &AARCH64_LE;
-        assert_eq!(c.classify("bl", "#0x10040"), Flow::Call { target: Some(0x10040) });
+        assert_eq!(
+            c.classify("bl", "#0x10040"),
+            Flow::Call {
+                target: Some(0x10040)
+            }
+        );
         assert_eq!(c.classify("blr", "x1"), Flow::Call { target: None });
         assert_eq!(c.classify("b.ne", "#0x10"), Flow::CondJump { target: 0x10 });
-        assert_eq!(c.classify("tbz", "w0, #3, #0x20"), Flow::CondJump { target: 0x20 });
+        assert_eq!(
+            c.classify("tbz", "w0, #3, #0x20"),
+            Flow::CondJump { target: 0x20 }
+        );
         assert_eq!(c.classify("ret", ""), Flow::Return);
         assert_eq!(c.classify("b", "#0x8"), Flow::Jump { target: Some(8) });
         assert_eq!(c.classify("bic", "x0, x0, x1"), Flow::Other);

@@ -46,7 +46,10 @@ impl Cpu for S390x {
         Some(S390xCpuModel::MAX as i32)
     }
     fn capstone(&self) -> capstone::CsResult<Capstone> {
-        Capstone::new().sysz().mode(arch::sysz::ArchMode::Default).build()
+        Capstone::new()
+            .sysz()
+            .mode(arch::sysz::ArchMode::Default)
+            .build()
     }
     fn regs(&self) -> &'static Regs {
         &REGS
@@ -73,21 +76,31 @@ impl Cpu for S390x {
     fn classify(&self, mnemonic: &str, op_str: &str) -> Flow {
         let ops: Vec<&str> = op_str.split(',').map(str::trim).collect();
         match mnemonic {
-            "brasl" | "bras" => Flow::Call { target: last_imm(op_str) },
+            "brasl" | "bras" => Flow::Call {
+                target: last_imm(op_str),
+            },
             // `basr %rX, %r0` only loads the address of the next instruction.
             "basr" if ops.get(1).is_some_and(|o| *o == "%r0" || *o == "0") => Flow::Other,
             "basr" | "bas" | "balr" | "bal" => Flow::Call { target: None },
             "br" if ops.first() == Some(&"%r14") => Flow::Return,
             "br" | "b" => Flow::Jump { target: None },
-            "j" | "jg" => Flow::Jump { target: last_imm(op_str) },
+            "j" | "jg" => Flow::Jump {
+                target: last_imm(op_str),
+            },
             "jnop" | "jgnop" | "nop" | "nopr" => Flow::Other,
             "svc" => Flow::Trap,
-            "brc" | "brcl" => match (ops.first().and_then(|m| m.parse::<u8>().ok()), last_imm(op_str)) {
+            "brc" | "brcl" => match (
+                ops.first().and_then(|m| m.parse::<u8>().ok()),
+                last_imm(op_str),
+            ) {
                 (Some(15), t) => Flow::Jump { target: t },
                 (Some(0), _) | (_, None) => Flow::Other,
                 (_, Some(target)) => Flow::CondJump { target },
             },
-            _ if mnemonic.starts_with('j') || mnemonic.starts_with("brct") || mnemonic.starts_with("brx") => {
+            _ if mnemonic.starts_with('j')
+                || mnemonic.starts_with("brct")
+                || mnemonic.starts_with("brx") =>
+            {
                 match last_imm(op_str) {
                     Some(target) => Flow::CondJump { target },
                     None => Flow::Other,
@@ -133,13 +146,29 @@ mod tests {
     #[test]
     fn control_flow_of_common_instructions() {
         let c = S390x;
-        assert_eq!(c.classify("brasl", "%r14, 0x1000"), Flow::Call { target: Some(0x1000) });
+        assert_eq!(
+            c.classify("brasl", "%r14, 0x1000"),
+            Flow::Call {
+                target: Some(0x1000)
+            }
+        );
         assert_eq!(c.classify("basr", "%r14, %r1"), Flow::Call { target: None });
         assert_eq!(c.classify("basr", "%r13, %r0"), Flow::Other);
         assert_eq!(c.classify("br", "%r14"), Flow::Return);
-        assert_eq!(c.classify("jg", "0x1000"), Flow::Jump { target: Some(0x1000) });
-        assert_eq!(c.classify("jne", "0x1000"), Flow::CondJump { target: 0x1000 });
-        assert_eq!(c.classify("cgij", "%r2, 0, 8, 0x1000"), Flow::CondJump { target: 0x1000 });
+        assert_eq!(
+            c.classify("jg", "0x1000"),
+            Flow::Jump {
+                target: Some(0x1000)
+            }
+        );
+        assert_eq!(
+            c.classify("jne", "0x1000"),
+            Flow::CondJump { target: 0x1000 }
+        );
+        assert_eq!(
+            c.classify("cgij", "%r2, 0, 8, 0x1000"),
+            Flow::CondJump { target: 0x1000 }
+        );
         assert!(c.is_nop("bcr", "0, %r7", &[0x07, 0x07]));
         assert_eq!(c.dwarf_register(17), Some(R::F2 as i32));
     }

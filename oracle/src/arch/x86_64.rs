@@ -17,15 +17,43 @@ static REGS: Regs = Regs {
     fp: R::RBP as i32,
     ra: None,
     ret: R::RAX as i32,
-    args: &[R::RDI as i32, R::RSI as i32, R::RDX as i32, R::RCX as i32, R::R8 as i32, R::R9 as i32],
-    callee_saved: &[R::RBX as i32, R::R12 as i32, R::R13 as i32, R::R14 as i32, R::R15 as i32],
+    args: &[
+        R::RDI as i32,
+        R::RSI as i32,
+        R::RDX as i32,
+        R::RCX as i32,
+        R::R8 as i32,
+        R::R9 as i32,
+    ],
+    callee_saved: &[
+        R::RBX as i32,
+        R::R12 as i32,
+        R::R13 as i32,
+        R::R14 as i32,
+        R::R15 as i32,
+    ],
     scratch: &[R::R10 as i32, R::R11 as i32],
 };
 
 /// DWARF register numbers 0-16 (psABI Figure 3.36).
 const DWARF: [R; 17] = [
-    R::RAX, R::RDX, R::RCX, R::RBX, R::RSI, R::RDI, R::RBP, R::RSP, R::R8, R::R9, R::R10, R::R11, R::R12, R::R13,
-    R::R14, R::R15, R::RIP,
+    R::RAX,
+    R::RDX,
+    R::RCX,
+    R::RBX,
+    R::RSI,
+    R::RDI,
+    R::RBP,
+    R::RSP,
+    R::R8,
+    R::R9,
+    R::R10,
+    R::R11,
+    R::R12,
+    R::R13,
+    R::R14,
+    R::R15,
+    R::RIP,
 ];
 
 impl Cpu for X86_64 {
@@ -39,7 +67,10 @@ impl Cpu for X86_64 {
         None
     }
     fn capstone(&self) -> capstone::CsResult<Capstone> {
-        Capstone::new().x86().mode(arch::x86::ArchMode::Mode64).build()
+        Capstone::new()
+            .x86()
+            .mode(arch::x86::ArchMode::Mode64)
+            .build()
     }
     fn regs(&self) -> &'static Regs {
         &REGS
@@ -64,10 +95,15 @@ impl Cpu for X86_64 {
         // Prefixes (bnd, notrack, rep) come first in Capstone's mnemonic.
         let m = mnemonic.split_whitespace().last().unwrap_or("");
         match m {
-            "call" => Flow::Call { target: last_imm(op_str) },
+            "call" => Flow::Call {
+                target: last_imm(op_str),
+            },
             "ret" | "retq" => Flow::Return,
-            "jmp" => Flow::Jump { target: last_imm(op_str) },
-            "syscall" | "sysenter" | "int" | "int1" | "int3" | "into" | "hlt" | "ud0" | "ud1" | "ud2" => Flow::Trap,
+            "jmp" => Flow::Jump {
+                target: last_imm(op_str),
+            },
+            "syscall" | "sysenter" | "int" | "int1" | "int3" | "into" | "hlt" | "ud0" | "ud1"
+            | "ud2" => Flow::Trap,
             _ if m.starts_with('j') || m.starts_with("loop") => match last_imm(op_str) {
                 Some(target) => Flow::CondJump { target },
                 None => Flow::Other,
@@ -81,7 +117,8 @@ impl Cpu for X86_64 {
     }
     fn is_sigreturn(&self, head: &[u8]) -> bool {
         // mov $15, %rax (or %eax); syscall: rt_sigreturn is system call 15.
-        head.starts_with(&[0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05]) || head.starts_with(&[0xb8, 0x0f, 0, 0, 0, 0x0f, 0x05])
+        head.starts_with(&[0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05])
+            || head.starts_with(&[0xb8, 0x0f, 0, 0, 0, 0x0f, 0x05])
     }
     fn return_fill(&self) -> &'static [u8] {
         &[0xc3] // ret
@@ -98,11 +135,22 @@ mod tests {
     #[test]
     fn control_flow_of_common_instructions() {
         let c = X86_64;
-        assert_eq!(c.classify("call", "0x1040"), Flow::Call { target: Some(0x1040) });
-        assert_eq!(c.classify("call", "qword ptr [rip + 0x2fe2]"), Flow::Call { target: None });
+        assert_eq!(
+            c.classify("call", "0x1040"),
+            Flow::Call {
+                target: Some(0x1040)
+            }
+        );
+        assert_eq!(
+            c.classify("call", "qword ptr [rip + 0x2fe2]"),
+            Flow::Call { target: None }
+        );
         assert_eq!(c.classify("bnd ret", ""), Flow::Return);
         assert_eq!(c.classify("jne", "0x10"), Flow::CondJump { target: 0x10 });
-        assert_eq!(c.classify("notrack jmp", "rax"), Flow::Jump { target: None });
+        assert_eq!(
+            c.classify("notrack jmp", "rax"),
+            Flow::Jump { target: None }
+        );
         assert_eq!(c.classify("mov", "rax, rbx"), Flow::Other);
         assert!(c.is_nop("nop", "word ptr cs:[rax + rax]", &[]));
         assert!(c.is_nop("xchg", "ax, ax", &[]));

@@ -47,7 +47,8 @@ int sw(int x, int y)
 pub fn cache_dir() -> PathBuf {
     match std::env::var_os("SFRAME_CONFORM_CACHE") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/sframe-conform"),
+        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+            .join(".cache/sframe-conform"),
     }
 }
 
@@ -58,8 +59,14 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn run(cmd: &mut Command) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (run ci/install-deps)"));
-    assert!(out.status.success(), "{cmd:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (run ci/install-deps)"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Compile `c` to assembly with `cc` and `flags`, assemble it with `as_` and `--gsframe`.
@@ -68,8 +75,17 @@ pub fn build_c(cc: &str, as_: &Path, flags: &[&str], c: &str, name: &str) -> Vec
     let asm = tmp(&format!("{name}.s"));
     let obj = tmp(&format!("{name}.o"));
     std::fs::write(&src, c).unwrap();
-    run(Command::new(cc).args(["-S", "-fasynchronous-unwind-tables", "-g0"]).args(flags).arg(&src).arg("-o").arg(&asm));
-    run(Command::new(as_).arg("--gsframe").arg(&asm).arg("-o").arg(&obj));
+    run(Command::new(cc)
+        .args(["-S", "-fasynchronous-unwind-tables", "-g0"])
+        .args(flags)
+        .arg(&src)
+        .arg("-o")
+        .arg(&asm));
+    run(Command::new(as_)
+        .arg("--gsframe")
+        .arg(&asm)
+        .arg("-o")
+        .arg(&obj));
     std::fs::read(&obj).unwrap()
 }
 
@@ -78,7 +94,11 @@ pub fn build_s(as_: &Path, asm_text: &str, name: &str) -> Vec<u8> {
     let asm = tmp(&format!("{name}.s"));
     let obj = tmp(&format!("{name}.o"));
     std::fs::write(&asm, asm_text).unwrap();
-    run(Command::new(as_).arg("--gsframe").arg(&asm).arg("-o").arg(&obj));
+    run(Command::new(as_)
+        .arg("--gsframe")
+        .arg(&asm)
+        .arg("-o")
+        .arg(&obj));
     std::fs::read(&obj).unwrap()
 }
 
@@ -103,7 +123,10 @@ pub fn s390x_as() -> PathBuf {
 }
 
 pub fn opts() -> Options {
-    Options { jobs: 2, ..Options::default() }
+    Options {
+        jobs: 2,
+        ..Options::default()
+    }
 }
 
 /// Check every function and return the report.
@@ -116,7 +139,12 @@ pub fn check(elf: &[u8]) -> (Oracle, Report) {
 /// Assert no mismatch at all, and print them if there are.
 pub fn assert_clean(r: &Report) {
     let bad: Vec<String> = r.mismatches().map(|m| format!("{m:?}")).collect();
-    assert!(bad.is_empty(), "{} mismatches:\n{}", bad.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} mismatches:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }
 
 /// A row of a function: `[start, end)` as addresses, and its FRE index.
@@ -133,9 +161,19 @@ pub fn rows(o: &Oracle, fde: usize) -> Vec<RowRange> {
     let s = o.section();
     let f = s.fde(fde).unwrap();
     let base = o.image().section_vaddr.wrapping_add(f.start as u64);
-    let starts: Vec<u64> = s.fres(&f).map(|r| base + u64::from(r.unwrap().start)).collect();
+    let starts: Vec<u64> = s
+        .fres(&f)
+        .map(|r| base + u64::from(r.unwrap().start))
+        .collect();
     let end = base + u64::from(f.size);
-    (0..starts.len()).map(|k| RowRange { fde, fre: k, start: starts[k], end: starts.get(k + 1).copied().unwrap_or(end) }).collect()
+    (0..starts.len())
+        .map(|k| RowRange {
+            fde,
+            fre: k,
+            start: starts[k],
+            end: starts.get(k + 1).copied().unwrap_or(end),
+        })
+        .collect()
 }
 
 /// A copy of the section with data word `word` of FRE `fre` of FDE `fde` changed by `delta`.
@@ -145,7 +183,10 @@ pub fn plant(section: &SectionRef<'_>, fde: usize, fre: usize, word: usize, delt
     let old = r.dataword(word).expect("the data word exists");
     let new = old + delta;
     let size = r.dataword_size.bytes();
-    assert!(r.dataword_size.fits_signed(new), "planted value {new} does not fit {size} bytes");
+    assert!(
+        r.dataword_size.fits_signed(new),
+        "planted value {new} does not fit {size} bytes"
+    );
     let off = r.dataword_offset(word);
     let mut bytes = section.data().to_vec();
     let v = (new as u64).to_le_bytes();
@@ -163,11 +204,16 @@ pub fn plant(section: &SectionRef<'_>, fde: usize, fre: usize, word: usize, delt
 pub fn executed_in(o: &Oracle, r: &Report, name: &str, lo: u64, hi: u64) -> Vec<u64> {
     let fi = o.function_index(name).unwrap();
     let fr = r.function(name).unwrap();
-    assert!(fr.uncovered.len() < 32, "{name}: too many unexecuted instructions to list");
+    assert!(
+        fr.uncovered.len() < 32,
+        "{name}: too many unexecuted instructions to list"
+    );
     let start = o.functions()[fi].start;
     o.instructions(fi)
         .iter()
-        .filter(|i| !i.padding && i.addr >= lo && i.addr < hi && !fr.uncovered.contains(&(i.addr - start)))
+        .filter(|i| {
+            !i.padding && i.addr >= lo && i.addr < hi && !fr.uncovered.contains(&(i.addr - start))
+        })
         .map(|i| i.addr)
         .collect()
 }
@@ -201,12 +247,22 @@ pub fn planted_is_caught(
     assert!(!expected.is_empty(), "{name}: the row {row:?} never ran");
     let planted = Oracle::with_section(elf, plant(&section, fde, row.fre, word, delta)).unwrap();
     let r = planted.check_all(&opts()).unwrap();
-    let mut flagged: Vec<u64> = r.mismatches().filter(|m| m.frame == 0).map(|m| m.pc).collect();
+    let mut flagged: Vec<u64> = r
+        .mismatches()
+        .filter(|m| m.frame == 0)
+        .map(|m| m.pc)
+        .collect();
     flagged.sort_unstable();
     flagged.dedup();
-    assert_eq!(flagged, expected, "{name}: flagged PCs differ from the row's executed PCs");
+    assert_eq!(
+        flagged, expected,
+        "{name}: flagged PCs differ from the row's executed PCs"
+    );
     for m in r.mismatches() {
-        assert!(m.pc >= row.start && m.pc < row.end, "mismatch outside the planted row: {m:?}");
+        assert!(
+            m.pc >= row.start && m.pc < row.end,
+            "mismatch outside the planted row: {m:?}"
+        );
         if m.frame == 0 {
             assert_eq!(m.kind, kind, "{m:?}");
         }

@@ -39,20 +39,32 @@ pub fn bytes(e: Endian, fields: &[F]) -> Vec<u8> {
 
 /// `sframe_header` (v3 manual §2.2 table), 28 bytes.
 #[allow(clippy::too_many_arguments)]
-pub fn header(version: u8, flags: u8, abi: u8, fixed_fp: i8, fixed_ra: i8, auxhdr_len: u8, num_fdes: u32, num_fres: u32, fre_len: u32, fdeoff: u32, freoff: u32) -> Vec<F> {
+pub fn header(
+    version: u8,
+    flags: u8,
+    abi: u8,
+    fixed_fp: i8,
+    fixed_ra: i8,
+    auxhdr_len: u8,
+    num_fdes: u32,
+    num_fres: u32,
+    fre_len: u32,
+    fdeoff: u32,
+    freoff: u32,
+) -> Vec<F> {
     vec![
-        F::U16(0xdee2),  // 0x00 sfp_magic
-        F::U8(version),  // 0x02 sfp_version
-        F::U8(flags),    // 0x03 sfp_flags
-        F::U8(abi),      // 0x04 sfh_abi_arch
-        F::I8(fixed_fp), // 0x05 sfh_cfa_fixed_fp_offset
-        F::I8(fixed_ra), // 0x06 sfh_cfa_fixed_ra_offset
+        F::U16(0xdee2),    // 0x00 sfp_magic
+        F::U8(version),    // 0x02 sfp_version
+        F::U8(flags),      // 0x03 sfp_flags
+        F::U8(abi),        // 0x04 sfh_abi_arch
+        F::I8(fixed_fp),   // 0x05 sfh_cfa_fixed_fp_offset
+        F::I8(fixed_ra),   // 0x06 sfh_cfa_fixed_ra_offset
         F::U8(auxhdr_len), // 0x07 sfh_auxhdr_len
-        F::U32(num_fdes), // 0x08 sfh_num_fdes
-        F::U32(num_fres), // 0x0c sfh_num_fres
-        F::U32(fre_len), // 0x10 sfh_fre_len
-        F::U32(fdeoff),  // 0x14 sfh_fdeoff
-        F::U32(freoff),  // 0x18 sfh_freoff
+        F::U32(num_fdes),  // 0x08 sfh_num_fdes
+        F::U32(num_fres),  // 0x0c sfh_num_fres
+        F::U32(fre_len),   // 0x10 sfh_fre_len
+        F::U32(fdeoff),    // 0x14 sfh_fdeoff
+        F::U32(freoff),    // 0x18 sfh_freoff
     ]
 }
 

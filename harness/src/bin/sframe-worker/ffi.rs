@@ -64,23 +64,41 @@ pub struct Guarded {
 impl Guarded {
     pub fn new(bytes: &[u8]) -> Option<Guarded> {
         // SAFETY: sysconf has no preconditions.
-        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok().filter(|p| *p > 0)?;
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+            .ok()
+            .filter(|p| *p > 0)?;
         let data_pages = bytes.len().div_ceil(page);
         let map_len = (data_pages + 2) * page;
         // SAFETY: an anonymous private mapping of a fresh range; the result is checked.
         let map = unsafe {
-            libc::mmap(std::ptr::null_mut(), map_len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0)
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
         };
         if map == libc::MAP_FAILED {
             return None;
         }
         let map = map as *mut u8;
         // Owns the mapping from here on (unmapped on every return path).
-        let mut g = Guarded { map, map_len, data: std::ptr::null(), len: bytes.len() };
+        let mut g = Guarded {
+            map,
+            map_len,
+            data: std::ptr::null(),
+            len: bytes.len(),
+        };
         // SAFETY: both ranges are whole pages inside the mapping just made.
         let ok = unsafe {
             libc::mprotect(map as *mut c_void, page, libc::PROT_NONE) == 0
-                && libc::mprotect(map.add((data_pages + 1) * page) as *mut c_void, page, libc::PROT_NONE) == 0
+                && libc::mprotect(
+                    map.add((data_pages + 1) * page) as *mut c_void,
+                    page,
+                    libc::PROT_NONE,
+                ) == 0
         };
         if !ok {
             return None;
@@ -176,7 +194,9 @@ impl FreBuf {
             FreBuf::Large(f) => {
                 f.fre_start_addr = start;
                 f.fre_info = info;
-                f.fre_datawords.get_mut(..words.len())?.copy_from_slice(words);
+                f.fre_datawords
+                    .get_mut(..words.len())?
+                    .copy_from_slice(words);
             }
         }
         Some(())
@@ -204,9 +224,20 @@ type CtxU32Fn = unsafe extern "C" fn(*const Ctx) -> u32;
 type CtxU8Fn = unsafe extern "C" fn(*const Ctx) -> u8;
 type CtxI8Fn = unsafe extern "C" fn(*const Ctx) -> i8;
 type GetFreFn = unsafe extern "C" fn(*const Ctx, u32, u32, *mut c_void) -> c_int;
-type Funcdesc240Fn = unsafe extern "C" fn(*const Ctx, u32, *mut u32, *mut u32, *mut i32, *mut u8) -> c_int;
-type FuncdescV2Fn = unsafe extern "C" fn(*const Ctx, u32, *mut u32, *mut u32, *mut i32, *mut u8, *mut u8) -> c_int;
-type FuncdescV3Fn = unsafe extern "C" fn(*const Ctx, u32, *mut u32, *mut u32, *mut i64, *mut u8, *mut u8, *mut u8) -> c_int;
+type Funcdesc240Fn =
+    unsafe extern "C" fn(*const Ctx, u32, *mut u32, *mut u32, *mut i32, *mut u8) -> c_int;
+type FuncdescV2Fn =
+    unsafe extern "C" fn(*const Ctx, u32, *mut u32, *mut u32, *mut i32, *mut u8, *mut u8) -> c_int;
+type FuncdescV3Fn = unsafe extern "C" fn(
+    *const Ctx,
+    u32,
+    *mut u32,
+    *mut u32,
+    *mut i64,
+    *mut u8,
+    *mut u8,
+    *mut u8,
+) -> c_int;
 type BaseReg240Fn = unsafe extern "C" fn(*const c_void, *mut c_int) -> u32;
 type BaseRegFn = unsafe extern "C" fn(*const c_void, *mut c_int) -> u8;
 type OffsetOldFn = unsafe extern "C" fn(*const Ctx, *const c_void, *mut c_int) -> i32;
@@ -279,7 +310,11 @@ pub struct Lib {
 unsafe fn sym<T: Copy>(lib: &Library, name: &str) -> Result<T, String> {
     // SAFETY: the caller guarantees that `T` is the function's type; the pointer is copied
     // out and stays valid while `lib` is loaded, which `Lib` guarantees by owning it.
-    unsafe { lib.get::<T>(name.as_bytes()).map(|s| *s).map_err(|e| format!("{name}: {e}")) }
+    unsafe {
+        lib.get::<T>(name.as_bytes())
+            .map(|s| *s)
+            .map_err(|e| format!("{name}: {e}"))
+    }
 }
 
 impl Lib {
@@ -287,7 +322,8 @@ impl Lib {
     pub fn open(path: &Path, api: Api) -> Result<Lib, String> {
         // SAFETY: loading a GNU libsframe shared object runs no initialisers with
         // preconditions (it only depends on libc).
-        let lib = unsafe { Library::new(path) }.map_err(|e| format!("dlopen {}: {e}", path.display()))?;
+        let lib =
+            unsafe { Library::new(path) }.map_err(|e| format!("dlopen {}: {e}", path.display()))?;
         let old = api != Api::R247;
         // SAFETY: every type below is the signature of the named function in the header of
         // `api`'s release (module docs); functions missing in a release are not looked up.
@@ -298,38 +334,142 @@ impl Lib {
                 free: sym(&lib, "sframe_decoder_free")?,
                 num_fidx: sym(&lib, "sframe_decoder_get_num_fidx")?,
                 abi_arch: sym(&lib, "sframe_decoder_get_abi_arch")?,
-                version: if api == Api::R240 { None } else { Some(sym(&lib, "sframe_decoder_get_version")?) },
-                flags: if api == Api::R247 { Some(sym(&lib, "sframe_decoder_get_flags")?) } else { None },
+                version: if api == Api::R240 {
+                    None
+                } else {
+                    Some(sym(&lib, "sframe_decoder_get_version")?)
+                },
+                flags: if api == Api::R247 {
+                    Some(sym(&lib, "sframe_decoder_get_flags")?)
+                } else {
+                    None
+                },
                 fixed_fp: sym(&lib, "sframe_decoder_get_fixed_fp_offset")?,
                 fixed_ra: sym(&lib, "sframe_decoder_get_fixed_ra_offset")?,
                 get_fre: sym(&lib, "sframe_decoder_get_fre")?,
-                funcdesc_240: if api == Api::R240 { Some(sym(&lib, "sframe_decoder_get_funcdesc")?) } else { None },
-                funcdesc_v2: if api == Api::R240 { None } else { Some(sym(&lib, "sframe_decoder_get_funcdesc_v2")?) },
-                funcdesc_v3: if api == Api::R247 { Some(sym(&lib, "sframe_decoder_get_funcdesc_v3")?) } else { None },
-                base_reg_240: if api == Api::R240 { Some(sym(&lib, "sframe_fre_get_base_reg_id")?) } else { None },
-                base_reg: if api == Api::R240 { None } else { Some(sym(&lib, "sframe_fre_get_base_reg_id")?) },
-                cfa_old: if old { Some(sym(&lib, "sframe_fre_get_cfa_offset")?) } else { None },
-                fp_old: if old { Some(sym(&lib, "sframe_fre_get_fp_offset")?) } else { None },
-                ra_old: if old { Some(sym(&lib, "sframe_fre_get_ra_offset")?) } else { None },
-                cfa_new: if old { None } else { Some(sym(&lib, "sframe_fre_get_cfa_offset")?) },
-                fp_new: if old { None } else { Some(sym(&lib, "sframe_fre_get_fp_offset")?) },
-                ra_new: if old { None } else { Some(sym(&lib, "sframe_fre_get_ra_offset")?) },
+                funcdesc_240: if api == Api::R240 {
+                    Some(sym(&lib, "sframe_decoder_get_funcdesc")?)
+                } else {
+                    None
+                },
+                funcdesc_v2: if api == Api::R240 {
+                    None
+                } else {
+                    Some(sym(&lib, "sframe_decoder_get_funcdesc_v2")?)
+                },
+                funcdesc_v3: if api == Api::R247 {
+                    Some(sym(&lib, "sframe_decoder_get_funcdesc_v3")?)
+                } else {
+                    None
+                },
+                base_reg_240: if api == Api::R240 {
+                    Some(sym(&lib, "sframe_fre_get_base_reg_id")?)
+                } else {
+                    None
+                },
+                base_reg: if api == Api::R240 {
+                    None
+                } else {
+                    Some(sym(&lib, "sframe_fre_get_base_reg_id")?)
+                },
+                cfa_old: if old {
+                    Some(sym(&lib, "sframe_fre_get_cfa_offset")?)
+                } else {
+                    None
+                },
+                fp_old: if old {
+                    Some(sym(&lib, "sframe_fre_get_fp_offset")?)
+                } else {
+                    None
+                },
+                ra_old: if old {
+                    Some(sym(&lib, "sframe_fre_get_ra_offset")?)
+                } else {
+                    None
+                },
+                cfa_new: if old {
+                    None
+                } else {
+                    Some(sym(&lib, "sframe_fre_get_cfa_offset")?)
+                },
+                fp_new: if old {
+                    None
+                } else {
+                    Some(sym(&lib, "sframe_fre_get_fp_offset")?)
+                },
+                ra_new: if old {
+                    None
+                } else {
+                    Some(sym(&lib, "sframe_fre_get_ra_offset")?)
+                },
                 mangled: sym(&lib, "sframe_fre_get_ra_mangled_p")?,
-                ra_undefined: if old { None } else { Some(sym(&lib, "sframe_fre_get_ra_undefined_p")?) },
-                udata: if old { None } else { Some(sym(&lib, "sframe_get_fre_udata")?) },
-                find_old: if old { Some(sym(&lib, "sframe_find_fre")?) } else { None },
-                find_new: if old { None } else { Some(sym(&lib, "sframe_find_fre")?) },
-                offsetof: if old { None } else { Some(sym(&lib, "sframe_decoder_get_offsetof_fde_start_addr")?) },
-                encode_240: if api == Api::R240 { Some(sym(&lib, "sframe_encode")?) } else { None },
-                encode: if api == Api::R240 { None } else { Some(sym(&lib, "sframe_encode")?) },
+                ra_undefined: if old {
+                    None
+                } else {
+                    Some(sym(&lib, "sframe_fre_get_ra_undefined_p")?)
+                },
+                udata: if old {
+                    None
+                } else {
+                    Some(sym(&lib, "sframe_get_fre_udata")?)
+                },
+                find_old: if old {
+                    Some(sym(&lib, "sframe_find_fre")?)
+                } else {
+                    None
+                },
+                find_new: if old {
+                    None
+                } else {
+                    Some(sym(&lib, "sframe_find_fre")?)
+                },
+                offsetof: if old {
+                    None
+                } else {
+                    Some(sym(&lib, "sframe_decoder_get_offsetof_fde_start_addr")?)
+                },
+                encode_240: if api == Api::R240 {
+                    Some(sym(&lib, "sframe_encode")?)
+                } else {
+                    None
+                },
+                encode: if api == Api::R240 {
+                    None
+                } else {
+                    Some(sym(&lib, "sframe_encode")?)
+                },
                 enc_free: sym(&lib, "sframe_encoder_free")?,
-                add_funcdesc_240: if api == Api::R240 { Some(sym(&lib, "sframe_encoder_add_funcdesc")?) } else { None },
-                add_funcdesc_v2: if api == Api::R244 { Some(sym(&lib, "sframe_encoder_add_funcdesc_v2")?) } else { None },
-                add_funcdesc_v3: if api == Api::R247 { Some(sym(&lib, "sframe_encoder_add_funcdesc_v3")?) } else { None },
+                add_funcdesc_240: if api == Api::R240 {
+                    Some(sym(&lib, "sframe_encoder_add_funcdesc")?)
+                } else {
+                    None
+                },
+                add_funcdesc_v2: if api == Api::R244 {
+                    Some(sym(&lib, "sframe_encoder_add_funcdesc_v2")?)
+                } else {
+                    None
+                },
+                add_funcdesc_v3: if api == Api::R247 {
+                    Some(sym(&lib, "sframe_encoder_add_funcdesc_v3")?)
+                } else {
+                    None
+                },
                 add_fre: sym(&lib, "sframe_encoder_add_fre")?,
-                write_old: if old { Some(sym(&lib, "sframe_encoder_write")?) } else { None },
-                write_new: if old { None } else { Some(sym(&lib, "sframe_encoder_write")?) },
-                enc_offsetof: if old { None } else { Some(sym(&lib, "sframe_encoder_get_offsetof_fde_start_addr")?) },
+                write_old: if old {
+                    Some(sym(&lib, "sframe_encoder_write")?)
+                } else {
+                    None
+                },
+                write_new: if old {
+                    None
+                } else {
+                    Some(sym(&lib, "sframe_encoder_write")?)
+                },
+                enc_offsetof: if old {
+                    None
+                } else {
+                    Some(sym(&lib, "sframe_encoder_get_offsetof_fde_start_addr")?)
+                },
                 errmsg: sym(&lib, "sframe_errmsg")?,
                 _lib: lib,
             })
@@ -345,7 +485,11 @@ impl Lib {
         if ctx.is_null() {
             Err(err)
         } else {
-            Ok(Decoder { lib: self, ctx, _data: data })
+            Ok(Decoder {
+                lib: self,
+                ctx,
+                _data: data,
+            })
         }
     }
 
@@ -419,19 +563,43 @@ impl Decoder<'_> {
             match (self.lib.api, version) {
                 (Api::R240, _) => {
                     let f = self.lib.funcdesc_240?;
-                    let rc = f(self.ctx(), i, &mut d.num_fres, &mut d.size, &mut start32, &mut d.info);
+                    let rc = f(
+                        self.ctx(),
+                        i,
+                        &mut d.num_fres,
+                        &mut d.size,
+                        &mut start32,
+                        &mut d.info,
+                    );
                     d.raw_start = i64::from(start32);
                     rc
                 }
                 (_, 3) => {
                     let f = self.lib.funcdesc_v3?;
-                    let rc = f(self.ctx(), i, &mut d.num_fres, &mut d.size, &mut d.raw_start, &mut d.info, &mut d.info2, &mut rep);
+                    let rc = f(
+                        self.ctx(),
+                        i,
+                        &mut d.num_fres,
+                        &mut d.size,
+                        &mut d.raw_start,
+                        &mut d.info,
+                        &mut d.info2,
+                        &mut rep,
+                    );
                     d.rep_size = Some(rep);
                     rc
                 }
                 _ => {
                     let f = self.lib.funcdesc_v2?;
-                    let rc = f(self.ctx(), i, &mut d.num_fres, &mut d.size, &mut start32, &mut d.info, &mut rep);
+                    let rc = f(
+                        self.ctx(),
+                        i,
+                        &mut d.num_fres,
+                        &mut d.size,
+                        &mut start32,
+                        &mut d.info,
+                        &mut rep,
+                    );
                     d.raw_start = i64::from(start32);
                     d.rep_size = Some(rep);
                     rc
@@ -469,7 +637,11 @@ impl Decoder<'_> {
         // SAFETY: `ctx` is live; `buf` is the release's sframe_frame_row_entry.
         let rc = unsafe {
             match (self.lib.find_old, self.lib.find_new) {
-                (Some(f), _) => f(self.ctx(), i32::try_from(pc).map_err(|_| ())?, buf.as_mut_ptr()),
+                (Some(f), _) => f(
+                    self.ctx(),
+                    i32::try_from(pc).map_err(|_| ())?,
+                    buf.as_mut_ptr(),
+                ),
                 (_, Some(f)) => f(self.ctx(), pc, buf.as_mut_ptr()),
                 _ => return Err(()),
             }
@@ -490,7 +662,13 @@ impl Decoder<'_> {
         (v, err)
     }
 
-    fn offset(&self, old: Option<OffsetOldFn>, new: Option<OffsetNewFn>, fre: &FreBuf, fde_type: u32) -> (i32, c_int) {
+    fn offset(
+        &self,
+        old: Option<OffsetOldFn>,
+        new: Option<OffsetNewFn>,
+        fre: &FreBuf,
+        fde_type: u32,
+    ) -> (i32, c_int) {
         let mut err = 0;
         // SAFETY: `ctx` is live; `fre` is the release's sframe_frame_row_entry.
         let v = unsafe {
@@ -571,7 +749,14 @@ impl Lib {
         // SAFETY: scalar arguments and a valid out-pointer.
         let mut ectx = unsafe {
             match (self.encode_240, self.encode) {
-                (Some(f), _) => f(version, flags, c_int::from(abi), fixed_fp, fixed_ra, &mut err),
+                (Some(f), _) => f(
+                    version,
+                    flags,
+                    c_int::from(abi),
+                    fixed_fp,
+                    fixed_ra,
+                    &mut err,
+                ),
                 (_, Some(f)) => f(version, flags, abi, fixed_fp, fixed_ra, &mut err),
                 _ => return Err("no sframe_encode".into()),
             }
@@ -585,11 +770,26 @@ impl Lib {
                 let n = f.fres.len() as u32;
                 // SAFETY: `ectx` is a live encoder; scalar arguments.
                 let rc = unsafe {
-                    match (self.add_funcdesc_240, self.add_funcdesc_v2, self.add_funcdesc_v3) {
-                        (Some(g), _, _) => g(ectx, i32::try_from(f.start).map_err(|_| "start does not fit int32_t")?, f.size, f.info, n),
-                        (_, Some(g), _) => {
-                            g(ectx, i32::try_from(f.start).map_err(|_| "start does not fit int32_t")?, f.size, f.info, f.rep_size, n)
-                        }
+                    match (
+                        self.add_funcdesc_240,
+                        self.add_funcdesc_v2,
+                        self.add_funcdesc_v3,
+                    ) {
+                        (Some(g), _, _) => g(
+                            ectx,
+                            i32::try_from(f.start).map_err(|_| "start does not fit int32_t")?,
+                            f.size,
+                            f.info,
+                            n,
+                        ),
+                        (_, Some(g), _) => g(
+                            ectx,
+                            i32::try_from(f.start).map_err(|_| "start does not fit int32_t")?,
+                            f.size,
+                            f.info,
+                            f.rep_size,
+                            n,
+                        ),
                         (_, _, Some(g)) => {
                             // The v3 field is PC-relative: relative to the FDE's own start field.
                             let mut e = 0;
@@ -607,7 +807,8 @@ impl Lib {
                 }
                 for (k, (start, info, words)) in f.fres.iter().enumerate() {
                     let mut buf = FreBuf::new(self.api);
-                    buf.set(*start, *info, words).ok_or_else(|| format!("FRE {k} of function {i}: data words do not fit"))?;
+                    buf.set(*start, *info, words)
+                        .ok_or_else(|| format!("FRE {k} of function {i}: data words do not fit"))?;
                     // SAFETY: live encoder; `buf` is the release's sframe_frame_row_entry,
                     // copied by the library.
                     let rc = unsafe { (self.add_fre)(ectx, i, buf.as_mut_ptr()) };
@@ -627,7 +828,10 @@ impl Lib {
                 }
             };
             if p.is_null() || err != 0 {
-                return Err(format!("sframe_encoder_write: {} ({err})", self.errmsg(err)));
+                return Err(format!(
+                    "sframe_encoder_write: {} ({err})",
+                    self.errmsg(err)
+                ));
             }
             // SAFETY: the library returns a buffer of `size` bytes it owns until the encoder
             // is freed; it is copied out before that.

@@ -75,7 +75,9 @@ fn attempt(imp: &dyn Implementation, line: &str) -> std::io::Result<Ended> {
     // The child writes at most a few lines to stderr (the crash reporter, an assertion),
     // far below a pipe's capacity, so reading stdout to its end first cannot deadlock.
     let _ = std::fs::File::from(out_r).read_to_string(&mut out);
-    let _ = std::fs::File::from(err_r).take(64 * 1024).read_to_end(&mut err);
+    let _ = std::fs::File::from(err_r)
+        .take(64 * 1024)
+        .read_to_end(&mut err);
     let mut status = 0;
     // SAFETY: waits for the child this call forked.
     unsafe { libc::waitpid(pid, &mut status, 0) };
@@ -96,8 +98,12 @@ fn attempt(imp: &dyn Implementation, line: &str) -> std::io::Result<Ended> {
 }
 
 fn crashed(signal: String, detail: String) -> String {
-    let o: Outcome<()> = Outcome::Crashed { signal, detail: (!detail.is_empty()).then_some(detail) };
-    serde_json::to_string(&o).unwrap_or_else(|_| r#"{"status":"crashed","signal":"unknown"}"#.into())
+    let o: Outcome<()> = Outcome::Crashed {
+        signal,
+        detail: (!detail.is_empty()).then_some(detail),
+    };
+    serde_json::to_string(&o)
+        .unwrap_or_else(|_| r#"{"status":"crashed","signal":"unknown"}"#.into())
 }
 
 /// Answer one request in a child (twice when the first child dies).
@@ -105,15 +111,31 @@ fn answer_forked(imp: &dyn Implementation, line: &str) -> std::io::Result<String
     match attempt(imp, line)? {
         Ended::Answered(a) => Ok(a),
         Ended::Died { signal, stderr } => Ok(match attempt(imp, line)? {
-            Ended::Died { signal: s2, stderr: e2 } if s2 == signal => crashed(signal, if e2.is_empty() { stderr } else { e2 }),
-            Ended::Died { signal: s2, stderr: e2 } => crashed(signal, format!("nondeterministic: {s2} on a second try; {stderr} {e2}")),
-            Ended::Answered(_) => crashed(signal, format!("nondeterministic: did not repeat in a fresh child; {stderr}")),
+            Ended::Died {
+                signal: s2,
+                stderr: e2,
+            } if s2 == signal => crashed(signal, if e2.is_empty() { stderr } else { e2 }),
+            Ended::Died {
+                signal: s2,
+                stderr: e2,
+            } => crashed(
+                signal,
+                format!("nondeterministic: {s2} on a second try; {stderr} {e2}"),
+            ),
+            Ended::Answered(_) => crashed(
+                signal,
+                format!("nondeterministic: did not repeat in a fresh child; {stderr}"),
+            ),
         }),
     }
 }
 
 /// Serve requests from `input` until it ends, each in a forked child.
-pub fn serve(imp: &dyn Implementation, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+pub fn serve(
+    imp: &dyn Implementation,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> std::io::Result<()> {
     for line in input.lines() {
         let line = line?;
         if line.trim().is_empty() {

@@ -19,7 +19,9 @@
 //! Sections are passed in a guarded buffer ([`Guarded`]): a read past their end crashes.
 
 use crate::ffi::{Api, Decoder, EncFunction, FreBuf, Guarded, Lib};
-use sframe_harness::impls::{norm, section_version, BenchTiming, Decoded, FreFacts, Found, FunctionFacts, HeaderFacts};
+use sframe_harness::impls::{
+    norm, section_version, BenchTiming, Decoded, Found, FreFacts, FunctionFacts, HeaderFacts,
+};
 use sframe_harness::impls::{Implementation, Outcome, Row};
 use sframe_spec::constants::flags::FDE_FUNC_START_PCREL;
 use sframe_spec::{Abi, Loc, Section, Version};
@@ -45,7 +47,10 @@ const ERRORS: [&str; 12] = [
 ];
 
 fn err_name(code: c_int) -> String {
-    usize::try_from(code - 2000).ok().and_then(|i| ERRORS.get(i)).map_or_else(|| format!("error {code}"), |s| s.to_string())
+    usize::try_from(code - 2000)
+        .ok()
+        .and_then(|i| ERRORS.get(i))
+        .map_or_else(|| format!("error {code}"), |s| s.to_string())
 }
 
 /// The low `width` bytes of `v` in host byte order (libsframe's FRE structs are host-endian).
@@ -70,7 +75,11 @@ pub struct Libsframe {
 
 impl Libsframe {
     pub fn open(path: &Path, release: &str, version: &str) -> Result<Libsframe, String> {
-        Ok(Libsframe { lib: Lib::open(path, Api::for_release(release))?, release: release.into(), version: version.into() })
+        Ok(Libsframe {
+            lib: Lib::open(path, Api::for_release(release))?,
+            release: release.into(),
+            version: version.into(),
+        })
     }
 }
 
@@ -88,14 +97,21 @@ const NOT_PRESENT: c_int = 2011;
 fn row(d: &Decoder<'_>, ctx: Ctx, fre: &FreBuf, fde_type: u8) -> Row {
     let mangled = d.ra_mangled(fre);
     if d.ra_undefined(fre) == Some(true) {
-        return Row { cfa: Some(Loc::Undefined), ra: Some(Loc::Undefined), fp: Some(Loc::SameValue), ra_mangled: Some(mangled) };
+        return Row {
+            cfa: Some(Loc::Undefined),
+            ra: Some(Loc::Undefined),
+            fp: Some(Loc::SameValue),
+            ra_mangled: Some(mangled),
+        };
     }
     let flex = fde_type == 1;
     let t = u32::from(fde_type);
     let (base, berr) = d.base_reg_id(fre);
     let (cfa_off, cerr) = d.cfa_offset(fre, t);
     let cfa = match cerr {
-        0 if flex => d.udata(fre, 0).map(|c| norm::flex(u64::from(c), i64::from(cfa_off))),
+        0 if flex => d
+            .udata(fre, 0)
+            .map(|c| norm::flex(u64::from(c), i64::from(cfa_off))),
         0 if berr == 0 => Some(norm::cfa(ctx.abi, base, i64::from(cfa_off))),
         NOT_PRESENT => Some(Loc::Undefined),
         _ => None,
@@ -134,19 +150,34 @@ fn row(d: &Decoder<'_>, ctx: Ctx, fre: &FreBuf, fde_type: u8) -> Row {
         };
         let fp = match ferr {
             0 if ctx.fixed_fp != 0 => Some(norm::slot(i64::from(fp_off))),
-            0 => Some(norm::tracked(ctx.abi, ctx.version, i64::from(fp_off), false)),
+            0 => Some(norm::tracked(
+                ctx.abi,
+                ctx.version,
+                i64::from(fp_off),
+                false,
+            )),
             NOT_PRESENT => Some(norm::fixed(ctx.fixed_fp).unwrap_or(Loc::SameValue)),
             _ => None,
         };
         (ra, fp)
     };
-    Row { cfa, ra, fp, ra_mangled: Some(mangled) }
+    Row {
+        cfa,
+        ra,
+        fp,
+        ra_mangled: Some(mangled),
+    }
 }
 
 impl Libsframe {
     fn ctx(&self, d: &Decoder<'_>, data: &[u8]) -> Ctx {
         let version = d.version().or_else(|| data.get(2).copied()).unwrap_or(0);
-        Ctx { abi: Abi::from_u8(d.abi_arch()).unwrap_or(Abi::Amd64), version, fixed_fp: d.fixed_fp(), fixed_ra: d.fixed_ra() }
+        Ctx {
+            abi: Abi::from_u8(d.abi_arch()).unwrap_or(Abi::Amd64),
+            version,
+            fixed_fp: d.fixed_fp(),
+            fixed_ra: d.fixed_ra(),
+        }
     }
 
     fn flags_of(d: &Decoder<'_>, data: &[u8]) -> u8 {
@@ -158,7 +189,8 @@ impl Libsframe {
         if !pcrel {
             return Some(raw);
         }
-        d.offsetof_fde_start(i).map(|o| raw.wrapping_add(i64::from(o)))
+        d.offsetof_fde_start(i)
+            .map(|o| raw.wrapping_add(i64::from(o)))
     }
 
     /// The function the row `fre` found for `pc` belongs to, as the library's own search
@@ -167,16 +199,26 @@ impl Libsframe {
     fn containing(&self, d: &Decoder<'_>, version: u8, pc: i64, fre: &FreBuf) -> Option<(i64, u8)> {
         let mut candidates = Vec::new();
         for i in 0..d.num_fidx().min(1 << 20) {
-            let Some(Ok(fd)) = d.funcdesc(i, version) else { return None };
+            let Some(Ok(fd)) = d.funcdesc(i, version) else {
+                return None;
+            };
             let start = match self.lib.api {
-                Api::R247 => fd.raw_start.wrapping_add(i64::from(d.offsetof_fde_start(i)?)),
+                Api::R247 => fd
+                    .raw_start
+                    .wrapping_add(i64::from(d.offsetof_fde_start(i)?)),
                 _ => fd.raw_start,
             };
             if pc >= start && pc.wrapping_sub(start) < i64::from(fd.size) {
-                candidates.push((i, start, if version == 3 { fd.info2 & 0x1f } else { 0 }, fd.num_fres));
+                candidates.push((
+                    i,
+                    start,
+                    if version == 3 { fd.info2 & 0x1f } else { 0 },
+                    fd.num_fres,
+                ));
             }
         }
-        let same = |i: u32, n: u32| (0..n.min(64)).any(|j| d.fre(i, j).is_ok_and(|f| f.same_as(fre)));
+        let same =
+            |i: u32, n: u32| (0..n.min(64)).any(|j| d.fre(i, j).is_ok_and(|f| f.same_as(fre)));
         candidates
             .iter()
             .rev()
@@ -208,7 +250,9 @@ impl Implementation for Libsframe {
                 return Outcome::unsupported(format!("{} does not read SFrame {v}", self.name()));
             }
         }
-        let Some(guarded) = Guarded::new(data) else { return Outcome::unsupported("cannot map a guarded buffer") };
+        let Some(guarded) = Guarded::new(data) else {
+            return Outcome::unsupported("cannot map a guarded buffer");
+        };
         let d = match self.lib.decoder(guarded.as_slice()) {
             Ok(d) => d,
             Err(code) => return Outcome::rejected(err_name(code), Some(self.lib.errmsg(code))),
@@ -255,7 +299,10 @@ impl Implementation for Libsframe {
             let limit = num_fres.unwrap_or(MAX_FRES).min(MAX_FRES);
             for j in 0..limit {
                 match d.fre(i, j) {
-                    Ok(fre) => f.fres.push(FreFacts { start: Some(fre.start()), row: row(&d, ctx, &fre, fde_type) }),
+                    Ok(fre) => f.fres.push(FreFacts {
+                        start: Some(fre.start()),
+                        row: row(&d, ctx, &fre, fde_type),
+                    }),
                     Err(code) => {
                         // Without a descriptor getter the FRE count is unknown: the first
                         // failure ends the list.
@@ -282,7 +329,10 @@ impl Implementation for Libsframe {
             }
         }
         let Some(guarded) = Guarded::new(data) else {
-            return pcs.iter().map(|_| Outcome::unsupported("cannot map a guarded buffer")).collect();
+            return pcs
+                .iter()
+                .map(|_| Outcome::unsupported("cannot map a guarded buffer"))
+                .collect();
         };
         let d = match self.lib.decoder(guarded.as_slice()) {
             Ok(d) => d,
@@ -297,11 +347,16 @@ impl Implementation for Libsframe {
                 Err(()) => Outcome::unsupported("the PC does not fit sframe_find_fre's int32_t"),
                 Ok(None) => Outcome::ok(None),
                 Ok(Some(fre)) => {
-                    let (function_start, fde_type) = match self.containing(&d, ctx.version, pc, &fre) {
-                        Some((s, t)) => (Some(s), t),
-                        None => (None, 0),
-                    };
-                    Outcome::ok(Some(Found { function_start, fre_start: Some(fre.start()), row: row(&d, ctx, &fre, fde_type) }))
+                    let (function_start, fde_type) =
+                        match self.containing(&d, ctx.version, pc, &fre) {
+                            Some((s, t)) => (Some(s), t),
+                            None => (None, 0),
+                        };
+                    Outcome::ok(Some(Found {
+                        function_start,
+                        fre_start: Some(fre.start()),
+                        row: row(&d, ctx, &fre, fde_type),
+                    }))
                 }
             })
             .collect()
@@ -313,17 +368,28 @@ impl Implementation for Libsframe {
             Api::R247 => Version::V3,
         };
         if m.version != want {
-            return Outcome::unsupported(format!("the {} encoder writes SFrame {want} only", self.name()));
+            return Outcome::unsupported(format!(
+                "the {} encoder writes SFrame {want} only",
+                self.name()
+            ));
         }
         let functions: Vec<EncFunction> = m
             .functions
             .iter()
             .map(|f| {
-                let signal = if m.version == Version::V3 && f.signal { 0x80 } else { 0 };
+                let signal = if m.version == Version::V3 && f.signal {
+                    0x80
+                } else {
+                    0
+                };
                 EncFunction {
                     start: f.start,
                     size: f.size,
-                    info: signal | f.reserved.info | ((f.pauth_key as u8) << 5) | ((f.pc_type as u8) << 4) | (f.fre_type as u8),
+                    info: signal
+                        | f.reserved.info
+                        | ((f.pauth_key as u8) << 5)
+                        | ((f.pc_type as u8) << 4)
+                        | (f.fre_type as u8),
                     info2: f.reserved.info2 | f.fde_type as u8,
                     rep_size: f.rep_size,
                     fres: f
@@ -335,14 +401,26 @@ impl Implementation for Libsframe {
                                 | ((fre.datawords.len() as u8) << 1)
                                 | (fre.base_reg as u8);
                             let w = fre.dataword_size.bytes();
-                            let bytes: Vec<u8> = fre.datawords.iter().flat_map(|&v| host_bytes(v, w)).collect();
+                            let bytes: Vec<u8> = fre
+                                .datawords
+                                .iter()
+                                .flat_map(|&v| host_bytes(v, w))
+                                .collect();
                             (fre.start, info, bytes)
                         })
                         .collect(),
                 }
             })
             .collect();
-        match self.lib.encode(m.version.number(), m.flags, m.abi.id(), m.cfa_fixed_fp_offset, m.cfa_fixed_ra_offset, &functions, m.is_sorted_flag()) {
+        match self.lib.encode(
+            m.version.number(),
+            m.flags,
+            m.abi.id(),
+            m.cfa_fixed_fp_offset,
+            m.cfa_fixed_ra_offset,
+            &functions,
+            m.is_sorted_flag(),
+        ) {
             Ok(b) => Outcome::ok(b),
             Err(e) => Outcome::rejected("encoder", Some(e)),
         }
@@ -363,6 +441,10 @@ impl Implementation for Libsframe {
             }
         }
         let nanos = t.elapsed().as_nanos() as u64;
-        Outcome::ok(BenchTiming { lookups: u64::from(rounds) * pcs.len() as u64, found, nanos })
+        Outcome::ok(BenchTiming {
+            lookups: u64::from(rounds) * pcs.len() as u64,
+            found,
+            nanos,
+        })
     }
 }

@@ -28,7 +28,12 @@ fn usage(msg: &str) -> ExitCode {
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
-    let (mut lib, mut release, mut version, mut name) = (None::<PathBuf>, None::<String>, None::<String>, None::<String>);
+    let (mut lib, mut release, mut version, mut name) = (
+        None::<PathBuf>,
+        None::<String>,
+        None::<String>,
+        None::<String>,
+    );
     while let Some(a) = args.next() {
         match a.as_str() {
             "--libsframe" => lib = args.next().map(PathBuf::from),
@@ -43,7 +48,9 @@ fn main() -> ExitCode {
     let fork = lib.is_some();
     let imp: Box<dyn Implementation> = match (lib, name.as_deref()) {
         (Some(path), None) => {
-            let Some(release) = release else { return usage("--libsframe needs --release") };
+            let Some(release) = release else {
+                return usage("--libsframe needs --release");
+            };
             ffi::install_crash_reporter();
             let version = version.unwrap_or_else(|| release.clone());
             match libsframe::Libsframe::open(&path, &release, &version) {
