@@ -63,7 +63,8 @@ pub struct Finding {
     /// Rule IDs of the catalogue involved, if any.
     #[serde(default)]
     pub rules: Vec<String>,
-    /// Signatures this finding covers; a trailing `*` matches any suffix.
+    /// Signatures this finding covers; `*` matches any run of characters (`:` included),
+    /// e.g. `diff:libsframe-2.47:v2-pcrel*:find_fre:overlap.*`.
     pub signatures: Vec<String>,
     /// Reproducer files, relative to the finding's directory.
     #[serde(default)]
@@ -80,11 +81,34 @@ pub struct Finding {
 
 impl Finding {
     pub fn covers(&self, signature: &str) -> bool {
-        self.signatures.iter().any(|s| match s.strip_suffix('*') {
-            Some(prefix) => signature.starts_with(prefix),
-            None => s == signature,
-        })
+        self.signatures
+            .iter()
+            .any(|pattern| glob_matches(pattern, signature))
     }
+}
+
+/// Whether `text` matches `pattern`, where `*` stands for any run of characters. Greedy
+/// with backtracking to the last `*`: linear in practice, never worse than quadratic.
+fn glob_matches(pattern: &str, text: &str) -> bool {
+    let (p, t) = (pattern.as_bytes(), text.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None; // (pattern index after '*', text index)
+    while j < t.len() {
+        if i < p.len() && p[i] == b'*' {
+            star = Some((i + 1, j));
+            i += 1;
+        } else if i < p.len() && p[i] == t[j] {
+            i += 1;
+            j += 1;
+        } else if let Some((pi, tj)) = star {
+            i = pi;
+            j = tj + 1;
+            star = Some((pi, tj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == b'*')
 }
 
 /// All findings of a ledger directory.
@@ -214,6 +238,19 @@ mod tests {
         assert!(f.covers("diff:a:b"));
         assert!(!f.covers("diff:a:bc"));
         assert!(!f.covers("crash:libsframe-2.44:decode:x"));
+    }
+
+    #[test]
+    fn a_star_inside_a_signature_matches_any_run() {
+        let f = finding(&["diff:libsframe-2.47:v2-pcrel*:find_fre:overlap.*"]);
+        assert!(f.covers("diff:libsframe-2.47:v2-pcrel:find_fre:overlap.row.cfa"));
+        assert!(f.covers("diff:libsframe-2.47:v2-pcrel-fdeoff-freoff:find_fre:overlap.extra"));
+        assert!(!f.covers("diff:libsframe-2.47:v2-pcrel:find_fre:row.cfa"));
+        assert!(!f.covers("diff:libsframe-2.47:v2:find_fre:overlap.extra"));
+        assert!(!f.covers("diff:libsframe-2.47:v2-pcrel:decode:overlap.extra"));
+        let g = finding(&["a*b*c", "x"]);
+        assert!(g.covers("abc") && g.covers("a-b-b-c") && g.covers("abcbc"));
+        assert!(!g.covers("acb") && !g.covers("abcd") && !g.covers("xx"));
     }
 
     #[test]

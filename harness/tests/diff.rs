@@ -41,6 +41,13 @@ fn registry(objdump: bool) -> Registry {
                 .any(|i| i.name().starts_with("objdump-")),
             "{PROVISION}: no objdump"
         );
+        assert!(
+            reg.available
+                .iter()
+                .any(|i| i.name().starts_with("llvm-readobj-")),
+            "no llvm-readobj: run `ci/toolchains --llvm` (ci/test does); unavailable: {:?}",
+            reg.unavailable
+        );
     }
     reg
 }

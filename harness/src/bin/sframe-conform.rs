@@ -96,6 +96,9 @@ enum Command {
         /// Generate N inputs by mutating the FILEs (default: the corpus and built-in seeds).
         #[arg(long)]
         generate: Option<usize>,
+        /// With --generate: draw sections of this SFrame version only (repeatable).
+        #[arg(long = "version")]
+        versions: Vec<u8>,
         /// Seed of the generator.
         #[arg(long, default_value_t = 0)]
         seed: u64,
@@ -248,6 +251,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             impls,
             external,
             generate,
+            versions,
             seed,
             json,
             record,
@@ -260,6 +264,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             impls,
             external,
             generate,
+            versions,
             seed,
             json,
             record,

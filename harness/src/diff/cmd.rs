@@ -70,6 +70,8 @@ pub struct Args {
     pub impls: Vec<String>,
     pub external: Vec<String>,
     pub generate: Option<usize>,
+    /// With `generate`: only these SFrame versions (all when empty).
+    pub versions: Vec<u8>,
     pub seed: u64,
     pub json: bool,
     pub record: bool,
@@ -166,11 +168,14 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     } else {
         args.timeout_ms
     });
-    let want_objdump =
-        args.impls.is_empty() || args.impls.iter().any(|i| i.starts_with("objdump-"));
+    let want_text = args.impls.is_empty()
+        || args
+            .impls
+            .iter()
+            .any(|i| i.starts_with("objdump-") || i.starts_with("llvm-readobj-"));
     let mut reg = Registry::discover(&Options {
         timeout,
-        objdump: want_objdump,
+        objdump: want_text,
     });
     let mut wanted = args.impls.clone();
     for cmd in &args.external {
@@ -183,42 +188,67 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let ledger_dir = args.ledger.clone().unwrap_or_else(Ledger::default_dir);
     let ledger = Ledger::load(&ledger_dir).map_err(|e| e.to_string())?;
 
-    let mut cases = if args.generate.is_some() && args.files.is_empty() {
+    let versions = args
+        .versions
+        .iter()
+        .map(|v| {
+            Version::from_u8(*v)
+                .ok_or_else(|| format!("--version {v}: SFrame has versions 1, 2 and 3"))
+        })
+        .collect::<Result<Vec<Version>, String>>()?;
+    if !versions.is_empty() && args.generate.is_none() {
+        return Err("--version selects what --generate draws; it needs --generate N".into());
+    }
+    let files = if args.generate.is_some() && args.files.is_empty() {
         Vec::new()
     } else {
         read_cases(&args.files)?
     };
-    if let Some(n) = args.generate {
-        let mut seeds_in = if args.files.is_empty() {
-            corpus_cases(&corpus_dir())
-        } else {
-            std::mem::take(&mut cases)
-        };
-        seeds_in.extend(seeds::builtin());
-        cases = mutate::generate(&seeds_in, n, args.seed);
-    }
+    let generated_from = match args.generate {
+        None => Vec::new(),
+        Some(_) => {
+            let mut seeds_in = if args.files.is_empty() {
+                corpus_cases(&corpus_dir())
+            } else {
+                files.clone()
+            };
+            seeds_in.extend(seeds::builtin());
+            seeds_in
+        }
+    };
+    // Generated inputs are produced one at a time, never all held.
+    let (total, cases): (usize, Box<dyn Iterator<Item = Case> + '_>) = match args.generate {
+        Some(n) => (
+            n,
+            Box::new(mutate::inputs(&generated_from, n, args.seed, &versions)),
+        ),
+        None => (files.len(), Box::new(files.iter().cloned())),
+    };
 
     let mut engine = Engine::new(impls.clone());
     if args.max_pcs > 0 {
         engine.settings.max_pcs = args.max_pcs;
     }
     let mut summary = Summary::default();
-    let bar = if args.json || cases.len() < 20 {
+    let bar = if args.json || total < 20 {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(cases.len() as u64)
+        ProgressBar::new(total as u64)
     };
     bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} sections, {elapsed} ({eta} left) {msg}")
+        ProgressStyle::with_template("{bar:40} {pos}/{len} inputs, {elapsed} ({eta} left) {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    // Per-case results are only printed with --json; a long text run keeps the summary alone.
     let mut case_results = Vec::new();
-    for c in &cases {
-        let r = engine.run_case(c);
+    for c in cases {
+        let r = engine.run_case(&c);
         summary.add(&r, &c.data, &ledger);
         if r.discrepancies().next().is_some() {
             bar.set_message(format!("{} signatures", summary.signatures.len()));
-            case_results.push(r);
+            if args.json {
+                case_results.push(r);
+            }
         }
         bar.inc(1);
     }

@@ -20,7 +20,8 @@
 //! process says. `<class>` is the rule's class: `malformed` (the bytes cannot be read as the
 //! header says: an implementation that reads on reads what is not there) or `invalid`. Look-up
 //! fields in a PC-mask function are prefixed `mask.`, at a PC that does not fit 32 bits (v3
-//! starts are 64-bit) `far.` before that. A look-up that finds no row where the reference
+//! starts are 64-bit) `far.` before that, at a PC inside overlapping functions (see
+//! [`overlap_zones`]) `overlap.` before everything. A look-up that finds no row where the reference
 //! finds one is field `missing` (`missing.unsorted` when the header lacks
 //! `SFRAME_F_FDE_SORTED`), one that finds a row where the reference finds none `extra`. Values are compared only on valid sections: on
 //! a section that breaks a rule, what each implementation makes of it is the rule's business
@@ -149,15 +150,51 @@ pub struct Verdict {
     pub tag: String,
     /// Starts of the PC-mask functions, per the reference.
     pub mask_starts: BTreeSet<i64>,
+    /// PC ranges `[from, to)` inside two or more functions (per the reference), where a
+    /// look-up's answer depends on which of them a reader picks: see [`overlap_zones`].
+    pub overlap_zones: Vec<(i64, i64)>,
     pub first_error: Option<sframe_spec::Rule>,
     pub decoded: Outcome<Decoded>,
 }
 
-/// The version part of signatures: `v1`, `v2`, `v3` (`-pcrel` appended for v2/v3 sections
-/// with `SFRAME_F_FDE_FUNC_START_PCREL`, the start encoding every look-up depends on, and
-/// `-fdeoff` after it when the FDE sub-section does not start right after the header: a
-/// PC-relative start is relative to its field, whose offset then includes `sfh_fdeoff`), or
-/// `v?` when the preamble names no version.
+/// Where overlapping functions make the FDE for a PC a choice the texts do not make: every
+/// `[start_j, e)` such that a function starting at or before `start_j` ends at `e >
+/// start_j`. A PC there is inside an earlier function and at or after a later start, so
+/// "the last FDE starting at or before the PC" (binary search) and "the first FDE
+/// containing the PC" (linear search) differ. Functions sharing a start count as
+/// overlapping over both their ranges (which one a binary search lands on depends on their
+/// order in the FDE array). Computed by a sweep over `(start, size)` pairs in start order:
+/// empty for a section whose functions do not overlap.
+pub fn overlap_zones(functions: &[(i64, u32)]) -> Vec<(i64, i64)> {
+    let mut by_start: Vec<(i64, i64)> = functions
+        .iter()
+        .map(|&(s, size)| (s, s.saturating_add(i64::from(size))))
+        .collect();
+    by_start.sort_unstable();
+    let mut zones = Vec::new();
+    let mut before: Option<(i64, i64)> = None; // (last start, largest end) so far
+    for (start, end) in by_start {
+        if let Some((last, e)) = before {
+            if last == start {
+                zones.push((start, e.max(end)));
+            } else if start < e {
+                zones.push((start, e));
+            }
+        }
+        before = Some((start, before.map_or(end, |(_, e)| e.max(end))));
+    }
+    zones
+}
+
+/// The version part of signatures: `v1`, `v2`, `v3`, or `v?` when the preamble names no
+/// version, with what look-ups depend on appended:
+/// - `-pcrel` (v2/v3 with `SFRAME_F_FDE_FUNC_START_PCREL`): how function starts are encoded;
+/// - `-fdeoff` when the FDE sub-section does not start right after the header (`sfh_fdeoff`
+///   is not 0): a PC-relative start is relative to its field, whose offset includes it, and
+///   a reader that ignores the field reads FDEs from the wrong place;
+/// - `-freoff` when the FRE sub-section does not start right after the FDEs (`sfh_freoff`
+///   is not `sfh_fdeoff` plus the FDE sub-section's size): a reader that assumes the
+///   packed layout reads FREs from the wrong place.
 pub fn version_tag(data: &[u8]) -> String {
     match section_version(data) {
         None => "v?".to_string(),
@@ -166,12 +203,27 @@ pub fn version_tag(data: &[u8]) -> String {
                 && data
                     .get(3)
                     .is_some_and(|f| f & sframe_spec::constants::flags::FDE_FUNC_START_PCREL != 0);
-            // sfh_fdeoff: bytes 20..24 of the header, in either byte order (only zero matters).
-            let fdeoff = pcrel && data.get(20..24).is_some_and(|b| b.iter().any(|&x| x != 0));
+            // The header's words: sfh_num_fdes at 8, sfh_fdeoff at 20, sfh_freoff at 24, in
+            // the byte order of the magic (its first byte is 0xe2 in little-endian sections).
+            let word = |at: usize| -> Option<u64> {
+                let b: [u8; 4] = data.get(at..at + 4)?.try_into().ok()?;
+                let le = data.first() == Some(&0xe2);
+                Some(u64::from(if le {
+                    u32::from_le_bytes(b)
+                } else {
+                    u32::from_be_bytes(b)
+                }))
+            };
+            let fdeoff = word(20).is_some_and(|o| o != 0);
+            let freoff = match (word(8), word(20), word(24)) {
+                (Some(n), Some(fde), Some(fre)) => fre != fde + n * v.fde_entry_size() as u64,
+                _ => false,
+            };
             format!(
-                "{v}{}{}",
+                "{v}{}{}{}",
                 if pcrel { "-pcrel" } else { "" },
-                if fdeoff { "-fdeoff" } else { "" }
+                if fdeoff { "-fdeoff" } else { "" },
+                if freoff { "-freoff" } else { "" }
             )
         }
     }
@@ -204,11 +256,23 @@ pub fn verdict(data: &[u8]) -> Verdict {
                 .collect()
         })
         .unwrap_or_default();
+    let overlap_zones = decoded
+        .value()
+        .map(|d| {
+            overlap_zones(
+                &d.functions
+                    .iter()
+                    .filter_map(|f| Some((f.start?, f.size?)))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .unwrap_or_default();
     Verdict {
         valid: first_error.is_none(),
         sorted,
         tag,
         mask_starts,
+        overlap_zones,
         first_error,
         decoded,
     }
@@ -424,6 +488,13 @@ pub fn classify_finds(
                     // distance arithmetic only fails there.
                     let field = if i32::try_from(*pc).is_err() {
                         format!("far.{field}")
+                    } else {
+                        field
+                    };
+                    // A PC inside overlapping functions: which FDE is "the" FDE is open.
+                    let overlapped = v.overlap_zones.iter().any(|&(a, b)| a <= *pc && *pc < b);
+                    let field = if overlapped {
+                        format!("overlap.{field}")
                     } else {
                         field
                     };
@@ -654,4 +725,72 @@ impl CaseContext {
 /// Whether the ledger covers a signature; the finding's ID if so.
 pub fn known(ledger: &Ledger, signature: &str) -> Option<String> {
     ledger.lookup(signature).map(|f| f.id.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_tag;
+
+    /// A header as the spec's "SFrame Header" lays it out (28 bytes): preamble (magic 0xdee2,
+    /// version, flags), ABI, fixed FP and RA offsets, aux length, then sfh_num_fdes,
+    /// sfh_num_fres, sfh_fre_len, sfh_fdeoff, sfh_freoff as 32-bit words.
+    fn header(
+        big: bool,
+        version: u8,
+        flags: u8,
+        num_fdes: u32,
+        fdeoff: u32,
+        freoff: u32,
+    ) -> Vec<u8> {
+        let w = |x: u32| {
+            if big {
+                x.to_be_bytes()
+            } else {
+                x.to_le_bytes()
+            }
+        };
+        let mut h = if big {
+            vec![0xde, 0xe2]
+        } else {
+            vec![0xe2, 0xde]
+        };
+        h.extend([version, flags, if big { 4 } else { 3 }, 0, 0xf8, 0]);
+        for x in [num_fdes, 0, 0, fdeoff, freoff] {
+            h.extend(w(x));
+        }
+        h
+    }
+
+    #[test]
+    fn the_tag_names_version_start_encoding_and_sub_section_placement() {
+        // FDE entry sizes from the texts: 17 bytes in v1 (sframe.h v1's packed
+        // sframe_func_desc_entry), 20 in v2 ("SFrame FDE": 4+4+4+4+1+1+2), 16 in v3
+        // (sframe_func_desc_idx: 8+4+4).
+        for big in [false, true] {
+            assert_eq!(version_tag(&header(big, 1, 0, 3, 0, 51)), "v1");
+            assert_eq!(version_tag(&header(big, 2, 4, 3, 0, 60)), "v2-pcrel");
+            assert_eq!(version_tag(&header(big, 2, 0, 3, 8, 68)), "v2-fdeoff");
+            assert_eq!(version_tag(&header(big, 2, 4, 3, 0, 64)), "v2-pcrel-freoff");
+            assert_eq!(version_tag(&header(big, 1, 4, 3, 4, 0)), "v1-fdeoff-freoff");
+            assert_eq!(version_tag(&header(big, 7, 0, 0, 0, 0)), "v?");
+        }
+    }
+
+    #[test]
+    fn overlap_zones_are_where_binary_and_linear_search_can_disagree() {
+        use super::overlap_zones;
+        assert!(
+            overlap_zones(&[(0, 16), (16, 16), (40, 1)]).is_empty(),
+            "adjacent is not overlapping"
+        );
+        // 0..100 contains 10..20 and 50..150: PCs 10..100 have a later start at or before them
+        // while still inside 0..100 (10..20 twice, and 20..50 after 10..20 ended but 0..100
+        // goes on), then 100..150 belong to 50..150 alone.
+        assert_eq!(
+            overlap_zones(&[(50, 100), (0, 100), (10, 10)]),
+            vec![(10, 100), (50, 100)]
+        );
+        assert_eq!(overlap_zones(&[(5, 0), (5, 8)]), vec![(5, 13)]);
+        assert_eq!(overlap_zones(&[(5, 8), (5, 0)]), vec![(5, 13)]);
+    }
 }

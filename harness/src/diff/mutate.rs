@@ -280,12 +280,16 @@ pub fn mutate(data: &[u8], rng: &mut Rng) -> Vec<u8> {
 }
 
 /// A section from the generator crate: valid (`mutated` false) or broken by one of its
-/// named mutations. `None` when the drawn configuration yields nothing.
-fn from_generator(rng: &mut Rng, mutated: bool) -> Option<(String, Vec<u8>)> {
+/// named mutations, of one of `versions` (any when empty). `None` when the drawn
+/// configuration yields nothing.
+fn from_generator(rng: &mut Rng, mutated: bool, versions: &[Version]) -> Option<(String, Vec<u8>)> {
     use arbitrary::{Arbitrary, Unstructured};
     let raw: Vec<u8> = (0..8192).map(|_| rng.next_u64() as u8).collect();
     let mut u = Unstructured::new(&raw);
-    let cfg = sframe_gen::Config::arbitrary(&mut u).ok()?;
+    let mut cfg = sframe_gen::Config::arbitrary(&mut u).ok()?;
+    if !versions.is_empty() {
+        cfg.versions = versions.to_vec();
+    }
     let g = sframe_gen::generate(&cfg, &mut u).ok()?;
     if !mutated {
         return Some(("sframe-gen".into(), g.bytes));
@@ -294,31 +298,77 @@ fn from_generator(rng: &mut Rng, mutated: bool) -> Option<(String, Vec<u8>)> {
     Some((format!("sframe-gen mutation {:?}", m.kind), m.bytes))
 }
 
-/// `n` inputs, deterministically from `seed`: generated, generated-then-mutated, and havoc
-/// on `seeds`, in turn.
-pub fn generate(seeds: &[Case], n: usize, seed: u64) -> Vec<Case> {
-    let mut rng = Rng::new(seed);
-    (0..n)
-        .filter_map(|i| {
+/// The inputs of [`inputs`], produced one at a time: a run over 100k sections never holds
+/// them all.
+pub struct Inputs<'a> {
+    seeds: Vec<&'a Case>,
+    versions: Vec<Version>,
+    rng: Rng,
+    seed: u64,
+    next: usize,
+    n: usize,
+}
+
+impl Iterator for Inputs<'_> {
+    type Item = Case;
+
+    fn next(&mut self) -> Option<Case> {
+        while self.next < self.n {
+            let i = self.next;
+            self.next += 1;
             let from_gen = match i % 3 {
-                0 => from_generator(&mut rng, false),
-                1 => from_generator(&mut rng, true),
+                0 => from_generator(&mut self.rng, false, &self.versions),
+                1 => from_generator(&mut self.rng, true, &self.versions),
                 _ => None,
             };
             let (origin, data) = match from_gen {
                 Some(x) => x,
-                None if seeds.is_empty() => return None,
+                None if self.seeds.is_empty() => continue,
                 None => {
-                    let base = &seeds[rng.below(seeds.len())];
-                    (base.name.clone(), mutate(&base.data, &mut rng))
+                    let base = self.seeds[self.rng.below(self.seeds.len())];
+                    (base.name.clone(), mutate(&base.data, &mut self.rng))
                 }
             };
-            Some(Case {
-                name: format!("generated:{seed}:{i} (from {origin})"),
+            return Some(Case {
+                name: format!("generated:{}:{i} (from {origin})", self.seed),
                 data,
-            })
+            });
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.n - self.next))
+    }
+}
+
+/// `n` inputs, deterministically from `seed`: generated, generated-then-mutated, and havoc
+/// on `seeds`, in turn. With `versions` non-empty, the generator draws sections of those
+/// versions only and havoc starts from the seeds of those versions (a mutation may still
+/// change the version byte: count what comes out, not what was asked for).
+pub fn inputs<'a>(seeds: &'a [Case], n: usize, seed: u64, versions: &[Version]) -> Inputs<'a> {
+    let seeds = seeds
+        .iter()
+        .filter(|c| {
+            versions.is_empty()
+                || c.data
+                    .get(2)
+                    .is_some_and(|b| versions.iter().any(|v| v.number() == *b))
         })
-        .collect()
+        .collect();
+    Inputs {
+        seeds,
+        versions: versions.to_vec(),
+        rng: Rng::new(seed),
+        seed,
+        next: 0,
+        n,
+    }
+}
+
+/// [`inputs`] of every version, collected.
+pub fn generate(seeds: &[Case], n: usize, seed: u64) -> Vec<Case> {
+    inputs(seeds, n, seed, &[]).collect()
 }
 
 #[cfg(test)]
@@ -339,5 +389,33 @@ mod tests {
             a.iter().map(|c| &c.data).collect::<Vec<_>>(),
             c.iter().map(|c| &c.data).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn a_version_filter_draws_sections_of_that_version() {
+        let seeds = super::super::seeds::builtin();
+        for v in Version::ALL {
+            let cases: Vec<Case> = inputs(&seeds, 90, 11, &[v]).collect();
+            assert!(cases.len() >= 60, "{v:?}: only {} inputs", cases.len());
+            // The generator's valid sections carry that version in `sfp_version`, the
+            // preamble's third byte (spec, "SFrame Preamble").
+            let valid: Vec<&Case> = cases
+                .iter()
+                .filter(|c| c.name.ends_with("(from sframe-gen)"))
+                .collect();
+            assert!(!valid.is_empty());
+            for c in valid {
+                assert_eq!(c.data[2], v.number(), "{}", c.name);
+            }
+            let mostly = cases
+                .iter()
+                .filter(|c| c.data.get(2) == Some(&v.number()))
+                .count();
+            assert!(
+                mostly * 10 >= cases.len() * 8,
+                "{v:?}: {mostly} of {} inputs",
+                cases.len()
+            );
+        }
     }
 }

@@ -71,7 +71,7 @@ use std::time::Duration;
 pub const PROVISION_HINT: &str = "run `ci/toolchains --llvm` (it provisions clang and llvm-readobj from Debian sid, about 560 MB, into $SFRAME_CONFORM_CACHE)";
 
 /// Environment variable that asks for the LLVM adapter even where text adapters are not
-/// wanted (`ci/llvm-diff` sets it).
+/// wanted (the `diff` command asks for text adapters by default and for `--impl llvm-readobj-N`).
 pub const ENV: &str = "SFRAME_CONFORM_LLVM";
 
 const EM_S390: u16 = 22;
