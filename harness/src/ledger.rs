@@ -188,8 +188,16 @@ impl Ledger {
     }
 
     /// The finding covering `signature`, if any.
+    ///
+    /// A triaged finding wins over an `open` one (the untriaged clusters cover whole
+    /// implementations with wide patterns; a cause found later must not hide behind them).
     pub fn lookup(&self, signature: &str) -> Option<&Finding> {
-        self.findings.iter().find(|f| f.covers(signature))
+        let mut covering = self.findings.iter().filter(|f| f.covers(signature));
+        let first = covering.next()?;
+        if first.verdict != Verdict::Open {
+            return Some(first);
+        }
+        Some(covering.find(|f| f.verdict != Verdict::Open).unwrap_or(first))
     }
 
     /// Write a new finding: `finding.json`, the reproducer files and a Markdown report.
@@ -238,6 +246,19 @@ mod tests {
         assert!(f.covers("diff:a:b"));
         assert!(!f.covers("diff:a:bc"));
         assert!(!f.covers("crash:libsframe-2.44:decode:x"));
+    }
+
+    #[test]
+    fn a_triaged_finding_wins_over_an_open_cluster() {
+        let mut cluster = finding(&["diff:simple-frame-rs:*"]);
+        cluster.id = "F0131-cluster".into();
+        let mut cause = finding(&["diff:simple-frame-rs:v2-aux*"]);
+        cause.id = "F0135-cause".into();
+        cause.verdict = Verdict::ImplementationBug;
+        let l = Ledger { dir: PathBuf::new(), findings: vec![cluster, cause] };
+        assert_eq!(l.lookup("diff:simple-frame-rs:v2-aux:decode:function.start").unwrap().id, "F0135-cause");
+        assert_eq!(l.lookup("diff:simple-frame-rs:v2:decode:function.start").unwrap().id, "F0131-cluster");
+        assert!(l.lookup("diff:libsframe-2.47:v2:decode:x").is_none());
     }
 
     #[test]

@@ -189,6 +189,8 @@ pub fn overlap_zones(functions: &[(i64, u32)]) -> Vec<(i64, i64)> {
 /// The version part of signatures: `v1`, `v2`, `v3`, or `v?` when the preamble names no
 /// version, with what look-ups depend on appended:
 /// - `-pcrel` (v2/v3 with `SFRAME_F_FDE_FUNC_START_PCREL`): how function starts are encoded;
+/// - `-aux` when the header has an auxiliary header (`sfh_auxhdr_len` is not 0): the
+///   sub-section offsets count from its end (v3 §2.2);
 /// - `-fdeoff` when the FDE sub-section does not start right after the header (`sfh_fdeoff`
 ///   is not 0): a PC-relative start is relative to its field, whose offset includes it, and
 ///   a reader that ignores the field reads FDEs from the wrong place;
@@ -214,14 +216,16 @@ pub fn version_tag(data: &[u8]) -> String {
                     u32::from_be_bytes(b)
                 }))
             };
+            let aux = data.get(7).is_some_and(|&n| n != 0);
             let fdeoff = word(20).is_some_and(|o| o != 0);
             let freoff = match (word(8), word(20), word(24)) {
                 (Some(n), Some(fde), Some(fre)) => fre != fde + n * v.fde_entry_size() as u64,
                 _ => false,
             };
             format!(
-                "{v}{}{}{}",
+                "{v}{}{}{}{}",
                 if pcrel { "-pcrel" } else { "" },
+                if aux { "-aux" } else { "" },
                 if fdeoff { "-fdeoff" } else { "" },
                 if freoff { "-freoff" } else { "" }
             )
@@ -773,6 +777,9 @@ mod tests {
             assert_eq!(version_tag(&header(big, 2, 4, 3, 0, 64)), "v2-pcrel-freoff");
             assert_eq!(version_tag(&header(big, 1, 4, 3, 4, 0)), "v1-fdeoff-freoff");
             assert_eq!(version_tag(&header(big, 7, 0, 0, 0, 0)), "v?");
+            let mut aux = header(big, 3, 4, 3, 0, 48);
+            aux[7] = 2; // sfh_auxhdr_len
+            assert_eq!(version_tag(&aux), "v3-pcrel-aux");
         }
     }
 
