@@ -17,7 +17,7 @@ fn fre_strategy() -> impl Strategy<Value = Fre> {
             let bits = 8 * size.bytes() as u32;
             let words = words
                 .into_iter()
-                .map(|w| ((w << (32 - bits)) >> (32 - bits)))
+                .map(|w| (w << (32 - bits)) >> (32 - bits))
                 .collect();
             Fre {
                 start: u32::from(start),
