@@ -20,7 +20,9 @@
 //! process says. `<class>` is the rule's class: `malformed` (the bytes cannot be read as the
 //! header says: an implementation that reads on reads what is not there) or `invalid`. Look-up
 //! fields in a PC-mask function are prefixed `mask.`, at a PC that does not fit 32 bits (v3
-//! starts are 64-bit) `far.` before that, at a PC inside overlapping functions (see
+//! starts are 64-bit, or one a 32-bit distance would put inside a function it is not in:
+//! [`aliased_32`]) `far.` before that (after `wide.` for a function with AArch64 FREs of
+//! more than three data words), at a PC inside overlapping functions (see
 //! [`overlap_zones`]) `overlap.` before everything. A look-up that finds no row where the reference
 //! finds one is field `missing` (`missing.unsorted` when the header lacks
 //! `SFRAME_F_FDE_SORTED`), one that finds a row where the reference finds none `extra`. Values are compared only on valid sections: on
@@ -153,6 +155,11 @@ pub struct Verdict {
     /// PC ranges `[from, to)` inside two or more functions (per the reference), where a
     /// look-up's answer depends on which of them a reader picks: see [`overlap_zones`].
     pub overlap_zones: Vec<(i64, i64)>,
+    /// `(start, size)` of every function, per the reference.
+    pub function_ranges: Vec<(i64, u32)>,
+    /// Starts of the functions with an AArch64 default-type FRE of more than three data
+    /// words, per the reference.
+    pub wide_starts: BTreeSet<i64>,
     pub first_error: Option<sframe_spec::Rule>,
     pub decoded: Outcome<Decoded>,
 }
@@ -260,15 +267,21 @@ pub fn verdict(data: &[u8]) -> Verdict {
                 .collect()
         })
         .unwrap_or_default();
-    let overlap_zones = decoded
+    let function_ranges: Vec<(i64, u32)> = decoded
+        .value()
+        .map(|d| d.functions.iter().filter_map(|f| Some((f.start?, f.size?))).collect())
+        .unwrap_or_default();
+    let overlap_zones = overlap_zones(&function_ranges);
+    // Functions with a default-type AArch64 FRE of more than three data words (the v3 text
+    // allows up to 15; what readers make of the rest differs).
+    let wide_starts = decoded
         .value()
         .map(|d| {
-            overlap_zones(
-                &d.functions
-                    .iter()
-                    .filter_map(|f| Some((f.start?, f.size?)))
-                    .collect::<Vec<_>>(),
-            )
+            violations
+                .iter()
+                .filter(|v| v.rule == sframe_spec::Rule::FreCountAarch64 && v.found.is_some_and(|n| n > 3))
+                .filter_map(|v| d.functions.get(v.function? as usize)?.start)
+                .collect()
         })
         .unwrap_or_default();
     Verdict {
@@ -277,6 +290,8 @@ pub fn verdict(data: &[u8]) -> Verdict {
         tag,
         mask_starts,
         overlap_zones,
+        function_ranges,
+        wide_starts,
         first_error,
         decoded,
     }
@@ -447,6 +462,16 @@ pub fn classify_decode(imp: &str, v: &Verdict, o: &Outcome<Decoded>) -> Vec<Disc
     out
 }
 
+/// Whether a 32-bit distance from some function's start would put `pc` inside that
+/// function although it is not (the PC is 2^32 bytes or more away): `(pc - start) mod 2^32 <
+/// size` while `pc - start` is outside `[0, size)`.
+pub fn aliased_32(functions: &[(i64, u32)], pc: i64) -> bool {
+    functions.iter().any(|&(start, size)| {
+        let d = i128::from(pc) - i128::from(start);
+        !(0..i128::from(size)).contains(&d) && (d.rem_euclid(1 << 32) as u64) < u64::from(size)
+    })
+}
+
 /// Classify one implementation's look-ups against the reference's.
 pub fn classify_finds(
     imp: &str,
@@ -488,9 +513,13 @@ pub fn classify_finds(
                     } else {
                         field
                     };
-                    // A PC beyond 32 bits from the section: its own signature, since 32-bit
-                    // distance arithmetic only fails there.
-                    let field = if i32::try_from(*pc).is_err() {
+                    // A row of a function with FREs wider than three data words.
+                    let wide = a.as_ref().and_then(|x| x.function_start).is_some_and(|s| v.wide_starts.contains(&s));
+                    let field = if wide { format!("wide.{field}") } else { field };
+                    // A PC beyond 32 bits from the section, or one that a 32-bit distance
+                    // would put inside a function it is not in: its own signature, since
+                    // 32-bit distance arithmetic only fails there.
+                    let field = if i32::try_from(*pc).is_err() || aliased_32(&v.function_ranges, *pc) {
                         format!("far.{field}")
                     } else {
                         field
@@ -799,5 +828,19 @@ mod tests {
         );
         assert_eq!(overlap_zones(&[(5, 0), (5, 8)]), vec![(5, 13)]);
         assert_eq!(overlap_zones(&[(5, 8), (5, 0)]), vec![(5, 13)]);
+    }
+
+    #[test]
+    fn a_pc_aliases_a_function_only_at_a_distance_of_2_to_the_32() {
+        use super::aliased_32;
+        let f = [(0x1000_i64, 64_u32)];
+        assert!(!aliased_32(&f, 0x1000), "inside is not aliased");
+        assert!(!aliased_32(&f, 0x1040), "just past the end");
+        assert!(aliased_32(&f, 0x1000 + (1 << 32) + 63));
+        assert!(!aliased_32(&f, 0x1000 + (1 << 32) + 64));
+        assert!(aliased_32(&f, 0x1000 - (1 << 32)));
+        // The case fuzzing found: a function at 0xff000000ffffe000 and a PC at -8149.
+        assert!(aliased_32(&[(0xff00_0000_ffff_e000_u64 as i64, 64)], -8149));
+        assert!(!aliased_32(&[(i64::MIN, u32::MAX)], i64::MAX), "no overflow at the extremes");
     }
 }
