@@ -297,6 +297,14 @@ pub fn verdict(data: &[u8]) -> Verdict {
     }
 }
 
+/// `head`, then `: detail` when there is one.
+fn with_detail(head: &str, detail: &Option<String>) -> String {
+    match detail {
+        Some(d) => format!("{head}: {d}"),
+        None => head.to_string(),
+    }
+}
+
 fn disc(kind: Kind, imp: &str, op: Op, detail: &str, signature: String) -> Discrepancy {
     Discrepancy {
         signature,
@@ -367,13 +375,7 @@ pub fn failure<T>(imp: &str, tag: &str, op: Op, o: &Outcome<T>) -> Option<Discre
                 signal,
                 format!("crash:{imp}:{tag}:{}:{signal}{site}", op.name()),
             );
-            d.found = format!(
-                "{signal}{}",
-                detail
-                    .as_ref()
-                    .map(|s| format!(": {s}"))
-                    .unwrap_or_default()
-            );
+            d.found = with_detail(signal, detail);
             Some(d)
         }
         Outcome::Hung { timeout_ms } => {
@@ -427,13 +429,7 @@ pub fn classify_decode(imp: &str, v: &Verdict, o: &Outcome<Decoded>) -> Vec<Disc
                 format!("rejected-valid:{imp}:{tag}:decode:{class}"),
             );
             d.expected = "valid".into();
-            d.found = format!(
-                "{class}{}",
-                detail
-                    .as_ref()
-                    .map(|s| format!(": {s}"))
-                    .unwrap_or_default()
-            );
+            d.found = with_detail(class, detail);
             out.push(d);
         }
         (Outcome::Ok { value }, true) => {
@@ -547,13 +543,7 @@ pub fn classify_finds(
                     let mut d = disc(Kind::RejectedValid, imp, Op::FindFre, class, sig);
                     d.pc = Some(*pc);
                     d.expected = format!("{value:?}");
-                    d.found = format!(
-                        "{class}{}",
-                        detail
-                            .as_ref()
-                            .map(|s| format!(": {s}"))
-                            .unwrap_or_default()
-                    );
+                    d.found = with_detail(class, detail);
                     out.push(d);
                 }
             }
