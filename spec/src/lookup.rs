@@ -9,6 +9,7 @@
 
 use crate::constants::*;
 use crate::error::Violation;
+use crate::quirks::Quirk;
 use crate::read::{FdeRef, FreRef, SectionRef};
 use crate::recovery::{recovery_rules, Recovery, Row, RowContext};
 use crate::rules::Rule;
@@ -25,15 +26,43 @@ impl<'a> SectionRef<'a> {
     /// The FDE whose function contains `pc` (section-relative), reading as a consumer would:
     /// trusting the sorted flag.
     pub fn find_fde(&self, pc: i64) -> Result<Option<FdeRef>, Violation> {
+        let q = self.quirks();
+        if q.has(Quirk::LookupRequiresSorted) && !self.is_sorted() {
+            return Ok(None);
+        }
         let n = self.num_fdes();
-        let idx = if self.is_sorted() {
+        let range = |i: usize| {
+            self.fde_range(i)
+                .ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))
+        };
+        let contains = |start: i64, size: u32| self.contains(start, size, pc);
+        let idx = if self.is_sorted() && q.has(Quirk::SearchFirstProbedContaining) {
+            // Binary search that stops at the first probed FDE containing the PC.
+            let (mut lo, mut hi) = (0usize, n);
+            let mut hit = None;
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                let (start, size) = range(mid)?;
+                if contains(start, size) {
+                    hit = Some(mid);
+                    break;
+                }
+                if start < pc {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            match hit {
+                Some(i) => i,
+                None => return Ok(None),
+            }
+        } else if self.is_sorted() {
             // Last FDE whose start <= pc.
             let (mut lo, mut hi) = (0usize, n);
             while lo < hi {
                 let mid = lo + (hi - lo) / 2;
-                let (start, _) = self
-                    .fde_range(mid)
-                    .ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))?;
+                let (start, _) = range(mid)?;
                 if start <= pc {
                     lo = mid + 1;
                 } else {
@@ -45,22 +74,31 @@ impl<'a> SectionRef<'a> {
                 None => return Ok(None),
             }
         } else {
-            let found = (0..n).find(|&i| {
-                self.fde_range(i)
-                    .is_some_and(|(s, size)| pc >= s && pc.wrapping_sub(s) < i64::from(size))
-            });
+            let found =
+                (0..n).find(|&i| self.fde_range(i).is_some_and(|(s, size)| contains(s, size)));
             match found {
                 Some(i) => i,
                 None => return Ok(None),
             }
         };
-        let (start, size) = self
-            .fde_range(idx)
-            .ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))?;
-        if pc < start || pc.wrapping_sub(start) >= i64::from(size) {
+        let (start, size) = range(idx)?;
+        if !contains(start, size) {
             return Ok(None);
         }
-        self.fde(idx).map(Some)
+        let mut fde = self.fde(idx)?;
+        // The look-up's own reading of the start (it differs from the decoder's only under
+        // a quirk).
+        fde.start = start;
+        Ok(Some(fde))
+    }
+
+    /// Whether `pc` lies in the function `[start, start + size)`, as this reader decides it.
+    fn contains(&self, start: i64, size: u32, pc: i64) -> bool {
+        if self.quirks().has(Quirk::PcDistance32) {
+            start <= pc && (pc.wrapping_sub(start) as u32) < size
+        } else {
+            pc >= start && pc.wrapping_sub(start) < i64::from(size)
+        }
     }
 
     /// The FRE of `fde` that covers `pc` (section-relative).
@@ -69,7 +107,11 @@ impl<'a> SectionRef<'a> {
         fde: &FdeRef,
         pc: i64,
     ) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
-        let pc_off = pc.wrapping_sub(fde.start);
+        let pc_off = if self.quirks().has(Quirk::PcDistance32) {
+            i64::from(pc.wrapping_sub(fde.start) as u32)
+        } else {
+            pc.wrapping_sub(fde.start)
+        };
         if !fde.contains_offset(pc_off) {
             return Ok(None);
         }
@@ -131,6 +173,7 @@ impl<'a> SectionRef<'a> {
             abi: self.abi(),
             cfa_fixed_fp_offset: self.header().cfa_fixed_fp_offset,
             cfa_fixed_ra_offset: self.header().cfa_fixed_ra_offset,
+            quirks: self.quirks(),
         }
     }
 
