@@ -42,6 +42,8 @@ pub enum Verdict {
     SpecAmbiguity,
     SpecTextDiscrepancy,
     ReferenceBugFixed,
+    /// The implementation does it on purpose and says so (a comment, NEWS): not a bug.
+    IntendedBehaviour,
     /// Not decided yet: still a finding, still covered by the ledger.
     Open,
 }

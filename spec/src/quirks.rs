@@ -24,10 +24,13 @@ pub enum Quirk {
     /// `sfh_auxhdr_len` is not added: sub-section offsets count from the end of the fixed
     /// 28-byte header (simple-frame-rs 0.3.0; F0135).
     AuxHeaderIgnored,
-    /// The look-up reads every v2/v3 start as PC-relative, whatever
+    /// The look-up reads every v2 start as PC-relative, whatever
     /// `SFRAME_F_FDE_FUNC_START_PCREL` says; decoding reads the flag (libsframe 2.47
-    /// `sframe_decoder_get_secrel_func_start_addr`; F0111).
-    LookupStartAlwaysPcrel,
+    /// `sframe_decoder_get_secrel_func_start_addr`, which keeps old v2 for dumping only;
+    /// F0111).
+    LookupV2StartAlwaysPcrel,
+    /// The same for v3 starts (libsframe 2.47; F0137).
+    LookupV3StartAlwaysPcrel,
     /// A PC-relative start is taken relative to where its field would be if the FDE
     /// sub-section followed the header: `sfh_fdeoff` is left out of the field's offset
     /// (libsframe 2.47 `sframe_decoder_get_offsetof_fde_start_addr`; F0125).
@@ -61,10 +64,11 @@ pub enum Quirk {
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 11] = [
+    pub const ALL: [Quirk; 12] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
-        Quirk::LookupStartAlwaysPcrel,
+        Quirk::LookupV2StartAlwaysPcrel,
+        Quirk::LookupV3StartAlwaysPcrel,
         Quirk::PcrelFieldOffsetWithoutFdeoff,
         Quirk::SearchFirstProbedContaining,
         Quirk::PcDistance32,
@@ -80,7 +84,8 @@ impl Quirk {
         match self {
             Quirk::SubsectionOffsetsIgnored => "subsection-offsets-ignored",
             Quirk::AuxHeaderIgnored => "aux-header-ignored",
-            Quirk::LookupStartAlwaysPcrel => "lookup-start-always-pcrel",
+            Quirk::LookupV2StartAlwaysPcrel => "lookup-v2-start-always-pcrel",
+            Quirk::LookupV3StartAlwaysPcrel => "lookup-v3-start-always-pcrel",
             Quirk::PcrelFieldOffsetWithoutFdeoff => "pcrel-field-offset-without-fdeoff",
             Quirk::SearchFirstProbedContaining => "search-first-probed-containing",
             Quirk::PcDistance32 => "pc-distance-32",

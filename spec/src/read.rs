@@ -235,9 +235,15 @@ impl<'a> SectionRef<'a> {
     }
 
     /// How the look-up resolves a start field: as [`SectionRef::resolve_start`], but with
-    /// [`Quirk::LookupStartAlwaysPcrel`] every v2/v3 start is PC-relative.
+    /// [`Quirk::LookupV2StartAlwaysPcrel`] ([`Quirk::LookupV3StartAlwaysPcrel`]) every v2
+    /// (v3) start is PC-relative.
     pub fn resolve_lookup_start(&self, field_off: usize, raw: i64) -> i64 {
-        if self.quirks.has(Quirk::LookupStartAlwaysPcrel) && self.header.version != Version::V1 {
+        let always = match self.header.version {
+            Version::V1 => false,
+            Version::V2 => self.quirks.has(Quirk::LookupV2StartAlwaysPcrel),
+            Version::V3 => self.quirks.has(Quirk::LookupV3StartAlwaysPcrel),
+        };
+        if always {
             raw.wrapping_add(self.pcrel_field_offset(field_off) as i64)
         } else {
             self.resolve_start(field_off, raw)

@@ -70,7 +70,7 @@ impl<'a> Variants<'a> {
     }
 
     /// `all` first, then one set per cause with that cause's quirks off (those it shares with
-    /// no other cause).
+    /// no other cause), then each cause's quirks alone.
     fn sets(&self) -> Vec<Quirks> {
         let mut v = vec![self.all];
         for (i, c) in self.causes.iter().enumerate() {
@@ -82,6 +82,7 @@ impl<'a> Variants<'a> {
                 .fold(Quirks::NONE, |a, (_, o)| a.union(o.quirks));
             v.push(self.all.minus(c.quirks.minus(others)));
         }
+        v.extend(self.causes.iter().map(|c| c.quirks));
         v
     }
 
@@ -90,17 +91,23 @@ impl<'a> Variants<'a> {
         if !reproduces.first().copied().unwrap_or(false) {
             return Vec::new();
         }
+        let n = self.causes.len();
+        let without = reproduces.get(1..=n).unwrap_or_default();
+        let alone = reproduces.get(n + 1..).unwrap_or_default();
         let needed: Vec<String> = self
             .causes
             .iter()
-            .zip(&reproduces[1..])
+            .zip(without)
             .filter(|(_, &r)| !r)
             .map(|(c, _)| c.finding.clone())
             .collect();
-        if needed.is_empty() {
-            self.causes.iter().map(|c| c.finding.clone()).collect()
-        } else {
-            needed
+        if !needed.is_empty() {
+            return needed;
+        }
+        // No cause is needed: several reproduce it. The first that does alone, else all.
+        match self.causes.iter().zip(alone).find(|(_, &r)| r) {
+            Some((c, _)) => vec![c.finding.clone()],
+            None => self.causes.iter().map(|c| c.finding.clone()).collect(),
         }
     }
 }
