@@ -17,6 +17,7 @@ pub mod hexdump;
 pub mod impls;
 pub mod input;
 pub mod ledger;
+pub mod matrix;
 pub mod oracle_cmd;
 pub mod rules_cmd;
 pub mod stackwalk;
