@@ -94,7 +94,10 @@ impl Matrix {
                 .iter()
                 .filter(|d| d.op == crate::diff::Op::Decode)
                 .find(failure);
-            let accepted = ir.discrepancies.iter().find(|d| d.kind == Kind::AcceptedInvalid);
+            let accepted = ir
+                .discrepancies
+                .iter()
+                .find(|d| d.kind == Kind::AcceptedInvalid);
             let cell = self
                 .rules
                 .entry(rule.clone())
@@ -152,7 +155,9 @@ impl Matrix {
             .map(|(i, s)| format!("{s} = {i}"))
             .collect();
         out.push_str(&legend.join(", "));
-        out.push_str("\n\nQuirks each implementation's reading follows (reproduced by the reference)\n\n");
+        out.push_str(
+            "\n\nQuirks each implementation's reading follows (reproduced by the reference)\n\n",
+        );
         for (imp, qs) in &self.quirks {
             for (q, f) in qs {
                 out.push_str(&format!("  {imp:<18} {:<36} {f}\n", q.name()));
@@ -187,7 +192,12 @@ mod tests {
 
     #[test]
     fn a_cell_says_what_happened_on_most_sections() {
-        let c = |e, a, k| Cell { enforced: e, accepted: a, crashed: k, findings: vec![] };
+        let c = |e, a, k| Cell {
+            enforced: e,
+            accepted: a,
+            crashed: k,
+            findings: vec![],
+        };
         assert_eq!(c(0, 0, 0).letter(), '-');
         assert_eq!(c(3, 0, 0).letter(), 'E');
         assert_eq!(c(0, 2, 0).letter(), 'A');

@@ -10,6 +10,10 @@
 use crate::constants::*;
 use crate::error::Violation;
 use crate::quirks::Quirk;
+
+/// Where the harness loads a section for simple-frame-rs (its look-ups take absolute PCs);
+/// [`Quirk::MaskAbsolutePcFirstMatch`] depends on it.
+pub const SIMPLE_FRAME_RS_BASE: u64 = 1 << 48;
 use crate::read::{FdeRef, FreRef, SectionRef};
 use crate::recovery::{recovery_rules, Recovery, Row, RowContext};
 use crate::rules::Rule;
@@ -82,10 +86,13 @@ impl<'a> SectionRef<'a> {
             }
         };
         let (start, size) = range(idx)?;
-        if !contains(start, size) {
+        let mut fde = self.fde(idx)?;
+        // libsframe 2.40 and 2.44 check a PC-mask function's end only through its FREs.
+        let unbounded_mask = fde.pc_type() == PcType::Mask
+            && (q.has(Quirk::MaskSectionPcModulo) || q.has(Quirk::MaskLowByte));
+        if !contains(start, size) && !(unbounded_mask && start <= pc) {
             return Ok(None);
         }
-        let mut fde = self.fde(idx)?;
         // The look-up's own reading of the start (it differs from the decoder's only under
         // a quirk).
         fde.start = start;
@@ -107,6 +114,11 @@ impl<'a> SectionRef<'a> {
         fde: &FdeRef,
         pc: i64,
     ) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
+        if fde.pc_type() == PcType::Mask {
+            if let Some(found) = self.find_mask_fre_quirky(fde, pc)? {
+                return Ok(found);
+            }
+        }
         let pc_off = if self.quirks().has(Quirk::PcDistance32) {
             i64::from(pc.wrapping_sub(fde.start) as u32)
         } else {
@@ -133,6 +145,71 @@ impl<'a> SectionRef<'a> {
             }
         };
         self.last_fre_where(fde, matches)
+    }
+
+    /// The FRE of a PC-mask function as a reader with a PC-mask quirk finds it; `None` when
+    /// no such quirk applies (then the texts' rule does).
+    #[allow(clippy::type_complexity)]
+    fn find_mask_fre_quirky(
+        &self,
+        fde: &FdeRef,
+        pc: i64,
+    ) -> Result<Option<Option<(usize, FreRef<'a>)>>, Violation> {
+        let q = self.quirks();
+        let v1 = self.version() == Version::V1;
+        let rep = i64::from(fde.rep_size);
+        // Each FRE with the start of the next one (the function's size for the last).
+        let with_ends = || -> Result<Vec<(usize, FreRef<'a>, i64)>, Violation> {
+            let fres: Vec<FreRef<'a>> = self.fres(fde).collect::<Result<_, _>>()?;
+            Ok(fres
+                .iter()
+                .enumerate()
+                .map(|(k, f)| {
+                    let end = fres
+                        .get(k + 1)
+                        .map_or(i64::from(fde.size), |n| i64::from(n.start));
+                    (k, *f, end)
+                })
+                .collect())
+        };
+        if q.has(Quirk::MaskV1NeverMatches) && v1 {
+            return Ok(Some(None));
+        }
+        if q.has(Quirk::MaskAbsolutePcFirstMatch) && !v1 {
+            let off = pc.wrapping_sub(fde.start);
+            if !fde.contains_offset(off) || rep == 0 {
+                return Ok(Some(None));
+            }
+            let in_block = SIMPLE_FRAME_RS_BASE.wrapping_add(pc as u64) % rep as u64;
+            let hit = with_ends()?
+                .into_iter()
+                .find(|(_, f, _)| in_block >= u64::from(f.start));
+            return Ok(Some(hit.map(|(k, f, _)| (k, f))));
+        }
+        if q.has(Quirk::MaskSectionPcModulo) && !v1 {
+            if rep == 0 {
+                return Ok(Some(None));
+            }
+            let masked = i64::from((pc as i32).wrapping_rem(rep as i32));
+            let hit = with_ends()?
+                .into_iter()
+                .find(|&(_, f, end)| i64::from(f.start) <= masked && end - 1 >= masked);
+            return Ok(Some(hit.map(|(k, f, _)| (k, f))));
+        }
+        if q.has(Quirk::MaskLowByte) {
+            let low = |x: i64| (x as u32) & 0xff;
+            let fs = fde.raw_start;
+            for (k, f, end) in with_ends()? {
+                if low(fs.wrapping_add(i64::from(f.start))) > low(pc) {
+                    return Ok(Some(None));
+                }
+                if low(fs.wrapping_add(end)) > low(pc) {
+                    return Ok(Some(Some((k, f))));
+                }
+            }
+            return Ok(Some(None));
+        }
+        Ok(None)
     }
 
     /// The last FRE, in order, whose start address satisfies `pred` (FREs are read until one

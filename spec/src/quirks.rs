@@ -28,8 +28,10 @@ pub enum Quirk {
     /// `SFRAME_F_FDE_FUNC_START_PCREL` says; decoding reads the flag (libsframe 2.47
     /// `sframe_decoder_get_secrel_func_start_addr`, which keeps old v2 for dumping only;
     /// F0111).
+    #[cfg_attr(feature = "serde", serde(rename = "lookup-v2-start-always-pcrel"))]
     LookupV2StartAlwaysPcrel,
     /// The same for v3 starts (libsframe 2.47; F0137).
+    #[cfg_attr(feature = "serde", serde(rename = "lookup-v3-start-always-pcrel"))]
     LookupV3StartAlwaysPcrel,
     /// A PC-relative start is taken relative to where its field would be if the FDE
     /// sub-section followed the header: `sfh_fdeoff` is left out of the field's offset
@@ -60,11 +62,47 @@ pub enum Quirk {
     /// The return address is reported from the FRE's data words only: where the header's
     /// fixed RA offset applies, the RA shows as not saved (objdump 2.40 `--sframe`; F0121).
     FixedRaUnreported,
+    /// `sfh_freoff` is not read: the FRE sub-section is taken to follow the FDEs
+    /// (llvm-readobj's SFrameParser; F0141).
+    FreOffsetIgnored,
+    /// v1 PC-mask FREs never match: the test `pc % start >= start` cannot hold
+    /// (simple-frame-rs 0.3.0 `src/v1.rs`; F0138).
+    #[cfg_attr(feature = "serde", serde(rename = "mask-v1-never-matches"))]
+    MaskV1NeverMatches,
+    /// v2/v3 PC-mask look-up on the absolute PC (the section loaded at 2^48, as the harness
+    /// loads it for simple-frame-rs): the first FRE whose start is at most
+    /// `(2^48 + pc) % rep_size`; none when `rep_size` is 0 (simple-frame-rs 0.3.0; F0138).
+    MaskAbsolutePcFirstMatch,
+    /// PC-mask look-up on the section-relative PC: `masked = (i32)pc % rep_size` (C
+    /// remainder), the first FRE `k` with `start_k <= masked <= end_k`, where `end_k` is the
+    /// next FRE's start less 1 (the function's size less 1 for the last); the function's
+    /// end is not checked (libsframe 2.44 `sframe_fre_check_range_p`; F0139).
+    MaskSectionPcModulo,
+    /// PC-mask look-up on the low bytes of section-relative addresses: FRE `k` is taken when
+    /// `(start + start_k) & 0xff <= pc & 0xff < (start + end_k) & 0xff` in order, where
+    /// `end_k` is the next FRE's start (the function's size for the last); the look-up
+    /// stops with no row at the first FRE failing the first test; the function's end is
+    /// not checked (libsframe 2.40 `sframe_find_fre`; F0140).
+    MaskLowByte,
+    /// v2 FREs without data words (v2 erratum 2: the outermost frame, RA undefined) are
+    /// read as ordinary rows: CFA at the base register plus 0, RA and FP as the header's
+    /// fixed offsets say or not saved (libsframe 2.44, simple-frame-rs 0.3.0 `src/v2.rs`,
+    /// llvm-readobj; F0113, F0138, F0141).
+    #[cfg_attr(feature = "serde", serde(rename = "ra-undefined-unknown-v2"))]
+    RaUndefinedUnknownV2,
+    /// The s390x ABI of the v2 errata is unknown: CFA offsets are used unscaled and RA/FP
+    /// offsets are always stack slots (libsframe 2.44; F0113).
+    #[cfg_attr(feature = "serde", serde(rename = "s390x-v2-unknown"))]
+    S390xV2Unknown,
+    /// Which data word holds the RA or the FP follows the ABI, not the header's fixed
+    /// offsets: on AMD64 the RA is the header's fixed RA and the FP word 1; elsewhere the RA
+    /// is word 1 and the FP word 2 (simple-frame-rs 0.3.0, llvm-readobj; F0138, F0141).
+    RaFpByAbi,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 12] = [
+    pub const ALL: [Quirk; 20] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -77,6 +115,14 @@ impl Quirk {
         Quirk::FlexControlSignExtended,
         Quirk::S390xFlexCfaUnscaled,
         Quirk::FixedRaUnreported,
+        Quirk::FreOffsetIgnored,
+        Quirk::MaskV1NeverMatches,
+        Quirk::MaskAbsolutePcFirstMatch,
+        Quirk::MaskSectionPcModulo,
+        Quirk::MaskLowByte,
+        Quirk::RaUndefinedUnknownV2,
+        Quirk::S390xV2Unknown,
+        Quirk::RaFpByAbi,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -94,6 +140,14 @@ impl Quirk {
             Quirk::FlexControlSignExtended => "flex-control-sign-extended",
             Quirk::S390xFlexCfaUnscaled => "s390x-flex-cfa-unscaled",
             Quirk::FixedRaUnreported => "fixed-ra-unreported",
+            Quirk::FreOffsetIgnored => "fre-offset-ignored",
+            Quirk::MaskV1NeverMatches => "mask-v1-never-matches",
+            Quirk::MaskAbsolutePcFirstMatch => "mask-absolute-pc-first-match",
+            Quirk::MaskSectionPcModulo => "mask-section-pc-modulo",
+            Quirk::MaskLowByte => "mask-low-byte",
+            Quirk::RaUndefinedUnknownV2 => "ra-undefined-unknown-v2",
+            Quirk::S390xV2Unknown => "s390x-v2-unknown",
+            Quirk::RaFpByAbi => "ra-fp-by-abi",
         }
     }
 

@@ -152,7 +152,7 @@ impl<'a> SectionRef<'a> {
                         / header.version.fde_entry_size() as u64) as i64,
                 ));
         }
-        let fre_start = if offsets_ignored {
+        let fre_start = if offsets_ignored || quirks.has(Quirk::FreOffsetIgnored) {
             fde_start + fde_bytes
         } else {
             hsize as u64 + u64::from(header.freoff)

@@ -72,6 +72,12 @@ pub struct Row<'a> {
     pub words: &'a [i64],
 }
 
+/// Whether a reader that predates the v2 errata's s390x ABI reads this v2 row
+/// ([`Quirk::S390xV2Unknown`]).
+fn s390x_unknown(ctx: &RowContext) -> bool {
+    ctx.version == Version::V2 && ctx.quirks.has(Quirk::S390xV2Unknown)
+}
+
 /// `SFRAME_V2_S390X_CFA_OFFSET_DECODE`, in 32-bit arithmetic under
 /// [`Quirk::S390xCfaDecode32`].
 fn s390x_cfa_decode(ctx: &RowContext, stored: i64) -> i64 {
@@ -100,7 +106,7 @@ fn fixed(offset: i8) -> Option<Loc> {
 
 /// Interpret a tracked RA/FP offset of a default-type FDE.
 fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
-    if ctx.abi == Abi::S390x {
+    if ctx.abi == Abi::S390x && !s390x_unknown(ctx) {
         if is_ra && offset == FRE_RA_OFFSET_INVALID {
             return Loc::SameValue;
         }
@@ -119,6 +125,15 @@ fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
 /// The recovery rules of a row, or the rule its data words break.
 pub fn recovery_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     let w = row.words;
+    if w.is_empty() && ctx.version == Version::V2 && ctx.quirks.has(Quirk::RaUndefinedUnknownV2) {
+        return Ok(default_rules(
+            ctx,
+            &Row {
+                words: &[0],
+                ..*row
+            },
+        ));
+    }
     if w.is_empty() {
         if ctx.version == Version::V1 {
             return Err(Rule::FreCountZeroV1);
@@ -143,7 +158,7 @@ fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
         BaseReg::Sp => regs.sp,
         BaseReg::Fp => regs.fp,
     };
-    let cfa_offset = if ctx.abi == Abi::S390x && ctx.version != Version::V1 {
+    let cfa_offset = if ctx.abi == Abi::S390x && ctx.version != Version::V1 && !s390x_unknown(ctx) {
         s390x_cfa_decode(ctx, w[0])
     } else {
         w[0]
@@ -153,6 +168,23 @@ fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
         offset: cfa_offset,
         deref: false,
     };
+    if ctx.quirks.has(Quirk::RaFpByAbi) {
+        let word = |i: usize, is_ra| w.get(i).map_or(Loc::SameValue, |&o| tracked(ctx, o, is_ra));
+        let (ra, fp) = if ctx.abi == Abi::Amd64 {
+            (
+                fixed(ctx.cfa_fixed_ra_offset).unwrap_or(Loc::SameValue),
+                word(1, false),
+            )
+        } else {
+            (word(1, true), word(2, false))
+        };
+        return Recovery {
+            cfa,
+            ra,
+            fp,
+            ra_mangled: row.mangled_ra,
+        };
+    }
     // v1/v2 "SFrame FRE": RA is tracked when the header gives no fixed RA offset; then the
     // second offset is the RA and the third the FP, else the second is the FP.
     let ra_tracked = ctx.cfa_fixed_ra_offset == CFA_FIXED_OFFSET_INVALID;
