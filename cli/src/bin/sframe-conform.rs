@@ -4,8 +4,8 @@
 //! rule (or disagrees), 2 on usage or I/O errors.
 
 use clap::{Parser, Subcommand};
+use sframe_conform::{check, dump, rules_cmd};
 use sframe_harness::input::{expand_paths, read_input};
-use sframe_harness::{check, dump, rules_cmd};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -245,7 +245,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Impls { json, external } => sframe_harness::diff::cmd::impls(json, &external),
+        Command::Impls { json, external } => sframe_conform::diff_cmd::impls(json, &external),
         Command::Diff {
             files,
             impls,
@@ -259,7 +259,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             timeout_ms,
             max_pcs,
             ledger,
-        } => sframe_harness::diff::cmd::run(&sframe_harness::diff::cmd::Args {
+        } => sframe_conform::diff_cmd::run(&sframe_conform::diff_cmd::Args {
             files,
             impls,
             external,
@@ -290,7 +290,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             &out,
             malformed,
         ),
-        Command::Bench { json, functions } => sframe_harness::bench::run(json, functions),
+        Command::Bench { json, functions } => sframe_conform::bench::run(json, functions),
         Command::Oracle {
             files,
             runs,
@@ -300,7 +300,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             producer,
             jobs,
             ledger,
-        } => sframe_harness::oracle_cmd::run(&sframe_harness::oracle_cmd::Args {
+        } => sframe_conform::oracle_cmd::run(&sframe_conform::oracle_cmd::Args {
             files,
             runs,
             seed,

@@ -1,8 +1,8 @@
 //! `sframe-conform check`: validate sections against the rule catalogue.
 
-use crate::hexdump::excerpt;
-use crate::input::InputSection;
 use serde_json::{json, Value};
+use sframe_harness::hexdump::excerpt;
+use sframe_harness::input::InputSection;
 use sframe_spec::{rules::Severity, validate, Violation};
 
 /// The outcome for one file.
