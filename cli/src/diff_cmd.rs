@@ -63,6 +63,20 @@ pub fn impls(json_out: bool, external: &[String]) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `sframe-conform --version`: this command's version, then every implementation available
+/// here with its exact version (as `impls` finds them), and what is not available and why.
+pub fn versions() -> String {
+    let mut out = format!("sframe-conform {}\n", env!("CARGO_PKG_VERSION"));
+    let reg = Registry::discover(&Options::default());
+    for i in &reg.available {
+        out.push_str(&format!("  {:<18} {}\n", i.name(), i.version()));
+    }
+    for u in &reg.unavailable {
+        out.push_str(&format!("  {:<18} unavailable: {}\n", u.name, u.reason));
+    }
+    out
+}
+
 /// Arguments of `sframe-conform diff`.
 #[derive(Debug, Clone, Default)]
 pub struct Args {

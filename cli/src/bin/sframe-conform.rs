@@ -12,27 +12,37 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "sframe-conform",
-    version,
-    about = "Conformance checks and differential testing for SFrame (.sframe) sections"
+    about = "Conformance checks and differential testing for SFrame (.sframe) sections",
+    disable_version_flag = true,
+    arg_required_else_help = true
 )]
 struct Cli {
+    /// Print the version of sframe-conform and of every implementation found here.
+    #[arg(short = 'V', long)]
+    version: bool,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Check sections (ELF files or raw .sframe sections; directories are searched) against
-    /// the rule catalogue.
+    /// the rule catalogue: a line per file with problems, then a summary per producer
+    /// (from a manifest.json above the files), format version and ABI. Reproducers of a
+    /// findings ledger met in a directory are reported apart, as expected to break rules,
+    /// and do not count in the exit status.
     Check {
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Machine-readable output.
+        /// Machine-readable output (the same report, as JSON).
         #[arg(long)]
         json: bool,
         /// Fail on warnings too.
         #[arg(long)]
         strict: bool,
+        /// Every violation of every file, with hex excerpts (the default for a single file).
+        #[arg(short, long)]
+        verbose: bool,
     },
     /// Print sections in readable form, or their normalized model as JSON.
     Dump {
@@ -171,33 +181,26 @@ fn print_json(v: &serde_json::Value) {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        // `arg_required_else_help` leaves only `--version` here.
+        print!("{}", sframe_conform::diff_cmd::versions());
+        return Ok(ExitCode::SUCCESS);
+    };
+    if cli.version {
+        return Err("--version takes no command".into());
+    }
+    match command {
         Command::Check {
             files,
             json,
             strict,
-        } => {
-            let mut failed = false;
-            let mut reports = Vec::new();
-            for f in &expand_paths(&files).map_err(|e| e.to_string())? {
-                let input = read_input(f).map_err(|e| e.to_string())?;
-                let r = check::check(&input);
-                failed |= r.fails(strict);
-                if json {
-                    reports.push(check::render_json(&input, &r));
-                } else {
-                    print!("{}", check::render_text(&input, &r));
-                }
-            }
-            if json {
-                print_json(&serde_json::Value::Array(reports));
-            }
-            Ok(if failed {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
+            verbose,
+        } => check::run(&check::Args {
+            files,
+            json,
+            strict,
+            verbose,
+        }),
         Command::Dump { files, json } => {
             let mut failed = false;
             let mut out = Vec::new();
