@@ -15,7 +15,7 @@
 //! Fields an implementation does not expose are `None` and are not compared.
 //!
 //! Implementations are built by name from what is provisioned here by the registry of the
-//! `sframe-conform` crate; this crate has the reference ([`reference`]) and external
+//! `sframe-conform` crate; this crate has the reference ([`reference`](mod@reference)) and external
 //! programs ([`process`]).
 
 pub mod guard;
