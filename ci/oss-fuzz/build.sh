@@ -17,7 +17,7 @@ bin="$CARGO_TARGET_DIR/x86_64-unknown-linux-gnu/release"
 # worker that hosts GNU libsframe (used when libsframe is provisioned on the runner; the
 # targets warn and compare the in-process implementations otherwise), the findings ledger,
 # and the corpus's ELF files (oracle_small).
-cargo build --release -p sframe-harness --bin sframe-worker
+cargo build --release -p sframe-conform --no-default-features --bin sframe-worker
 cp "$CARGO_TARGET_DIR/release/sframe-worker" "$OUT/"
 rm -rf "$OUT/findings" "$OUT/corpus-elf"
 cp -r corpus/findings "$OUT/findings"

@@ -15,8 +15,8 @@
 //!
 //! The text adapters (objdump) are left out: one process per input is too slow to fuzz.
 
+use sframe_conform::impls::registry::{Options, Registry};
 use sframe_harness::diff::{Case, CaseResult, Engine};
-use sframe_harness::impls::registry::{Options, Registry};
 use sframe_harness::ledger::Ledger;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -203,6 +203,6 @@ pub fn require_all() {
     };
     assert!(
         reg_missing.is_empty() && get().engine.impls.iter().filter(|i| i.name().starts_with("libsframe-")).count() >= 3,
-        "implementations missing from the differential targets: {reg_missing:?} (run ci/toolchains, and build sframe-worker: cargo build -p sframe-harness --bins)"
+        "implementations missing from the differential targets: {reg_missing:?} (run ci/toolchains, and build sframe-worker: cargo build -p sframe-conform --bins)"
     );
 }

@@ -10,8 +10,8 @@
 //! this target explores input space (paths through real code) rather than byte space.
 
 use arbitrary::Unstructured;
+use sframe_conform::oracle_cmd::producer_for;
 use sframe_harness::ledger::Ledger;
-use sframe_harness::oracle_cmd::producer_for;
 use sframe_oracle::{Options, Oracle};
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -11,7 +11,8 @@
 //! - [`generate()`]: valid sections (no violation, warnings included) from
 //!   `arbitrary::Unstructured` bytes;
 //! - [`mutate()`]: broken sections with the rules they break;
-//! - [`strategy`]: proptest strategies driving the same generator;
+//! - [`strategy`]: proptest strategies driving the same generator (feature `proptest`, on
+//!   by default);
 //! - [`corpus`]: reproducible files on disk for `sframe-conform gen`;
 //! - [`check`]: the properties (valid: validates clean and round-trips; mutated: reports
 //!   its tags, and decodes exactly when not malformed);
@@ -45,6 +46,7 @@ pub mod layout;
 pub mod mutate;
 pub mod reach;
 pub mod rows;
+#[cfg(feature = "proptest")]
 pub mod strategy;
 
 pub use config::{abi_with_endian, Config, PinError};

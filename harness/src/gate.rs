@@ -25,9 +25,9 @@
 //! rejected-valid, crashes as panics caught). [`Report::unexplained`] filters the
 //! discrepancies through a findings ledger of your own, for known deviations.
 
-use crate::diff::cmd::{corpus_cases, read_cases};
 use crate::diff::{mutate, seeds, Case, CaseResult, Discrepancy, Engine};
 use crate::impls::{Decoded, Found, Implementation, Kind, Outcome};
+use crate::input::{corpus_cases, read_cases};
 use crate::ledger::Ledger;
 use sframe_spec::Version;
 use std::path::{Path, PathBuf};
@@ -168,10 +168,10 @@ impl Implementation for Guarded<'_> {
         self.0.kind()
     }
     fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
-        crate::impls::simple_frame::guarded(|| self.0.decode(data))
+        crate::impls::guard::guarded(|| self.0.decode(data))
     }
     fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>> {
-        crate::impls::simple_frame::guarded(|| self.0.find_fre(data, pc))
+        crate::impls::guard::guarded(|| self.0.find_fre(data, pc))
     }
     fn find_fres(&self, data: &[u8], pcs: &[i64]) -> Vec<Outcome<Option<Found>>> {
         pcs.iter().map(|&pc| self.find_fre(data, pc)).collect()

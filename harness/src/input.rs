@@ -1,5 +1,6 @@
 //! Reading the files given on the command line into SFrame sections.
 
+use crate::diff::Case;
 use sframe_elf::{load, Loaded};
 use std::path::{Path, PathBuf};
 
@@ -104,4 +105,40 @@ fn looks_like_input(p: &Path) -> bool {
     };
     let head = &head[..n];
     head.starts_with(b"\x7fELF") || sframe_spec::Endian::from_magic(head).is_some()
+}
+
+/// The repository's corpus directory (`corpus/` beside this crate).
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus")
+}
+
+/// Read the sections of `paths` (files and directories) as cases.
+pub fn read_cases(paths: &[PathBuf]) -> Result<Vec<Case>, String> {
+    let mut out = Vec::new();
+    for p in expand_paths(paths).map_err(|e| e.to_string())? {
+        let input = read_input(&p).map_err(|e| e.to_string())?;
+        out.push(Case {
+            name: p.display().to_string(),
+            data: input.loaded.bytes,
+        });
+    }
+    Ok(out)
+}
+
+/// Sections of the corpus that load (files that do not are skipped: the corpus may hold
+/// other things, and `check` is the tool that complains about them).
+pub fn corpus_cases(dir: &Path) -> Vec<Case> {
+    let Ok(paths) = expand_paths(&[dir.to_path_buf()]) else {
+        return Vec::new();
+    };
+    paths
+        .into_iter()
+        .filter(|p| !p.components().any(|c| c.as_os_str() == "findings"))
+        .filter_map(|p| {
+            read_input(&p).ok().map(|i| Case {
+                name: p.display().to_string(),
+                data: i.loaded.bytes,
+            })
+        })
+        .collect()
 }

@@ -1,23 +1,22 @@
 //! # sframe-harness
 //!
-//! The machinery behind `sframe-conform`: reading inputs (ELF files or raw sections),
-//! reporting rule violations, dumping sections, and putting SFrame implementations side by
-//! side: [`impls`] (the implementations behind one trait), [`diff`] (the differential
-//! engine, minimization and the ledger records), [`gate`] (the same as a library call for
-//! downstream tests) and [`bench`].
+//! Putting SFrame implementations side by side, without the command line or anything that
+//! links foreign code: [`impls`] (the implementation trait, the row model, the reference
+//! adapter and external programs speaking the JSON-lines protocol), [`diff`] (the
+//! differential engine, minimization, mutation, seeds and the ledger records), [`ledger`]
+//! (the findings ledger), [`gate`] (the same as a library call for a downstream crate's
+//! tests) and [`input`] (reading ELF files or raw sections).
+//!
+//! The `sframe-conform` command, the adapters of foreign implementations (GNU libsframe,
+//! simple-frame-rs, objdump, llvm-readobj) and the emulator oracle are in the
+//! `sframe-conform` crate.
 
 #![forbid(unsafe_code)]
 
-pub mod bench;
-pub mod check;
 pub mod diff;
-pub mod dump;
 pub mod gate;
 pub mod hexdump;
 pub mod impls;
 pub mod input;
 pub mod ledger;
 pub mod matrix;
-pub mod oracle_cmd;
-pub mod rules_cmd;
-pub mod stackwalk;

@@ -14,17 +14,15 @@
 //! text), "unsupported" (reported, never counted as agreement), a crash (signal) or a hang.
 //! Fields an implementation does not expose are `None` and are not compared.
 //!
-//! Implementations are built by name from what is provisioned here ([`registry`]).
+//! Implementations are built by name from what is provisioned here by the registry of the
+//! `sframe-conform` crate; this crate has the reference ([`reference`](mod@reference)) and external
+//! programs ([`process`]).
 
-pub mod llvm_readobj;
+pub mod guard;
 pub mod norm;
-pub mod objdump;
 pub mod process;
 pub mod protocol;
 pub mod reference;
-pub mod registry;
-pub mod simple_frame;
-pub mod toolchains;
 
 use serde::{Deserialize, Serialize};
 use sframe_spec::{Loc, Section, Version};

@@ -16,8 +16,8 @@
 //! `no-row` (no row found), `rejected`, `crashed`, `hung` or `unsupported` (the look-up's outcome), `incomplete-row` (the answer
 //! lacks a CFA, RA or FP rule), `step` (the rules cannot be applied), `cfa`, `ra`, `fp`.
 
-use crate::diff::version_tag;
 use crate::impls::{Implementation, Outcome};
+use sframe_harness::diff::version_tag;
 use sframe_oracle::StackSnapshot;
 use sframe_spec::unwind::{apply, Frame};
 use sframe_spec::Recovery;

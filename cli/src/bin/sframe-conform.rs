@@ -4,35 +4,45 @@
 //! rule (or disagrees), 2 on usage or I/O errors.
 
 use clap::{Parser, Subcommand};
+use sframe_conform::{check, dump, rules_cmd};
 use sframe_harness::input::{expand_paths, read_input};
-use sframe_harness::{check, dump, rules_cmd};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(
     name = "sframe-conform",
-    version,
-    about = "Conformance checks and differential testing for SFrame (.sframe) sections"
+    about = "Conformance checks and differential testing for SFrame (.sframe) sections",
+    disable_version_flag = true,
+    arg_required_else_help = true
 )]
 struct Cli {
+    /// Print the version of sframe-conform and of every implementation found here.
+    #[arg(short = 'V', long)]
+    version: bool,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Check sections (ELF files or raw .sframe sections; directories are searched) against
-    /// the rule catalogue.
+    /// the rule catalogue: a line per file with problems, then a summary per producer
+    /// (from a manifest.json above the files), format version and ABI. Reproducers of a
+    /// findings ledger met in a directory are reported apart, as expected to break rules,
+    /// and do not count in the exit status.
     Check {
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Machine-readable output.
+        /// Machine-readable output (the same report, as JSON).
         #[arg(long)]
         json: bool,
         /// Fail on warnings too.
         #[arg(long)]
         strict: bool,
+        /// Every violation of every file, with hex excerpts (the default for a single file).
+        #[arg(short, long)]
+        verbose: bool,
     },
     /// Print sections in readable form, or their normalized model as JSON.
     Dump {
@@ -171,33 +181,26 @@ fn print_json(v: &serde_json::Value) {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        // `arg_required_else_help` leaves only `--version` here.
+        print!("{}", sframe_conform::diff_cmd::versions());
+        return Ok(ExitCode::SUCCESS);
+    };
+    if cli.version {
+        return Err("--version takes no command".into());
+    }
+    match command {
         Command::Check {
             files,
             json,
             strict,
-        } => {
-            let mut failed = false;
-            let mut reports = Vec::new();
-            for f in &expand_paths(&files).map_err(|e| e.to_string())? {
-                let input = read_input(f).map_err(|e| e.to_string())?;
-                let r = check::check(&input);
-                failed |= r.fails(strict);
-                if json {
-                    reports.push(check::render_json(&input, &r));
-                } else {
-                    print!("{}", check::render_text(&input, &r));
-                }
-            }
-            if json {
-                print_json(&serde_json::Value::Array(reports));
-            }
-            Ok(if failed {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
+            verbose,
+        } => check::run(&check::Args {
+            files,
+            json,
+            strict,
+            verbose,
+        }),
         Command::Dump { files, json } => {
             let mut failed = false;
             let mut out = Vec::new();
@@ -245,7 +248,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Impls { json, external } => sframe_harness::diff::cmd::impls(json, &external),
+        Command::Impls { json, external } => sframe_conform::diff_cmd::impls(json, &external),
         Command::Diff {
             files,
             impls,
@@ -259,7 +262,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             timeout_ms,
             max_pcs,
             ledger,
-        } => sframe_harness::diff::cmd::run(&sframe_harness::diff::cmd::Args {
+        } => sframe_conform::diff_cmd::run(&sframe_conform::diff_cmd::Args {
             files,
             impls,
             external,
@@ -290,7 +293,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             &out,
             malformed,
         ),
-        Command::Bench { json, functions } => sframe_harness::bench::run(json, functions),
+        Command::Bench { json, functions } => sframe_conform::bench::run(json, functions),
         Command::Oracle {
             files,
             runs,
@@ -300,7 +303,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             producer,
             jobs,
             ledger,
-        } => sframe_harness::oracle_cmd::run(&sframe_harness::oracle_cmd::Args {
+        } => sframe_conform::oracle_cmd::run(&sframe_conform::oracle_cmd::Args {
             files,
             runs,
             seed,

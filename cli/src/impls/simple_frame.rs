@@ -20,11 +20,10 @@ use super::{
     BenchTiming, Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation, Outcome, Row,
 };
 use fallible_iterator::FallibleIterator;
+use sframe_harness::impls::guard::guarded;
 use sframe_spec::{Abi, Base, Loc, Version};
 use simple_frame_rs::{v1, v2, v3, SFrameError, SFrameFRE, SFrameSection};
 use std::hint::black_box;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// The `simple-frame-rs` crate.
@@ -40,45 +39,6 @@ fn err_class(e: &SFrameError) -> String {
 
 fn rejected<T>(e: SFrameError) -> Outcome<T> {
     Outcome::rejected(err_class(&e), Some(e.to_string()))
-}
-
-/// Serializes panic-hook swaps between threads.
-static HOOK: Mutex<()> = Mutex::new(());
-/// Where the last caught panic happened (`file:line`).
-static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
-
-/// Run `f`, turning a panic into a crash outcome whose detail starts with
-/// `at <file>:<line>:`; the panic hook stays quiet meanwhile.
-pub(crate) fn guarded<T>(f: impl FnOnce() -> Outcome<T>) -> Outcome<T> {
-    let _lock = HOOK.lock().unwrap_or_else(|e| e.into_inner());
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|info| {
-        let at = info
-            .location()
-            .map(|l| format!("{}:{}", l.file(), l.line()));
-        *LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = at;
-    }));
-    let r = catch_unwind(AssertUnwindSafe(f));
-    std::panic::set_hook(hook);
-    match r {
-        Ok(o) => o,
-        Err(p) => {
-            let msg = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            let at = LAST_PANIC
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take()
-                .unwrap_or_default();
-            Outcome::Crashed {
-                signal: "panic".into(),
-                detail: Some(format!("at {at}: {msg}")),
-            }
-        }
-    }
 }
 
 /// Section-wide facts the row readings need.

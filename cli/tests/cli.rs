@@ -133,7 +133,7 @@ fn json_outputs_have_the_documented_keys() {
 
     let out = run(&["check", "--json", good.to_str().unwrap()]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v[0]["valid"], true);
+    assert_eq!(v["files"][0]["valid"], true);
 }
 
 #[test]
@@ -283,4 +283,48 @@ fn gen_writes_pinned_valid_and_tagged_malformed_sections() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn version_names_this_command_and_every_provisioned_implementation() {
+    let out = run(&["--version"]);
+    assert_eq!(out.status.code(), Some(0));
+    let t = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        t.lines().next(),
+        Some(format!("sframe-conform {}", env!("CARGO_PKG_VERSION")).as_str())
+    );
+    let listed = |name: &str| t.lines().any(|l| l.trim_start().starts_with(name));
+    assert!(listed("reference ") && listed("simple-frame-rs "), "{t}");
+    // Every libsframe release ci/toolchains put in the cache, with a version, not as
+    // unavailable.
+    let cache = std::env::var_os("SFRAME_CONFORM_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/sframe-conform")
+        });
+    let releases: Vec<String> = std::fs::read_dir(cache.join("lib"))
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_str()?
+                        .strip_prefix("libsframe-")
+                        .map(str::to_string)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        !releases.is_empty(),
+        "no libsframe in {}: run ci/toolchains",
+        cache.display()
+    );
+    for r in releases {
+        let line = t
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("libsframe-{r} ")))
+            .unwrap_or_else(|| panic!("libsframe-{r} not listed: {t}"));
+        assert!(!line.contains("unavailable"), "{line}");
+    }
 }

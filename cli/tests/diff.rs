@@ -5,14 +5,14 @@
 //! These tests need the provisioned toolchains: they fail (not skip) when a libsframe or an
 //! objdump is missing, naming `ci/toolchains`, which provisions them.
 
-use sframe_harness::diff::cmd::{corpus_cases, corpus_dir};
+use sframe_conform::impls::registry::{Options, Registry};
 use sframe_harness::diff::report::Summary;
 use sframe_harness::diff::{mutate, producer, seeds, Case, CaseResult, Engine};
 use sframe_harness::gate::{self, Corpus};
 use sframe_harness::impls::process::{Launch, ProcessImpl};
 use sframe_harness::impls::reference::Reference;
-use sframe_harness::impls::registry::{Options, Registry};
 use sframe_harness::impls::{Decoded, Found, Implementation, Kind, Outcome};
+use sframe_harness::input::{corpus_cases, corpus_dir};
 use sframe_harness::ledger::Ledger;
 use sframe_spec::{Loc, Version};
 use std::path::{Path, PathBuf};
@@ -284,7 +284,7 @@ fn data_script(name: &str) -> String {
 
 fn example_adapter() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("examples/external-adapter.py")
+        .join("../harness/examples/external-adapter.py")
         .display()
         .to_string()
 }
@@ -461,7 +461,7 @@ fn the_gate_passes_the_reference_and_catches_a_broken_parser() {
 fn bench_sections_are_found_by_every_implementation() {
     let reg = registry(false);
     let (rows, throughput) =
-        sframe_harness::bench::measurements(&reg.available, 2000, Duration::from_millis(20));
+        sframe_conform::bench::measurements(&reg.available, 2000, Duration::from_millis(20));
     assert!(!throughput.is_empty());
     // The reference, simple-frame-rs and the newest libsframe find every PC (others may not:
     // libsframe 2.44 misreads v1, see the ledger; the bench prints found/asked).

@@ -15,7 +15,7 @@ import time
 
 here = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location(
-    "adapter", os.path.join(here, "..", "..", "examples", "external-adapter.py"))
+    "adapter", os.path.join(here, "..", "..", "..", "harness", "examples", "external-adapter.py"))
 adapter = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(adapter)
 adapter.NAME = "segv-example"

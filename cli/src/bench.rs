@@ -15,12 +15,12 @@
 //! sid (same functions, same size). Every implementation is asked to find every PC; a count
 //! of found rows below the PC count is printed, since a fast wrong answer is no answer.
 
-use crate::diff::cmd::{corpus_cases, corpus_dir};
-use crate::diff::mutate::Rng;
 use crate::impls::registry::{Options, Registry};
 use crate::impls::{BenchTiming, Implementation, Outcome};
 use serde::Serialize;
 use serde_json::json;
+use sframe_harness::diff::mutate::Rng;
+use sframe_harness::input::{corpus_cases, corpus_dir};
 use sframe_spec::constants::flags;
 use sframe_spec::{
     decode, encode, validate, Abi, BaseReg, DataWordSize, Fre, Function, Section, Version,

@@ -8,8 +8,8 @@
 //! files), else the file's stem. Exit status: 0 when every signature is covered by the
 //! findings ledger, 1 when one is not (the first new one is named), 2 on bad input.
 
-use crate::ledger::Ledger;
 use serde_json::{json, Value};
+use sframe_harness::ledger::Ledger;
 use sframe_oracle::{Options, Oracle, Report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -64,8 +64,8 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            for f in
-                crate::input::expand_paths(std::slice::from_ref(p)).map_err(|e| e.to_string())?
+            for f in sframe_harness::input::expand_paths(std::slice::from_ref(p))
+                .map_err(|e| e.to_string())?
             {
                 let mut head = [0u8; 4];
                 let is_elf = std::fs::File::open(&f)

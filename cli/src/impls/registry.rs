@@ -52,7 +52,7 @@ pub fn libsframe_launch(
     timeout: Duration,
 ) -> Result<Launch, String> {
     let worker = worker_path().ok_or_else(|| {
-        "sframe-worker not found: build it (`cargo build -p sframe-harness --bin sframe-worker`) or set SFRAME_WORKER".to_string()
+        "sframe-worker not found: build it (`cargo build -p sframe-conform --bin sframe-worker`) or set SFRAME_WORKER".to_string()
     })?;
     Ok(Launch::new(worker)
         .arg("--libsframe")

@@ -9,6 +9,11 @@
 //! Each libsframe request runs in a forked child (`forking`): a crash of the hosted library
 //! (segfault, abort) kills only that child, and the worker answers `crashed` with the child's
 //! last words. Should the worker itself die, the harness reports it and starts a new one.
+//!
+//! This crate is the worker's code, with the bindings to GNU libsframe (the only `unsafe`
+//! code of the suite); the `sframe-worker` binary is built by the `sframe-conform` crate
+//! (`cli/src/bin/sframe-worker.rs`, which calls [`main`] and adds the in-process adapters it
+//! has), so that it lands beside `sframe-conform`, where the registry looks for it.
 
 mod ffi;
 mod forking;
@@ -16,17 +21,26 @@ mod libsframe;
 
 use sframe_harness::impls::protocol::serve;
 use sframe_harness::impls::reference::Reference;
-use sframe_harness::impls::simple_frame::SimpleFrame;
 use sframe_harness::impls::Implementation;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-fn usage(msg: &str) -> ExitCode {
-    eprintln!("sframe-worker: {msg}\nusage: sframe-worker --libsframe PATH --release REL [--version VER] | --impl reference|simple-frame-rs");
+fn usage(msg: &str, names: &str) -> ExitCode {
+    eprintln!("sframe-worker: {msg}\nusage: sframe-worker --libsframe PATH --release REL [--version VER] | --impl {names}");
     ExitCode::from(2)
 }
 
-fn main() -> ExitCode {
+/// An in-process implementation the worker can host with `--impl NAME`, besides `reference`.
+pub type Hosted = (&'static str, fn() -> Box<dyn Implementation>);
+
+/// The worker's `main`: parse the command line, host the implementation, serve requests.
+/// `hosted` names the in-process adapters `--impl` accepts besides `reference`.
+pub fn main(hosted: &[Hosted]) -> ExitCode {
+    let names = std::iter::once("reference")
+        .chain(hosted.iter().map(|(n, _)| *n))
+        .collect::<Vec<_>>()
+        .join("|");
+    let usage = |msg: &str| usage(msg, &names);
     let mut args = std::env::args().skip(1);
     let (mut lib, mut release, mut version, mut name) = (
         None::<PathBuf>,
@@ -62,7 +76,10 @@ fn main() -> ExitCode {
             }
         }
         (None, Some("reference")) => Box::new(Reference),
-        (None, Some("simple-frame-rs")) => Box::new(SimpleFrame),
+        (None, Some(n)) => match hosted.iter().find(|(h, _)| *h == n) {
+            Some((_, make)) => make(),
+            None => return usage(&format!("no implementation {n:?} to host")),
+        },
         _ => return usage("say which implementation to host"),
     };
     let stdin = std::io::stdin();

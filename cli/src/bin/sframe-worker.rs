@@ -1,0 +1,9 @@
+//! `sframe-worker`: the process that hosts GNU libsframe (see the `sframe-worker` crate), with
+//! the in-process adapters of this crate available to `--impl`.
+
+use sframe_conform::impls::simple_frame::SimpleFrame;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    sframe_worker::main(&[("simple-frame-rs", || Box::new(SimpleFrame))])
+}

@@ -1,0 +1,316 @@
+//! `sframe-conform impls` and `sframe-conform diff`.
+
+use crate::impls::registry::{Options, Registry};
+use crate::impls::{Implementation, Kind};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+use sframe_harness::diff::report::Summary;
+use sframe_harness::diff::{mutate, producer, record, seeds, Case, Engine};
+pub use sframe_harness::input::{corpus_cases, corpus_dir, read_cases};
+use sframe_harness::ledger::{Ledger, ToolVersion};
+use sframe_spec::Version;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::InProcess => "in-process",
+        Kind::Worker => "worker",
+        Kind::External => "external",
+        Kind::Text => "text",
+    }
+}
+
+/// `sframe-conform impls [--json]`.
+pub fn impls(json_out: bool, external: &[String]) -> Result<ExitCode, String> {
+    let mut reg = Registry::discover(&Options::default());
+    for cmd in external {
+        reg.add_external(cmd, Options::default().timeout)?;
+    }
+    let rows: Vec<_> = reg
+        .available
+        .iter()
+        .map(|i| {
+            let versions: Vec<u8> = Version::ALL
+                .into_iter()
+                .filter(|v| i.supports(*v))
+                .map(Version::number)
+                .collect();
+            (i.name(), i.version(), versions, kind_name(i.kind()))
+        })
+        .collect();
+    if json_out {
+        let v = json!({
+            "available": rows.iter().map(|(n, v, vs, k)| json!({"name": n, "version": v, "versions": vs, "kind": k})).collect::<Vec<_>>(),
+            "unavailable": reg.unavailable.iter().map(|u| json!({"name": u.name, "reason": u.reason})).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        println!(
+            "{:<18} {:<11} {:<9} version",
+            "implementation", "kind", "SFrame"
+        );
+        for (n, v, vs, k) in &rows {
+            let vs: Vec<String> = vs.iter().map(|v| format!("v{v}")).collect();
+            println!("{n:<18} {k:<11} {:<9} {v}", vs.join(","));
+        }
+        for u in &reg.unavailable {
+            println!("{:<18} unavailable: {}", u.name, u.reason);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `sframe-conform --version`: this command's version, then every implementation available
+/// here with its exact version (as `impls` finds them), and what is not available and why.
+pub fn versions() -> String {
+    let mut out = format!("sframe-conform {}\n", env!("CARGO_PKG_VERSION"));
+    let reg = Registry::discover(&Options::default());
+    for i in &reg.available {
+        out.push_str(&format!("  {:<18} {}\n", i.name(), i.version()));
+    }
+    for u in &reg.unavailable {
+        out.push_str(&format!("  {:<18} unavailable: {}\n", u.name, u.reason));
+    }
+    out
+}
+
+/// Arguments of `sframe-conform diff`.
+#[derive(Debug, Clone, Default)]
+pub struct Args {
+    pub files: Vec<PathBuf>,
+    pub impls: Vec<String>,
+    pub external: Vec<String>,
+    pub generate: Option<usize>,
+    /// With `generate`: only these SFrame versions (all when empty).
+    pub versions: Vec<u8>,
+    pub seed: u64,
+    pub json: bool,
+    pub record: bool,
+    pub producers: bool,
+    pub timeout_ms: u64,
+    pub max_pcs: usize,
+    pub ledger: Option<PathBuf>,
+}
+
+fn select(reg: &Registry, wanted: &[String]) -> Result<Vec<Arc<dyn Implementation>>, String> {
+    if wanted.is_empty() {
+        return Ok(reg.available.clone());
+    }
+    wanted
+        .iter()
+        .map(|w| {
+            reg.get(w).ok_or_else(|| {
+                let names: Vec<String> = reg.available.iter().map(|i| i.name()).collect();
+                let why = reg
+                    .unavailable
+                    .iter()
+                    .find(|u| &u.name == w)
+                    .map(|u| format!(" ({})", u.reason))
+                    .unwrap_or_default();
+                format!(
+                    "no implementation {w:?}{why}; available: {}",
+                    names.join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+fn tools_of(impls: &[Arc<dyn Implementation>], name: &str) -> Vec<ToolVersion> {
+    let mut v = vec![ToolVersion {
+        name: "reference".into(),
+        version: crate::impls::reference::Reference.version(),
+    }];
+    v.extend(
+        impls
+            .iter()
+            .filter(|i| i.name() == name)
+            .map(|i| ToolVersion {
+                name: i.name(),
+                version: i.version(),
+            }),
+    );
+    v
+}
+
+/// `sframe-conform diff`.
+pub fn run(args: &Args) -> Result<ExitCode, String> {
+    if args.files.is_empty() && args.generate.is_none() && !args.producers {
+        return Err("diff needs FILE... or --generate N (or --producers)".into());
+    }
+    let timeout = Duration::from_millis(if args.timeout_ms == 0 {
+        10_000
+    } else {
+        args.timeout_ms
+    });
+    let want_text = args.impls.is_empty()
+        || args
+            .impls
+            .iter()
+            .any(|i| i.starts_with("objdump-") || i.starts_with("llvm-readobj-"));
+    let mut reg = Registry::discover(&Options {
+        timeout,
+        objdump: want_text,
+    });
+    let mut wanted = args.impls.clone();
+    for cmd in &args.external {
+        let imp = reg.add_external(cmd, timeout)?;
+        if !wanted.is_empty() {
+            wanted.push(imp.name());
+        }
+    }
+    let impls = select(&reg, &wanted)?;
+    let ledger_dir = args.ledger.clone().unwrap_or_else(Ledger::default_dir);
+    let ledger = Ledger::load(&ledger_dir).map_err(|e| e.to_string())?;
+
+    let versions = args
+        .versions
+        .iter()
+        .map(|v| {
+            Version::from_u8(*v)
+                .ok_or_else(|| format!("--version {v}: SFrame has versions 1, 2 and 3"))
+        })
+        .collect::<Result<Vec<Version>, String>>()?;
+    if !versions.is_empty() && args.generate.is_none() {
+        return Err("--version selects what --generate draws; it needs --generate N".into());
+    }
+    let files = if args.generate.is_some() && args.files.is_empty() {
+        Vec::new()
+    } else {
+        read_cases(&args.files)?
+    };
+    let generated_from = match args.generate {
+        None => Vec::new(),
+        Some(_) => {
+            let mut seeds_in = if args.files.is_empty() {
+                corpus_cases(&corpus_dir())
+            } else {
+                files.clone()
+            };
+            seeds_in.extend(seeds::builtin());
+            seeds_in
+        }
+    };
+    // Generated inputs are produced one at a time, never all held.
+    let (total, cases): (usize, Box<dyn Iterator<Item = Case> + '_>) = match args.generate {
+        Some(n) => (
+            n,
+            Box::new(mutate::inputs(&generated_from, n, args.seed, &versions)),
+        ),
+        None => (files.len(), Box::new(files.iter().cloned())),
+    };
+
+    let mut engine = Engine::new(impls.clone()).with_ledger(&ledger);
+    if args.max_pcs > 0 {
+        engine.settings.max_pcs = args.max_pcs;
+    }
+    let mut summary = Summary::default();
+    let bar = if args.json || total < 20 {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total as u64)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} inputs, {elapsed} ({eta} left) {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    // Per-case results are only printed with --json; a long text run keeps the summary alone.
+    let mut case_results = Vec::new();
+    for c in cases {
+        let r = engine.run_case(&c);
+        summary.add(&r, &c.data, &ledger);
+        if r.discrepancies().next().is_some() {
+            bar.set_message(format!("{} signatures", summary.signatures.len()));
+            if args.json {
+                case_results.push(r);
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+
+    if args.producers {
+        let mut models: Vec<sframe_spec::Section> = seeds::builtin()
+            .iter()
+            .filter_map(|c| sframe_spec::decode(&c.data).ok())
+            .collect();
+        for c in corpus_cases(&corpus_dir()).iter().take(200) {
+            if let Ok(m) = sframe_spec::decode(&c.data) {
+                if sframe_spec::is_valid(&sframe_spec::validate(&c.data)) {
+                    models.push(m);
+                }
+            }
+        }
+        for imp in impls.iter().filter(|i| i.name().starts_with("libsframe-")) {
+            for (k, m) in models.iter().enumerate() {
+                let ds = producer::check(imp.as_ref(), m);
+                let r = sframe_harness::diff::CaseResult {
+                    case: format!("producer:{}:model {k}", imp.name()),
+                    bytes: 0,
+                    version: Some(m.version.number()),
+                    valid: true,
+                    first_error: None,
+                    pcs: 0,
+                    results: vec![sframe_harness::diff::ImplResult {
+                        implementation: format!("{} (encoder)", imp.name()),
+                        status: if ds.is_empty() { "agree" } else { "discrepant" },
+                        discrepancies: ds,
+                    }],
+                };
+                let bytes = sframe_spec::encode(m).unwrap_or_default();
+                summary.add(&r, &bytes, &ledger);
+                if r.discrepancies().next().is_some() {
+                    case_results.push(r);
+                }
+            }
+        }
+    }
+
+    let mut recorded = Vec::new();
+    if args.record {
+        for s in summary.new_signatures() {
+            let Some(input) = &s.input else { continue };
+            let d = &s.example;
+            let Some(imp) = impls.iter().find(|i| i.name() == d.implementation) else {
+                continue;
+            };
+            let minimized = if d.op == sframe_harness::diff::Op::Encode {
+                input.clone()
+            } else {
+                let with_finds = d.op == sframe_harness::diff::Op::FindFre;
+                let max_pcs = engine.settings.max_pcs.min(64);
+                sframe_harness::diff::minimize::minimize(input, 300, &mut |b: &[u8]| {
+                    Engine::unexplained_signatures_of(imp.as_ref(), b, max_pcs, with_finds, &engine.quirks)
+                        .contains(&s.signature)
+                })
+            };
+            let dir = record::record(
+                &ledger,
+                d,
+                &minimized,
+                tools_of(&impls, &d.implementation),
+                &s.first_case,
+            )
+            .map_err(|e| format!("cannot record {}: {e}", s.signature))?;
+            recorded.push(dir.display().to_string());
+        }
+    }
+
+    if args.json {
+        let v = json!({ "summary": summary, "cases": case_results, "recorded": recorded });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        print!("{}", summary.render_text());
+        for r in &recorded {
+            println!("recorded {r}");
+        }
+    }
+    Ok(if summary.has_new() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,21 @@
+//! # sframe-conform
+//!
+//! The `sframe-conform` command and what it needs beyond the permissive
+//! [`sframe_harness`]: the registry of provisioned implementations and their adapters
+//! ([`impls`]), the `diff` and `impls` commands ([`diff_cmd`]), `check`, `dump`, `rules`,
+//! `bench`, and the emulator oracle ([`oracle_cmd`], [`stackwalk`]), which links Unicorn
+//! (GPL-2.0): this crate is GPL-2.0-or-later. Those two need the default feature `oracle`;
+//! without it the crate builds the `sframe-worker` binary alone, without the emulator.
+
+#![forbid(unsafe_code)]
+
+pub mod bench;
+pub mod check;
+pub mod diff_cmd;
+pub mod dump;
+pub mod impls;
+#[cfg(feature = "oracle")]
+pub mod oracle_cmd;
+pub mod rules_cmd;
+#[cfg(feature = "oracle")]
+pub mod stackwalk;
