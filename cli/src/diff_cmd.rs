@@ -283,8 +283,14 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 let with_finds = d.op == sframe_harness::diff::Op::FindFre;
                 let max_pcs = engine.settings.max_pcs.min(64);
                 sframe_harness::diff::minimize::minimize(input, 300, &mut |b: &[u8]| {
-                    Engine::unexplained_signatures_of(imp.as_ref(), b, max_pcs, with_finds, &engine.quirks)
-                        .contains(&s.signature)
+                    Engine::unexplained_signatures_of(
+                        imp.as_ref(),
+                        b,
+                        max_pcs,
+                        with_finds,
+                        &engine.quirks,
+                    )
+                    .contains(&s.signature)
                 })
             };
             let dir = record::record(

@@ -15,6 +15,7 @@ pub mod diff_cmd;
 pub mod dump;
 pub mod impls;
 #[cfg(feature = "oracle")]
+pub mod matrix_cmd;
 pub mod oracle_cmd;
 pub mod rules_cmd;
 #[cfg(feature = "oracle")]

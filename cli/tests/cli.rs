@@ -328,3 +328,33 @@ fn version_names_this_command_and_every_provisioned_implementation() {
         assert!(!line.contains("unavailable"), "{line}");
     }
 }
+
+#[test]
+fn matrix_shows_rules_by_implementation_and_the_quirks_from_the_ledger() {
+    let out = run(&["matrix", "--mutations", "40"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Every rule row carries one letter per implementation; the reference is not a column.
+    let rows = text
+        .lines()
+        .filter(|l| {
+            ["PRE-", "HDR-", "FDE-", "FRE-", "FLEX-"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .count();
+    assert!(rows >= 3, "{text}");
+    assert!(!text.contains("reference"), "{text}");
+    // From the ledger: libsframe's look-up refuses unsorted sections (F0110, read in
+    // sframe_get_funcdesc_with_addr_internal of every release).
+    assert!(
+        text.lines()
+            .any(|l| l.contains("libsframe-2.47") && l.contains("lookup-requires-sorted")),
+        "{text}"
+    );
+}

@@ -84,6 +84,21 @@ enum Command {
         #[arg(long)]
         ledger: Option<PathBuf>,
     },
+    /// The conformance matrix: per implementation, the rules it enforces, accepts broken
+    /// or crashes on (from a run on the corpus, the seeds and their mutations), and the
+    /// quirks of the reference that reproduce its known deviations (from the ledger).
+    Matrix {
+        #[arg(long)]
+        json: bool,
+        /// Mutated sections beside the corpus and the seeds.
+        #[arg(long, default_value_t = 2000)]
+        mutations: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Findings ledger directory (default: corpus/findings).
+        #[arg(long)]
+        ledger: Option<PathBuf>,
+    },
     /// List the SFrame implementations available here, their exact versions and the
     /// format versions they read.
     Impls {
@@ -249,6 +264,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Impls { json, external } => sframe_conform::diff_cmd::impls(json, &external),
+        Command::Matrix {
+            json,
+            mutations,
+            seed,
+            ledger,
+        } => sframe_conform::matrix_cmd::run(json, mutations, seed, ledger),
         Command::Diff {
             files,
             impls,

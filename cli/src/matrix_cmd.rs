@@ -1,0 +1,43 @@
+//! `sframe-conform matrix`: the rules-by-implementations conformance matrix, from a run of
+//! every available implementation on the corpus, the built-in seeds and their mutations,
+//! and from the ledger (see [`sframe_harness::matrix`]).
+
+use crate::impls::registry::{Options, Registry};
+use sframe_harness::diff::{mutate, seeds, Engine};
+use sframe_harness::input::{corpus_cases, corpus_dir};
+use sframe_harness::ledger::Ledger;
+use sframe_harness::matrix::Matrix;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Run the matrix: `mutations` mutated sections (seed `seed`) beside the corpus and seeds.
+pub fn run(
+    json: bool,
+    mutations: usize,
+    seed: u64,
+    ledger: Option<PathBuf>,
+) -> Result<ExitCode, String> {
+    let ledger =
+        Ledger::load(&ledger.unwrap_or_else(Ledger::default_dir)).map_err(|e| e.to_string())?;
+    let reg = Registry::discover(&Options::default());
+    let engine = Engine::new(reg.available.clone()).with_ledger(&ledger);
+    let mut cases = corpus_cases(&corpus_dir().join("elf"));
+    cases.extend(seeds::builtin());
+    let generated = mutate::generate(&cases, mutations, seed);
+    let mut m = Matrix::from_ledger(&ledger);
+    for c in cases.iter().chain(&generated) {
+        m.add(&engine.run_case(c), &ledger);
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&m).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{}", m.render_text());
+        for u in &reg.unavailable {
+            println!("unavailable here: {} ({})", u.name, u.reason);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
