@@ -14,8 +14,8 @@ pub mod check;
 pub mod diff_cmd;
 pub mod dump;
 pub mod impls;
-#[cfg(feature = "oracle")]
 pub mod matrix_cmd;
+#[cfg(feature = "oracle")]
 pub mod oracle_cmd;
 pub mod rules_cmd;
 #[cfg(feature = "oracle")]
