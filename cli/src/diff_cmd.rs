@@ -203,7 +203,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         None => (files.len(), Box::new(files.iter().cloned())),
     };
 
-    let mut engine = Engine::new(impls.clone());
+    let mut engine = Engine::new(impls.clone()).with_ledger(&ledger);
     if args.max_pcs > 0 {
         engine.settings.max_pcs = args.max_pcs;
     }
@@ -283,8 +283,14 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 let with_finds = d.op == sframe_harness::diff::Op::FindFre;
                 let max_pcs = engine.settings.max_pcs.min(64);
                 sframe_harness::diff::minimize::minimize(input, 300, &mut |b: &[u8]| {
-                    Engine::signatures_of(imp.as_ref(), b, max_pcs, with_finds)
-                        .contains(&s.signature)
+                    Engine::unexplained_signatures_of(
+                        imp.as_ref(),
+                        b,
+                        max_pcs,
+                        with_finds,
+                        &engine.quirks,
+                    )
+                    .contains(&s.signature)
                 })
             };
             let dir = record::record(

@@ -93,7 +93,11 @@ fn corpus_and_seeds_agree_or_are_ledgered() {
     let mut cases = corpus_cases(&corpus_dir());
     cases.extend(seeds::builtin());
     assert!(cases.len() >= 19, "no corpus and no seeds?");
-    let (summary, results) = run(&Engine::new(reg.available.clone()), &cases, &ledger());
+    let (summary, results) = run(
+        &Engine::new(reg.available.clone()).with_ledger(&ledger()),
+        &cases,
+        &ledger(),
+    );
     assert_ledgered(&summary);
     // Agreement is not vacuous: the newest libsframe agrees on v3 sections and 2.40 on v1 ones.
     let newest = reg
@@ -196,7 +200,11 @@ f3:     .cfi_startproc
             data: sframe_harness::input::read_input(p).unwrap().loaded.bytes,
         })
         .collect();
-    let (summary, results) = run(&Engine::new(reg.available.clone()), &cases, &ledger());
+    let (summary, results) = run(
+        &Engine::new(reg.available.clone()).with_ledger(&ledger()),
+        &cases,
+        &ledger(),
+    );
     let _ = std::fs::remove_dir_all(&dir);
     assert_ledgered(&summary);
     // The linked (sorted) section: libsframe 2.40 reads it and agrees.
@@ -213,7 +221,11 @@ fn generated_inputs_agree_or_are_ledgered() {
     let mut seeds_in = corpus_cases(&corpus_dir());
     seeds_in.extend(seeds::builtin());
     let cases = mutate::generate(&seeds_in, 240, 20_251_122);
-    let (summary, _) = run(&Engine::new(reg.available.clone()), &cases, &ledger());
+    let (summary, _) = run(
+        &Engine::new(reg.available.clone()).with_ledger(&ledger()),
+        &cases,
+        &ledger(),
+    );
     assert_ledgered(&summary);
     assert!(
         summary.valid > 20,

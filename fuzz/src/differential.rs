@@ -49,7 +49,7 @@ pub fn get() -> &'static Differential {
         let dir = ledger_dir();
         assert!(dir.is_dir(), "the findings ledger {} is missing (set SFRAME_CONFORM_LEDGER)", dir.display());
         let ledger = Ledger::load(&dir).unwrap_or_else(|e| panic!("the findings ledger does not load: {e}"));
-        let mut engine = Engine::new(reg.available);
+        let mut engine = Engine::new(reg.available).with_ledger(&ledger);
         engine.settings.max_pcs = MAX_PCS;
         Differential { engine, ledger }
     })
@@ -79,7 +79,7 @@ pub fn ledger_dir() -> PathBuf {
 pub fn assert_ledgered(d: &Differential, r: &CaseResult, data: &[u8]) {
     let new: Vec<String> = r
         .discrepancies()
-        .filter(|x| d.ledger.lookup(&x.signature).is_none())
+        .filter(|x| d.ledger.accounted(x).is_none())
         .map(|x| {
             format!(
                 "{} (pc {:?}, expected {}, found {})",

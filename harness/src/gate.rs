@@ -103,7 +103,7 @@ impl Report {
     /// Discrepancies no finding of `ledger` covers.
     pub fn unexplained<'a>(&'a self, ledger: &'a Ledger) -> Vec<(&'a str, &'a Discrepancy)> {
         self.discrepancies()
-            .filter(|(_, d)| ledger.lookup(&d.signature).is_none())
+            .filter(|(_, d)| ledger.accounted(d).is_none())
             .collect()
     }
     /// A readable listing of the discrepancies (first of each signature, with counts).
@@ -180,12 +180,21 @@ impl Implementation for Guarded<'_> {
 
 /// Compare `imp` with the reference on every section of `corpus`.
 pub fn run(imp: &dyn Implementation, corpus: &Corpus) -> Report {
+    run_explained(imp, corpus, &Ledger::default())
+}
+
+/// [`run`], explaining value discrepancies with the quirks of `ledger`'s findings: a
+/// disagreement is explained only when the reference with the quirks a finding names for
+/// this implementation gives exactly its answer (see [`crate::diff::explain`]). Follow with
+/// [`Report::assert_explained`] on the same ledger.
+pub fn run_explained(imp: &dyn Implementation, corpus: &Corpus, ledger: &Ledger) -> Report {
     let guarded = Guarded(imp);
     let max_pcs = crate::diff::Settings::default().max_pcs;
+    let quirks = crate::diff::explain::QuirkTable::from_ledger(ledger);
     let results = corpus
         .cases
         .iter()
-        .map(|c| Engine::run_case_with(&guarded, c, max_pcs))
+        .map(|c| Engine::run_case_explained(&guarded, c, max_pcs, &quirks))
         .collect();
     Report {
         implementation: imp.name(),

@@ -7,7 +7,10 @@
 //! asks the ledger whether a finding covers it; the gate passes when every observed
 //! signature is covered and fails naming the first new one.
 
+use crate::diff::Discrepancy;
 use serde::{Deserialize, Serialize};
+use sframe_spec::Quirk;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// What a finding says happened.
@@ -39,6 +42,8 @@ pub enum Verdict {
     SpecAmbiguity,
     SpecTextDiscrepancy,
     ReferenceBugFixed,
+    /// The implementation does it on purpose and says so (a comment, NEWS): not a bug.
+    IntendedBehaviour,
     /// Not decided yet: still a finding, still covered by the ledger.
     Open,
 }
@@ -77,9 +82,34 @@ pub struct Finding {
     pub fixed_in: Vec<ToolVersion>,
     #[serde(default)]
     pub notes: String,
+    /// Per implementation (`libsframe-2.47`, `simple-frame-rs`, ...), the quirks of the
+    /// reference that reproduce this finding's behaviour: a value discrepancy of that
+    /// implementation is explained here only when the reference with them on gives exactly
+    /// the implementation's answer ([`crate::diff::explain`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub quirks: BTreeMap<String, Vec<Quirk>>,
+    /// The upstream source lines that decide the verdict, per release.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub upstream: Vec<Upstream>,
+}
+
+/// Where an implementation's own source decides a finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Upstream {
+    /// Implementation and release, e.g. `libsframe 2.47.50.20261021-1 (Debian sid)`.
+    pub release: String,
+    /// Source package or crate the file comes from, with its exact version
+    /// (`binutils 2.40-2`, `simple-frame-rs 0.3.0`).
+    pub source: String,
+    /// Path inside that source tree.
+    pub file: String,
+    pub function: String,
+    /// The lines that decide it, verbatim (white space may be folded).
+    pub lines: String,
 }
 
 impl Finding {
+    /// Whether one of the finding's signature patterns matches `signature`.
     pub fn covers(&self, signature: &str) -> bool {
         self.signatures
             .iter()
@@ -111,11 +141,83 @@ fn glob_matches(pattern: &str, text: &str) -> bool {
     p[i..].iter().all(|&c| c == b'*')
 }
 
+/// Check that a ledger signature pattern names what it covers: the class, the
+/// implementation (or producer), the operation and the field, rule, error class or crash
+/// site are never left open (`*`); only the version tag and, for oracle signatures, the ABI
+/// may be. Value disagreements (`diff:`) are never listed: they are explained by quirks.
+pub fn check_pattern(pattern: &str) -> Result<(), String> {
+    let parts: Vec<&str> = pattern.split(':').collect();
+    let fail = |what: &str| Err(format!("signature pattern {pattern:?}: {what}"));
+    // Positions that must be concrete, per class, and the least number of parts.
+    let (concrete, min_parts): (&[usize], usize) = match parts[0] {
+        // diff:<impl>:<tag>:encode:<field>: what an encoder wrote (readers' value
+        // disagreements are explained by quirks, never by patterns)
+        "diff" if parts.get(3) == Some(&"encode") => (&[1, 3, 4], 5),
+        "diff" => {
+            return fail("a reader's value disagreements are explained by quirks, not by patterns")
+        }
+        // rejected-valid:<impl>:<tag>:<op>:<error class>
+        "rejected-valid" => (&[1, 3, 4], 5),
+        // accepted-invalid:<impl>:<tag>:<malformed|invalid>:<RULE-ID>
+        "accepted-invalid" => (&[1, 3, 4], 5),
+        // crash:<impl>:<tag>:<op>:<signal>[:<site>] (a panic's site holds ':' itself; only
+        // a crash whose process names no site, a text tool's, goes without one)
+        "crash" if parts.len() > 5 => (&[1, 3, 4, 5], 6),
+        "crash" => (&[1, 3, 4], 5),
+        // hang:<impl>:<tag>:<op>
+        "hang" => (&[1, 3], 4),
+        // unwind:<impl>:<tag>:<what>
+        "unwind" => (&[1, 3], 4),
+        // producer:<impl>:<tag>:<RULE-ID>
+        "producer" => (&[1, 3], 4),
+        // oracle:<producer>:<abi>:<function>:<field>
+        "oracle" => (&[1, 3, 4], 5),
+        // violation:<RULE-ID>:<corpus path> (a producer's output breaking a rule)
+        "violation" => (&[1], 3),
+        other => return fail(&format!("unknown class {other:?}")),
+    };
+    if parts.len() < min_parts {
+        return fail(&format!(
+            "has {} parts, the class needs {min_parts}",
+            parts.len()
+        ));
+    }
+    for &i in concrete {
+        // The last concrete position takes the rest (crash sites, rule IDs hold no '*').
+        let part = if i == min_parts - 1 {
+            parts[i..].join(":")
+        } else {
+            parts[i].to_string()
+        };
+        if part.is_empty() || part.contains('*') {
+            return fail(&format!(
+                "part {} ({part:?}) must be named, not left open",
+                i + 1
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// All findings of a ledger directory.
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
     pub dir: PathBuf,
     pub findings: Vec<Finding>,
+    /// Exact signatures seen and not triaged yet (`untriaged.json`): no finding, no
+    /// verdict, never a pattern. Runs report them apart from findings; anything else that
+    /// no finding explains is new.
+    pub untriaged: std::collections::BTreeSet<String>,
+}
+
+/// The name [`Ledger::accounted`] gives a signature of the untriaged list.
+pub const UNTRIAGED: &str = "untriaged";
+
+/// `untriaged.json`: the debt list.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Untriaged {
+    pub note: String,
+    pub signatures: Vec<String>,
 }
 
 /// A ledger entry that could not be read.
@@ -147,6 +249,7 @@ impl Ledger {
                 return Ok(Ledger {
                     dir: dir.to_path_buf(),
                     findings,
+                    untriaged: Default::default(),
                 })
             }
             Err(e) => {
@@ -179,12 +282,45 @@ impl Ledger {
                     message: format!("id {:?} differs from its directory name", f.id),
                 });
             }
+            if let Some(message) = f.signatures.iter().find_map(|s| check_pattern(s).err()) {
+                return Err(LedgerError { path: p, message });
+            }
             findings.push(f);
         }
+        let list = dir.join("untriaged.json");
+        let untriaged = match std::fs::read_to_string(&list) {
+            Ok(text) => {
+                let u: Untriaged = serde_json::from_str(&text).map_err(|e| LedgerError {
+                    path: list.clone(),
+                    message: e.to_string(),
+                })?;
+                if let Some(s) = u.signatures.iter().find(|s| s.contains('*')) {
+                    return Err(LedgerError {
+                        path: list,
+                        message: format!("{s:?}: untriaged signatures are exact, never patterns"),
+                    });
+                }
+                u.signatures.into_iter().collect()
+            }
+            Err(_) => Default::default(),
+        };
         Ok(Ledger {
             dir: dir.to_path_buf(),
             findings,
+            untriaged,
         })
+    }
+
+    /// The finding that explains `d`, or [`UNTRIAGED`] when its exact signature is on the
+    /// untriaged list; `None` when it is new.
+    pub fn accounted(&self, d: &Discrepancy) -> Option<String> {
+        match self.finding_for(d) {
+            Some(f) => Some(f.id.clone()),
+            None => self
+                .untriaged
+                .contains(&d.signature)
+                .then(|| UNTRIAGED.to_string()),
+        }
     }
 
     /// The finding covering `signature`, if any.
@@ -197,7 +333,25 @@ impl Ledger {
         if first.verdict != Verdict::Open {
             return Some(first);
         }
-        Some(covering.find(|f| f.verdict != Verdict::Open).unwrap_or(first))
+        Some(
+            covering
+                .find(|f| f.verdict != Verdict::Open)
+                .unwrap_or(first),
+        )
+    }
+
+    /// The finding that explains a discrepancy, if any. A reader's value disagreement
+    /// (`diff:`) is explained only by quirks (the engine has set
+    /// [`Discrepancy::explained_by`]); the other classes, and what an encoder wrote, by a
+    /// signature pattern (see [`check_pattern`]).
+    pub fn finding_for(&self, d: &Discrepancy) -> Option<&Finding> {
+        if let Some(id) = d.explained_by.first() {
+            return self.findings.iter().find(|f| &f.id == id);
+        }
+        if d.kind == Kind::Disagreement && d.op != crate::diff::Op::Encode {
+            return None;
+        }
+        self.lookup(&d.signature)
     }
 
     /// Write a new finding: `finding.json`, the reproducer files and a Markdown report.
@@ -236,6 +390,35 @@ mod tests {
             reproduce: String::new(),
             fixed_in: vec![],
             notes: String::new(),
+            quirks: BTreeMap::new(),
+            upstream: vec![],
+        }
+    }
+
+    #[test]
+    fn patterns_name_implementation_operation_and_field() {
+        for ok in [
+            "accepted-invalid:libsframe-2.47:v*:invalid:FDE-SORTED",
+            "crash:libsframe-2.40:v1*:decode:SIGSEGV:sframe_decode",
+            "crash:simple-frame-rs:v3:decode:panic:src/v3.rs:258",
+            "rejected-valid:libsframe-2.44:v2-pcrel*:decode:SFRAME_ERR_DCTX_INVAL",
+            "diff:libsframe-2.47:v3*:encode:header.flags",
+            "oracle:gnu-as-2.40:*:_start:ra",
+        ] {
+            assert_eq!(check_pattern(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "diff:libsframe-2.47:v2:find_fre:row.cfa",
+            "accepted-invalid:libsframe-2.47:v*:invalid:*",
+            "accepted-invalid:simple-frame-rs:*",
+            "crash:libsframe-2.47:*",
+            "crash:libsframe-2.47:v1:decode:SIGSEGV:*",
+            "crash:libsframe-2.47:v1:*:SIGSEGV:sframe_decode",
+            "rejected-valid:*:v2:decode:x",
+            "oracle:gnu-as-2.40:amd64:frame_1m:*",
+            "nonsense:a:b:c:d",
+        ] {
+            assert!(check_pattern(bad).is_err(), "{bad}");
         }
     }
 
@@ -255,9 +438,23 @@ mod tests {
         let mut cause = finding(&["diff:simple-frame-rs:v2-aux*"]);
         cause.id = "F0135-cause".into();
         cause.verdict = Verdict::ImplementationBug;
-        let l = Ledger { dir: PathBuf::new(), findings: vec![cluster, cause] };
-        assert_eq!(l.lookup("diff:simple-frame-rs:v2-aux:decode:function.start").unwrap().id, "F0135-cause");
-        assert_eq!(l.lookup("diff:simple-frame-rs:v2:decode:function.start").unwrap().id, "F0131-cluster");
+        let l = Ledger {
+            dir: PathBuf::new(),
+            findings: vec![cluster, cause],
+            untriaged: Default::default(),
+        };
+        assert_eq!(
+            l.lookup("diff:simple-frame-rs:v2-aux:decode:function.start")
+                .unwrap()
+                .id,
+            "F0135-cause"
+        );
+        assert_eq!(
+            l.lookup("diff:simple-frame-rs:v2:decode:function.start")
+                .unwrap()
+                .id,
+            "F0131-cluster"
+        );
         assert!(l.lookup("diff:libsframe-2.47:v2:decode:x").is_none());
     }
 
@@ -281,12 +478,17 @@ mod tests {
         let l = Ledger {
             dir: dir.clone(),
             findings: vec![],
+            untriaged: Default::default(),
         };
-        l.record(&finding(&["x"]), &[("input.sframe", b"\xe2\xde")], "# t\n")
-            .unwrap();
+        l.record(
+            &finding(&["hang:x:v2:decode"]),
+            &[("input.sframe", b"\xe2\xde")],
+            "# t\n",
+        )
+        .unwrap();
         let back = Ledger::load(&dir).unwrap();
         assert_eq!(back.findings.len(), 1);
-        assert!(back.lookup("x").is_some());
+        assert!(back.lookup("hang:x:v2:decode").is_some());
         std::fs::rename(dir.join("F0000-test"), dir.join("F0001-other")).unwrap();
         assert!(Ledger::load(&dir).is_err());
         std::fs::remove_dir_all(&dir).unwrap();

@@ -14,7 +14,12 @@ use std::collections::BTreeMap;
 
 /// Decode a whole section.
 pub fn decode(data: &[u8]) -> Result<Section, Violation> {
-    let s = SectionRef::parse(data)?;
+    decode_with(data, crate::Quirks::NONE)
+}
+
+/// [`decode`] as an implementation with `quirks` reads the section (see [`crate::quirks`]).
+pub fn decode_with(data: &[u8], quirks: crate::Quirks) -> Result<Section, Violation> {
+    let s = SectionRef::parse_with(data, quirks)?;
     let h = *s.header();
     let aux_header = data.get(HEADER_SIZE..h.size()).unwrap_or_default().to_vec();
     let mut functions = Vec::with_capacity(s.num_fdes());

@@ -9,7 +9,8 @@
 //!   unwind step per Appendix A of the v3 manual;
 //! - [`rules`]: the catalogue, each rule with an ID and the text it comes from;
 //!   [`validate`] reports every violation with its byte offset;
-//! - [`discrepancies`]: where the texts disagree, and which reading is taken.
+//! - [`discrepancies`]: where the texts disagree, and which reading is taken;
+//! - [`quirks`]: known deviations of real implementations, as switches of the reader.
 //!
 //! No `unsafe`, no panics and no allocation that the input's length does not back, on any
 //! input.
@@ -22,6 +23,7 @@ pub mod endian;
 pub mod error;
 pub mod lookup;
 pub mod model;
+pub mod quirks;
 pub mod read;
 pub mod recovery;
 pub mod rules;
@@ -34,6 +36,7 @@ pub use decode::decode;
 pub use endian::Endian;
 pub use error::{Error, Violation};
 pub use model::{Fre, Function, ReservedBits, Section};
+pub use quirks::{Quirk, Quirks};
 pub use read::{FdeRef, FreRef, Header, SectionRef};
 pub use recovery::{Base, Control, Loc, Recovery};
 pub use rules::{Rule, RuleInfo, Severity};

@@ -9,6 +9,11 @@
 
 use crate::constants::*;
 use crate::error::Violation;
+use crate::quirks::Quirk;
+
+/// Where the harness loads a section for simple-frame-rs (its look-ups take absolute PCs);
+/// [`Quirk::MaskAbsolutePcFirstMatch`] depends on it.
+pub const SIMPLE_FRAME_RS_BASE: u64 = 1 << 48;
 use crate::read::{FdeRef, FreRef, SectionRef};
 use crate::recovery::{recovery_rules, Recovery, Row, RowContext};
 use crate::rules::Rule;
@@ -25,15 +30,43 @@ impl<'a> SectionRef<'a> {
     /// The FDE whose function contains `pc` (section-relative), reading as a consumer would:
     /// trusting the sorted flag.
     pub fn find_fde(&self, pc: i64) -> Result<Option<FdeRef>, Violation> {
+        let q = self.quirks();
+        if q.has(Quirk::LookupRequiresSorted) && !self.is_sorted() {
+            return Ok(None);
+        }
         let n = self.num_fdes();
-        let idx = if self.is_sorted() {
+        let range = |i: usize| {
+            self.fde_range(i)
+                .ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))
+        };
+        let contains = |start: i64, size: u32| self.contains(start, size, pc);
+        let idx = if self.is_sorted() && q.has(Quirk::SearchFirstProbedContaining) {
+            // Binary search that stops at the first probed FDE containing the PC.
+            let (mut lo, mut hi) = (0usize, n);
+            let mut hit = None;
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                let (start, size) = range(mid)?;
+                if contains(start, size) {
+                    hit = Some(mid);
+                    break;
+                }
+                if start < pc {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            match hit {
+                Some(i) => i,
+                None => return Ok(None),
+            }
+        } else if self.is_sorted() {
             // Last FDE whose start <= pc.
             let (mut lo, mut hi) = (0usize, n);
             while lo < hi {
                 let mid = lo + (hi - lo) / 2;
-                let (start, _) = self
-                    .fde_range(mid)
-                    .ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))?;
+                let (start, _) = range(mid)?;
                 if start <= pc {
                     lo = mid + 1;
                 } else {
@@ -45,22 +78,34 @@ impl<'a> SectionRef<'a> {
                 None => return Ok(None),
             }
         } else {
-            let found = (0..n).find(|&i| {
-                self.fde_range(i)
-                    .is_some_and(|(s, size)| pc >= s && pc.wrapping_sub(s) < i64::from(size))
-            });
+            let found =
+                (0..n).find(|&i| self.fde_range(i).is_some_and(|(s, size)| contains(s, size)));
             match found {
                 Some(i) => i,
                 None => return Ok(None),
             }
         };
-        let (start, size) = self
-            .fde_range(idx)
-            .ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))?;
-        if pc < start || pc.wrapping_sub(start) >= i64::from(size) {
+        let (start, size) = range(idx)?;
+        let mut fde = self.fde(idx)?;
+        // libsframe 2.40 and 2.44 check a PC-mask function's end only through its FREs.
+        let unbounded_mask = fde.pc_type() == PcType::Mask
+            && (q.has(Quirk::MaskSectionPcModulo) || q.has(Quirk::MaskLowByte));
+        if !contains(start, size) && !(unbounded_mask && start <= pc) {
             return Ok(None);
         }
-        self.fde(idx).map(Some)
+        // The look-up's own reading of the start (it differs from the decoder's only under
+        // a quirk).
+        fde.start = start;
+        Ok(Some(fde))
+    }
+
+    /// Whether `pc` lies in the function `[start, start + size)`, as this reader decides it.
+    fn contains(&self, start: i64, size: u32, pc: i64) -> bool {
+        if self.quirks().has(Quirk::PcDistance32) {
+            start <= pc && (pc.wrapping_sub(start) as u32) < size
+        } else {
+            pc >= start && pc.wrapping_sub(start) < i64::from(size)
+        }
     }
 
     /// The FRE of `fde` that covers `pc` (section-relative).
@@ -69,7 +114,16 @@ impl<'a> SectionRef<'a> {
         fde: &FdeRef,
         pc: i64,
     ) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
-        let pc_off = pc.wrapping_sub(fde.start);
+        if fde.pc_type() == PcType::Mask {
+            if let Some(found) = self.find_mask_fre_quirky(fde, pc)? {
+                return Ok(found);
+            }
+        }
+        let pc_off = if self.quirks().has(Quirk::PcDistance32) {
+            i64::from(pc.wrapping_sub(fde.start) as u32)
+        } else {
+            pc.wrapping_sub(fde.start)
+        };
         if !fde.contains_offset(pc_off) {
             return Ok(None);
         }
@@ -91,6 +145,71 @@ impl<'a> SectionRef<'a> {
             }
         };
         self.last_fre_where(fde, matches)
+    }
+
+    /// The FRE of a PC-mask function as a reader with a PC-mask quirk finds it; `None` when
+    /// no such quirk applies (then the texts' rule does).
+    #[allow(clippy::type_complexity)]
+    fn find_mask_fre_quirky(
+        &self,
+        fde: &FdeRef,
+        pc: i64,
+    ) -> Result<Option<Option<(usize, FreRef<'a>)>>, Violation> {
+        let q = self.quirks();
+        let v1 = self.version() == Version::V1;
+        let rep = i64::from(fde.rep_size);
+        // Each FRE with the start of the next one (the function's size for the last).
+        let with_ends = || -> Result<Vec<(usize, FreRef<'a>, i64)>, Violation> {
+            let fres: Vec<FreRef<'a>> = self.fres(fde).collect::<Result<_, _>>()?;
+            Ok(fres
+                .iter()
+                .enumerate()
+                .map(|(k, f)| {
+                    let end = fres
+                        .get(k + 1)
+                        .map_or(i64::from(fde.size), |n| i64::from(n.start));
+                    (k, *f, end)
+                })
+                .collect())
+        };
+        if q.has(Quirk::MaskV1NeverMatches) && v1 {
+            return Ok(Some(None));
+        }
+        if q.has(Quirk::MaskAbsolutePcFirstMatch) && !v1 {
+            let off = pc.wrapping_sub(fde.start);
+            if !fde.contains_offset(off) || rep == 0 {
+                return Ok(Some(None));
+            }
+            let in_block = SIMPLE_FRAME_RS_BASE.wrapping_add(pc as u64) % rep as u64;
+            let hit = with_ends()?
+                .into_iter()
+                .find(|(_, f, _)| in_block >= u64::from(f.start));
+            return Ok(Some(hit.map(|(k, f, _)| (k, f))));
+        }
+        if q.has(Quirk::MaskSectionPcModulo) && !v1 {
+            if rep == 0 {
+                return Ok(Some(None));
+            }
+            let masked = i64::from((pc as i32).wrapping_rem(rep as i32));
+            let hit = with_ends()?
+                .into_iter()
+                .find(|&(_, f, end)| i64::from(f.start) <= masked && end - 1 >= masked);
+            return Ok(Some(hit.map(|(k, f, _)| (k, f))));
+        }
+        if q.has(Quirk::MaskLowByte) {
+            let low = |x: i64| (x as u32) & 0xff;
+            let fs = fde.raw_start;
+            for (k, f, end) in with_ends()? {
+                if low(fs.wrapping_add(i64::from(f.start))) > low(pc) {
+                    return Ok(Some(None));
+                }
+                if low(fs.wrapping_add(end)) > low(pc) {
+                    return Ok(Some(Some((k, f))));
+                }
+            }
+            return Ok(Some(None));
+        }
+        Ok(None)
     }
 
     /// The last FRE, in order, whose start address satisfies `pred` (FREs are read until one
@@ -131,6 +250,7 @@ impl<'a> SectionRef<'a> {
             abi: self.abi(),
             cfa_fixed_fp_offset: self.header().cfa_fixed_fp_offset,
             cfa_fixed_ra_offset: self.header().cfa_fixed_ra_offset,
+            quirks: self.quirks(),
         }
     }
 

@@ -157,11 +157,22 @@ impl Section {
             abi: self.abi,
             cfa_fixed_fp_offset: self.cfa_fixed_fp_offset,
             cfa_fixed_ra_offset: self.cfa_fixed_ra_offset,
+            quirks: crate::Quirks::NONE,
         }
     }
 
     /// The recovery rules of `fre`, an FRE of `function`, or the rule its data words break.
     pub fn recovery(&self, function: &Function, fre: &Fre) -> Result<crate::Recovery, crate::Rule> {
+        self.recovery_with(function, fre, crate::Quirks::NONE)
+    }
+
+    /// [`Section::recovery`] as an implementation with `quirks` reads it.
+    pub fn recovery_with(
+        &self,
+        function: &Function,
+        fre: &Fre,
+        quirks: crate::Quirks,
+    ) -> Result<crate::Recovery, crate::Rule> {
         let mut words = [0i64; MAX_DATAWORD_COUNT as usize];
         let n = fre.datawords.len().min(words.len());
         for (w, &v) in words.iter_mut().zip(&fre.datawords) {
@@ -174,6 +185,10 @@ impl Section {
             dataword_size: fre.dataword_size,
             words: &words[..n],
         };
-        crate::recovery::recovery_rules(&self.row_context(), &row)
+        let ctx = crate::recovery::RowContext {
+            quirks,
+            ..self.row_context()
+        };
+        crate::recovery::recovery_rules(&ctx, &row)
     }
 }

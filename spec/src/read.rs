@@ -6,6 +6,7 @@
 
 use crate::constants::*;
 use crate::error::Violation;
+use crate::quirks::{Quirk, Quirks};
 use crate::rules::Rule;
 use crate::Endian;
 
@@ -104,12 +105,20 @@ pub struct SectionRef<'a> {
     /// Absolute offsets of the FRE sub-section, `[fre_start, fre_end)`.
     fre_start: usize,
     fre_end: usize,
+    /// Known deviations this reader reproduces ([`Quirks::NONE`]: the reference).
+    quirks: Quirks,
 }
 
 impl<'a> SectionRef<'a> {
     /// Check the header's malformed-class rules (PRE-MAGIC, PRE-VERSION, HDR-FITS, HDR-ABI,
     /// HDR-AUX-FITS, HDR-FDE-FITS, HDR-FRE-FITS) and give access to the rest.
     pub fn parse(data: &'a [u8]) -> Result<SectionRef<'a>, Violation> {
+        Self::parse_with(data, Quirks::NONE)
+    }
+
+    /// [`SectionRef::parse`] reading as an implementation with `quirks` does (see
+    /// [`crate::quirks`]).
+    pub fn parse_with(data: &'a [u8], quirks: Quirks) -> Result<SectionRef<'a>, Violation> {
         use header_offsets as o;
         let (endian, header) = read_header(data)?;
         let abi = Abi::from_u8(header.abi_arch)
@@ -117,14 +126,24 @@ impl<'a> SectionRef<'a> {
             .ok_or_else(|| {
                 Violation::new(Rule::HeaderAbiKnown, o::ABI_ARCH).found(header.abi_arch)
             })?;
-        let hsize = header.size();
+        let hsize = if quirks.has(Quirk::AuxHeaderIgnored) {
+            HEADER_SIZE
+        } else {
+            header.size()
+        };
         if data.len() < hsize {
             return Err(Violation::new(Rule::HeaderAuxFits, o::AUXHDR_LEN)
                 .found(header.auxhdr_len)
                 .expected((data.len() - HEADER_SIZE) as i64));
         }
         let fde_bytes = u64::from(header.num_fdes) * header.version.fde_entry_size() as u64;
-        let fde_start = hsize as u64 + u64::from(header.fdeoff);
+        let offsets_ignored = quirks.has(Quirk::SubsectionOffsetsIgnored);
+        let fde_start = hsize as u64
+            + if offsets_ignored {
+                0
+            } else {
+                u64::from(header.fdeoff)
+            };
         if fde_start + fde_bytes > data.len() as u64 {
             return Err(Violation::new(Rule::HeaderFdeSubsectionFits, o::NUM_FDES)
                 .found(header.num_fdes)
@@ -133,7 +152,11 @@ impl<'a> SectionRef<'a> {
                         / header.version.fde_entry_size() as u64) as i64,
                 ));
         }
-        let fre_start = hsize as u64 + u64::from(header.freoff);
+        let fre_start = if offsets_ignored || quirks.has(Quirk::FreOffsetIgnored) {
+            fde_start + fde_bytes
+        } else {
+            hsize as u64 + u64::from(header.freoff)
+        };
         let fre_end = fre_start + u64::from(header.fre_len);
         if fre_end > data.len() as u64 {
             return Err(Violation::new(Rule::HeaderFreSubsectionFits, o::FRE_LEN)
@@ -148,6 +171,7 @@ impl<'a> SectionRef<'a> {
             fde_start: fde_start as usize,
             fre_start: fre_start as usize,
             fre_end: fre_end as usize,
+            quirks,
         })
     }
 
@@ -168,6 +192,10 @@ impl<'a> SectionRef<'a> {
     }
     pub fn num_fdes(&self) -> usize {
         self.header.num_fdes as usize
+    }
+    /// The quirks this view reads with.
+    pub fn quirks(&self) -> Quirks {
+        self.quirks
     }
     pub fn is_sorted(&self) -> bool {
         self.header.flags & flags::FDE_SORTED != 0
@@ -203,7 +231,33 @@ impl<'a> SectionRef<'a> {
                 e.read_u32(self.data, off + 8)?,
             ),
         };
-        Some((self.resolve_start(off, raw), size))
+        Some((self.resolve_lookup_start(off, raw), size))
+    }
+
+    /// How the look-up resolves a start field: as [`SectionRef::resolve_start`], but with
+    /// [`Quirk::LookupV2StartAlwaysPcrel`] ([`Quirk::LookupV3StartAlwaysPcrel`]) every v2
+    /// (v3) start is PC-relative.
+    pub fn resolve_lookup_start(&self, field_off: usize, raw: i64) -> i64 {
+        let always = match self.header.version {
+            Version::V1 => false,
+            Version::V2 => self.quirks.has(Quirk::LookupV2StartAlwaysPcrel),
+            Version::V3 => self.quirks.has(Quirk::LookupV3StartAlwaysPcrel),
+        };
+        if always {
+            raw.wrapping_add(self.pcrel_field_offset(field_off) as i64)
+        } else {
+            self.resolve_start(field_off, raw)
+        }
+    }
+
+    /// The offset a PC-relative start is relative to: its field's, less `sfh_fdeoff` with
+    /// [`Quirk::PcrelFieldOffsetWithoutFdeoff`].
+    fn pcrel_field_offset(&self, field_off: usize) -> usize {
+        if self.quirks.has(Quirk::PcrelFieldOffsetWithoutFdeoff) {
+            field_off.wrapping_sub(self.header.fdeoff as usize)
+        } else {
+            field_off
+        }
     }
 
     /// Resolve a start-address field at absolute offset `field_off` holding `raw`, to an
@@ -212,7 +266,7 @@ impl<'a> SectionRef<'a> {
     /// and §2.3.1; v1 is read the same way, see the discrepancy list).
     pub fn resolve_start(&self, field_off: usize, raw: i64) -> i64 {
         if self.is_pcrel() {
-            raw.wrapping_add(field_off as i64)
+            raw.wrapping_add(self.pcrel_field_offset(field_off) as i64)
         } else {
             raw
         }

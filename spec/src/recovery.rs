@@ -6,6 +6,7 @@
 //! validator, the unwinder, the dumper and the oracle all go through it.
 
 use crate::constants::*;
+use crate::quirks::{Quirk, Quirks};
 use crate::rules::Rule;
 
 /// Where a recovered value comes from.
@@ -56,6 +57,8 @@ pub struct RowContext {
     pub abi: Abi,
     pub cfa_fixed_fp_offset: i8,
     pub cfa_fixed_ra_offset: i8,
+    /// Known deviations to reproduce ([`Quirks::NONE`] for the reference).
+    pub quirks: Quirks,
 }
 
 /// One row's stored facts.
@@ -67,6 +70,26 @@ pub struct Row<'a> {
     pub dataword_size: DataWordSize,
     /// Data words, sign-extended.
     pub words: &'a [i64],
+}
+
+/// Whether a reader that predates the v2 errata's s390x ABI reads this v2 row
+/// ([`Quirk::S390xV2Unknown`]).
+fn s390x_unknown(ctx: &RowContext) -> bool {
+    ctx.version == Version::V2 && ctx.quirks.has(Quirk::S390xV2Unknown)
+}
+
+/// `SFRAME_V2_S390X_CFA_OFFSET_DECODE`, in 32-bit arithmetic under
+/// [`Quirk::S390xCfaDecode32`].
+fn s390x_cfa_decode(ctx: &RowContext, stored: i64) -> i64 {
+    if ctx.quirks.has(Quirk::S390xCfaDecode32) {
+        i64::from(
+            (stored as i32)
+                .wrapping_mul(S390X_CFA_OFFSET_ALIGNMENT_FACTOR as i32)
+                .wrapping_sub(S390X_CFA_OFFSET_ADJUSTMENT as i32),
+        )
+    } else {
+        s390x_cfa_offset_decode(stored)
+    }
 }
 
 fn stack_slot(offset: i64) -> Loc {
@@ -83,7 +106,7 @@ fn fixed(offset: i8) -> Option<Loc> {
 
 /// Interpret a tracked RA/FP offset of a default-type FDE.
 fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
-    if ctx.abi == Abi::S390x {
+    if ctx.abi == Abi::S390x && !s390x_unknown(ctx) {
         if is_ra && offset == FRE_RA_OFFSET_INVALID {
             return Loc::SameValue;
         }
@@ -102,6 +125,15 @@ fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
 /// The recovery rules of a row, or the rule its data words break.
 pub fn recovery_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     let w = row.words;
+    if w.is_empty() && ctx.version == Version::V2 && ctx.quirks.has(Quirk::RaUndefinedUnknownV2) {
+        return Ok(default_rules(
+            ctx,
+            &Row {
+                words: &[0],
+                ..*row
+            },
+        ));
+    }
     if w.is_empty() {
         if ctx.version == Version::V1 {
             return Err(Rule::FreCountZeroV1);
@@ -126,8 +158,8 @@ fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
         BaseReg::Sp => regs.sp,
         BaseReg::Fp => regs.fp,
     };
-    let cfa_offset = if ctx.abi == Abi::S390x && ctx.version != Version::V1 {
-        s390x_cfa_offset_decode(w[0])
+    let cfa_offset = if ctx.abi == Abi::S390x && ctx.version != Version::V1 && !s390x_unknown(ctx) {
+        s390x_cfa_decode(ctx, w[0])
     } else {
         w[0]
     };
@@ -136,10 +168,28 @@ fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
         offset: cfa_offset,
         deref: false,
     };
+    if ctx.quirks.has(Quirk::RaFpByAbi) {
+        let word = |i: usize, is_ra| w.get(i).map_or(Loc::SameValue, |&o| tracked(ctx, o, is_ra));
+        let (ra, fp) = if ctx.abi == Abi::Amd64 {
+            (
+                fixed(ctx.cfa_fixed_ra_offset).unwrap_or(Loc::SameValue),
+                word(1, false),
+            )
+        } else {
+            (word(1, true), word(2, false))
+        };
+        return Recovery {
+            cfa,
+            ra,
+            fp,
+            ra_mangled: row.mangled_ra,
+        };
+    }
     // v1/v2 "SFrame FRE": RA is tracked when the header gives no fixed RA offset; then the
     // second offset is the RA and the third the FP, else the second is the FP.
     let ra_tracked = ctx.cfa_fixed_ra_offset == CFA_FIXED_OFFSET_INVALID;
     let ra = match fixed(ctx.cfa_fixed_ra_offset) {
+        Some(_) if ctx.quirks.has(Quirk::FixedRaUnreported) => Loc::SameValue,
         Some(l) => l,
         None => w.get(1).map_or(Loc::SameValue, |&o| tracked(ctx, o, true)),
     };
@@ -178,6 +228,17 @@ impl Control {
             regnum: (u >> 3) as u32,
         }
     }
+    /// The fields as a reader that keeps the word sign-extended sees them
+    /// ([`Quirk::FlexControlSignExtended`]): the register number is the arithmetic shift of
+    /// the signed word, truncated to 32 bits.
+    pub fn from_word_sign_extended(word: i64) -> Control {
+        Control {
+            reg_p: word & 1 != 0,
+            deref_p: word & 2 != 0,
+            unused: word & 4 != 0,
+            regnum: (word >> 3) as u32,
+        }
+    }
     /// The sign-extended data word holding this control word (how the model stores it).
     pub fn to_word(self, size: DataWordSize) -> i64 {
         let u = (u64::from(self.regnum) << 3)
@@ -207,7 +268,13 @@ impl Control {
 
 fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     let w = row.words;
-    let ctl = |i: usize| Control::from_word(w[i], row.dataword_size);
+    let ctl = |i: usize| {
+        if ctx.quirks.has(Quirk::FlexControlSignExtended) {
+            Control::from_word_sign_extended(w[i])
+        } else {
+            Control::from_word(w[i], row.dataword_size)
+        }
+    };
     if w.len() < 2 {
         return Err(Rule::FlexLayout);
     }
@@ -218,8 +285,8 @@ fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     // On s390x the CFA offset is stored adjusted and scaled in flex FDEs too, as GNU as
     // writes it and libsframe reads it; the manual states it for default FDEs only
     // (discrepancy D-V3-S390X-FLEX-CFA-SCALE, finding F0107).
-    let cfa_offset = if ctx.abi == Abi::S390x {
-        s390x_cfa_offset_decode(w[1])
+    let cfa_offset = if ctx.abi == Abi::S390x && !ctx.quirks.has(Quirk::S390xFlexCfaUnscaled) {
+        s390x_cfa_decode(ctx, w[1])
     } else {
         w[1]
     };
@@ -276,6 +343,7 @@ mod tests {
             abi,
             cfa_fixed_fp_offset: 0,
             cfa_fixed_ra_offset: ra,
+            quirks: Quirks::NONE,
         }
     }
     fn row(fde_type: FdeType, words: &[i64]) -> Row<'_> {

@@ -33,6 +33,7 @@
 
 pub mod cmd;
 pub mod compare;
+pub mod explain;
 pub mod minimize;
 pub mod mutate;
 pub mod producer;
@@ -93,6 +94,10 @@ pub struct Discrepancy {
     pub expected: String,
     /// What the implementation says.
     pub found: String,
+    /// The findings whose quirks reproduce the implementation's answer here (see
+    /// [`explain`]); empty when none does, or for classes that are not value answers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub explained_by: Vec<String>,
 }
 
 /// What one implementation did with one section.
@@ -141,6 +146,8 @@ impl Default for Settings {
 pub struct Engine {
     pub impls: Vec<Arc<dyn Implementation>>,
     pub settings: Settings,
+    /// The quirks of the ledger's findings, to explain value discrepancies with.
+    pub quirks: explain::QuirkTable,
 }
 
 /// The reference's verdict on a section, computed once.
@@ -269,7 +276,12 @@ pub fn verdict(data: &[u8]) -> Verdict {
         .unwrap_or_default();
     let function_ranges: Vec<(i64, u32)> = decoded
         .value()
-        .map(|d| d.functions.iter().filter_map(|f| Some((f.start?, f.size?))).collect())
+        .map(|d| {
+            d.functions
+                .iter()
+                .filter_map(|f| Some((f.start?, f.size?)))
+                .collect()
+        })
         .unwrap_or_default();
     let overlap_zones = overlap_zones(&function_ranges);
     // Functions with a default-type AArch64 FRE of more than three data words (the v3 text
@@ -279,7 +291,9 @@ pub fn verdict(data: &[u8]) -> Verdict {
         .map(|d| {
             violations
                 .iter()
-                .filter(|v| v.rule == sframe_spec::Rule::FreCountAarch64 && v.found.is_some_and(|n| n > 3))
+                .filter(|v| {
+                    v.rule == sframe_spec::Rule::FreCountAarch64 && v.found.is_some_and(|n| n > 3)
+                })
                 .filter_map(|v| d.functions.get(v.function? as usize)?.start)
                 .collect()
         })
@@ -317,6 +331,7 @@ fn disc(kind: Kind, imp: &str, op: Op, detail: &str, signature: String) -> Discr
         pc: None,
         expected: String::new(),
         found: String::new(),
+        explained_by: Vec::new(),
     }
 }
 
@@ -395,6 +410,18 @@ pub fn failure<T>(imp: &str, tag: &str, op: Op, o: &Outcome<T>) -> Option<Discre
 
 /// Classify one implementation's decode against the reference's verdict.
 pub fn classify_decode(imp: &str, v: &Verdict, o: &Outcome<Decoded>) -> Vec<Discrepancy> {
+    classify_decode_explained(imp, v, o, None)
+}
+
+/// [`classify_decode`], crediting the findings whose quirks reproduce each answer.
+pub fn classify_decode_explained(
+    imp: &str,
+    v: &Verdict,
+    o: &Outcome<Decoded>,
+    explanation: Option<&explain::DecodeExplanation<'_>>,
+) -> Vec<Discrepancy> {
+    let explain =
+        |field: Option<&str>| explanation.map(|e| e.explain(o, field)).unwrap_or_default();
     let tag = &v.tag;
     if let Some(d) = failure(imp, tag, Op::Decode, o) {
         return vec![d];
@@ -430,6 +457,7 @@ pub fn classify_decode(imp: &str, v: &Verdict, o: &Outcome<Decoded>) -> Vec<Disc
             );
             d.expected = "valid".into();
             d.found = with_detail(class, detail);
+            d.explained_by = explain(None);
             out.push(d);
         }
         (Outcome::Ok { value }, true) => {
@@ -448,6 +476,7 @@ pub fn classify_decode(imp: &str, v: &Verdict, o: &Outcome<Decoded>) -> Vec<Disc
                         d.fre = fd.fre;
                         d.expected = fd.expected;
                         d.found = fd.found;
+                        d.explained_by = explain(Some(&fd.field));
                         out.push(d);
                     }
                 }
@@ -476,12 +505,28 @@ pub fn classify_finds(
     reference: &[Outcome<Option<Found>>],
     found: &[Outcome<Option<Found>>],
 ) -> Vec<Discrepancy> {
+    classify_finds_explained(imp, v, pcs, reference, found, &[])
+}
+
+/// [`classify_finds`], crediting at each PC the findings whose quirks reproduce the answer
+/// there (`explained[i]` for `pcs[i]`; an empty slice credits none). An unexplained
+/// discrepancy is never hidden behind an explained one with the same signature.
+pub fn classify_finds_explained(
+    imp: &str,
+    v: &Verdict,
+    pcs: &[i64],
+    reference: &[Outcome<Option<Found>>],
+    found: &[Outcome<Option<Found>>],
+    explained: &[Vec<String>],
+) -> Vec<Discrepancy> {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
     let tag = &v.tag;
-    for ((pc, r), f) in pcs.iter().zip(reference).zip(found) {
+    let none = Vec::new();
+    for (i, ((pc, r), f)) in pcs.iter().zip(reference).zip(found).enumerate() {
+        let by = explained.get(i).unwrap_or(&none);
         if let Some(mut d) = failure(imp, tag, Op::FindFre, f) {
-            if seen.insert(d.signature.clone()) {
+            if seen.insert((d.signature.clone(), None)) {
                 d.pc = Some(*pc);
                 out.push(d);
             }
@@ -510,16 +555,20 @@ pub fn classify_finds(
                         field
                     };
                     // A row of a function with FREs wider than three data words.
-                    let wide = a.as_ref().and_then(|x| x.function_start).is_some_and(|s| v.wide_starts.contains(&s));
+                    let wide = a
+                        .as_ref()
+                        .and_then(|x| x.function_start)
+                        .is_some_and(|s| v.wide_starts.contains(&s));
                     let field = if wide { format!("wide.{field}") } else { field };
                     // A PC beyond 32 bits from the section, or one that a 32-bit distance
                     // would put inside a function it is not in: its own signature, since
                     // 32-bit distance arithmetic only fails there.
-                    let field = if i32::try_from(*pc).is_err() || aliased_32(&v.function_ranges, *pc) {
-                        format!("far.{field}")
-                    } else {
-                        field
-                    };
+                    let field =
+                        if i32::try_from(*pc).is_err() || aliased_32(&v.function_ranges, *pc) {
+                            format!("far.{field}")
+                        } else {
+                            field
+                        };
                     // A PC inside overlapping functions: which FDE is "the" FDE is open.
                     let overlapped = v.overlap_zones.iter().any(|&(a, b)| a <= *pc && *pc < b);
                     let field = if overlapped {
@@ -528,22 +577,24 @@ pub fn classify_finds(
                         field
                     };
                     let sig = format!("diff:{imp}:{tag}:find_fre:{field}");
-                    if seen.insert(sig.clone()) {
+                    if seen.insert((sig.clone(), by.first().cloned())) {
                         let mut d = disc(Kind::Disagreement, imp, Op::FindFre, &field, sig);
                         d.pc = Some(*pc);
                         d.expected = fd.expected;
                         d.found = fd.found;
+                        d.explained_by = by.clone();
                         out.push(d);
                     }
                 }
             }
             (Outcome::Ok { value }, Outcome::Rejected { class, detail }) => {
                 let sig = format!("rejected-valid:{imp}:{tag}:find_fre:{class}");
-                if seen.insert(sig.clone()) {
+                if seen.insert((sig.clone(), by.first().cloned())) {
                     let mut d = disc(Kind::RejectedValid, imp, Op::FindFre, class, sig);
                     d.pc = Some(*pc);
                     d.expected = format!("{value:?}");
                     d.found = with_detail(class, detail);
+                    d.explained_by = by.clone();
                     out.push(d);
                 }
             }
@@ -610,7 +661,14 @@ impl Engine {
         Engine {
             impls,
             settings: Settings::default(),
+            quirks: explain::QuirkTable::default(),
         }
+    }
+
+    /// Explain value discrepancies with the quirks of `ledger`'s findings.
+    pub fn with_ledger(mut self, ledger: &Ledger) -> Engine {
+        self.quirks = explain::QuirkTable::from_ledger(ledger);
+        self
     }
 
     /// Run every implementation on one section.
@@ -620,7 +678,7 @@ impl Engine {
             .impls
             .iter()
             .filter(|i| i.name() != "reference")
-            .map(|imp| ctx.run(imp.as_ref(), case))
+            .map(|imp| ctx.run(imp.as_ref(), case, &self.quirks))
             .collect();
         ctx.result(case, results)
     }
@@ -633,15 +691,25 @@ impl Engine {
             .impls
             .iter()
             .filter(|i| i.name() != "reference")
-            .map(|imp| ctx.run(imp.as_ref(), case))
+            .map(|imp| ctx.run(imp.as_ref(), case, &self.quirks))
             .collect();
         ctx.result(case, results)
     }
 
     /// Run one implementation (borrowed: it need not be `'static`) on one section.
     pub fn run_case_with(imp: &dyn Implementation, case: &Case, max_pcs: usize) -> CaseResult {
+        Self::run_case_explained(imp, case, max_pcs, &explain::QuirkTable::default())
+    }
+
+    /// [`Engine::run_case_with`], explaining value discrepancies with `quirks`.
+    pub fn run_case_explained(
+        imp: &dyn Implementation,
+        case: &Case,
+        max_pcs: usize,
+        quirks: &explain::QuirkTable,
+    ) -> CaseResult {
         let ctx = CaseContext::new(case, max_pcs);
-        let r = ctx.run(imp, case);
+        let r = ctx.run(imp, case, quirks);
         ctx.result(case, vec![r])
     }
 
@@ -652,15 +720,36 @@ impl Engine {
         max_pcs: usize,
         with_finds: bool,
     ) -> BTreeSet<String> {
+        Self::unexplained_signatures_of(
+            imp,
+            data,
+            max_pcs,
+            with_finds,
+            &explain::QuirkTable::default(),
+        )
+    }
+
+    /// The signatures of the discrepancies `quirks` does not explain (for minimizing a new
+    /// one: the input must keep showing it unexplained).
+    pub fn unexplained_signatures_of(
+        imp: &dyn Implementation,
+        data: &[u8],
+        max_pcs: usize,
+        with_finds: bool,
+        quirks: &explain::QuirkTable,
+    ) -> BTreeSet<String> {
         let v = verdict(data);
-        let mut ds = classify_decode(&imp.name(), &v, &imp.decode(data));
-        if with_finds {
-            let pcs = pcs_for(data, v.decoded.value(), max_pcs);
-            let r = Reference.find_fres(data, &pcs);
-            let f = imp.find_fres(data, &pcs);
-            ds.extend(classify_finds(&imp.name(), &v, &pcs, &r, &f));
-        }
-        ds.into_iter().map(|d| d.signature).collect()
+        let pcs = if with_finds {
+            pcs_for(data, v.decoded.value(), max_pcs)
+        } else {
+            Vec::new()
+        };
+        let ctx = CaseContext::from_verdict(data, v, pcs);
+        ctx.discrepancies(imp, data, quirks)
+            .into_iter()
+            .filter(|d| d.explained_by.is_empty())
+            .map(|d| d.signature)
+            .collect()
     }
 }
 
@@ -684,16 +773,82 @@ impl CaseContext {
     }
 
     fn from_parts(case: &Case, verdict: Verdict, pcs: Vec<i64>) -> CaseContext {
-        let reference_finds = Reference.find_fres(&case.data, &pcs);
+        Self::from_verdict(&case.data, verdict, pcs)
+    }
+
+    fn from_verdict(data: &[u8], verdict: Verdict, pcs: Vec<i64>) -> CaseContext {
+        let reference_finds = Reference.find_fres(data, &pcs);
         CaseContext {
             verdict,
             pcs,
             reference_finds,
-            version: section_version(&case.data),
+            version: section_version(data),
         }
     }
 
-    fn run(&self, imp: &dyn Implementation, case: &Case) -> ImplResult {
+    /// Decode and look up with `imp`, classify, and credit the findings whose quirks
+    /// reproduce its answers. Also whether decode and look-up were unsupported.
+    fn classify(
+        &self,
+        imp: &dyn Implementation,
+        data: &[u8],
+        quirks: &explain::QuirkTable,
+    ) -> (Vec<Discrepancy>, bool, bool) {
+        let name = imp.name();
+        let causes = quirks.causes(&name);
+        let decoded = imp.decode(data);
+        let mut ds = classify_decode(&name, &self.verdict, &decoded);
+        if ds.iter().any(value_discrepancy) {
+            let explanation = explain::decode(causes, data);
+            ds = classify_decode_explained(&name, &self.verdict, &decoded, explanation.as_ref());
+        }
+        let unsupported = matches!(decoded, Outcome::Unsupported { .. });
+        let finds = imp.find_fres(data, &self.pcs);
+        let find_supported = finds
+            .iter()
+            .any(|f| !matches!(f, Outcome::Unsupported { .. }));
+        let mut fs = classify_finds(
+            &name,
+            &self.verdict,
+            &self.pcs,
+            &self.reference_finds,
+            &finds,
+        );
+        if !causes.is_empty() && fs.iter().any(value_discrepancy) {
+            let by = explain::finds(causes, data, &self.pcs, &finds);
+            fs = classify_finds_explained(
+                &name,
+                &self.verdict,
+                &self.pcs,
+                &self.reference_finds,
+                &finds,
+                &by,
+            );
+        }
+        ds.extend(fs);
+        (ds, unsupported, find_supported)
+    }
+
+    fn discrepancies(
+        &self,
+        imp: &dyn Implementation,
+        data: &[u8],
+        quirks: &explain::QuirkTable,
+    ) -> Vec<Discrepancy> {
+        if let Some(ver) = self.version {
+            if !imp.supports(ver) {
+                return Vec::new();
+            }
+        }
+        self.classify(imp, data, quirks).0
+    }
+
+    fn run(
+        &self,
+        imp: &dyn Implementation,
+        case: &Case,
+        quirks: &explain::QuirkTable,
+    ) -> ImplResult {
         let name = imp.name();
         if let Some(ver) = self.version {
             if !imp.supports(ver) {
@@ -704,20 +859,7 @@ impl CaseContext {
                 };
             }
         }
-        let decoded = imp.decode(&case.data);
-        let mut ds = classify_decode(&name, &self.verdict, &decoded);
-        let unsupported = matches!(decoded, Outcome::Unsupported { .. });
-        let finds = imp.find_fres(&case.data, &self.pcs);
-        let find_supported = finds
-            .iter()
-            .any(|f| !matches!(f, Outcome::Unsupported { .. }));
-        ds.extend(classify_finds(
-            &name,
-            &self.verdict,
-            &self.pcs,
-            &self.reference_finds,
-            &finds,
-        ));
+        let (ds, unsupported, find_supported) = self.classify(imp, &case.data, quirks);
         let status = if !ds.is_empty() {
             "discrepant"
         } else if unsupported && !find_supported {
@@ -745,9 +887,16 @@ impl CaseContext {
     }
 }
 
-/// Whether the ledger covers a signature; the finding's ID if so.
-pub fn known(ledger: &Ledger, signature: &str) -> Option<String> {
-    ledger.lookup(signature).map(|f| f.id.clone())
+/// Whether a discrepancy is a value answer (a disagreement or a refusal of a valid section),
+/// which only quirks explain.
+fn value_discrepancy(d: &Discrepancy) -> bool {
+    matches!(d.kind, Kind::Disagreement | Kind::RejectedValid)
+}
+
+/// The ID of the finding that explains a discrepancy, `untriaged` for one on the untriaged
+/// list, `None` when it is new ([`Ledger::accounted`]).
+pub fn known(ledger: &Ledger, d: &Discrepancy) -> Option<String> {
+    ledger.accounted(d)
 }
 
 #[cfg(test)]
@@ -831,6 +980,9 @@ mod tests {
         assert!(aliased_32(&f, 0x1000 - (1 << 32)));
         // The case fuzzing found: a function at 0xff000000ffffe000 and a PC at -8149.
         assert!(aliased_32(&[(0xff00_0000_ffff_e000_u64 as i64, 64)], -8149));
-        assert!(!aliased_32(&[(i64::MIN, u32::MAX)], i64::MAX), "no overflow at the extremes");
+        assert!(
+            !aliased_32(&[(i64::MIN, u32::MAX)], i64::MAX),
+            "no overflow at the extremes"
+        );
     }
 }

@@ -41,6 +41,7 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
         pc: None,
         expected,
         found,
+        explained_by: Vec::new(),
     };
     let bytes = match out {
         Outcome::Ok { value } => value,

@@ -81,11 +81,26 @@ pub fn record(
         verdict: Verdict::Open,
         tools,
         rules: rules.clone(),
-        signatures: vec![d.signature.clone()],
+        // A value disagreement is explained only by quirks (named when it is triaged); the
+        // other classes by their exact signature.
+        signatures: if d.signature.starts_with("diff:") {
+            Vec::new()
+        } else {
+            vec![d.signature.clone()]
+        },
         reproducers: vec!["input.sframe".into()],
         reproduce: op_cmd.clone(),
         fixed_in: Vec::new(),
-        notes: String::new(),
+        notes: if d.signature.starts_with("diff:") {
+            format!(
+                "Not explained yet: {} stays new until this finding names the quirks of the reference that reproduce it (`quirks`).",
+                d.signature
+            )
+        } else {
+            String::new()
+        },
+        quirks: Default::default(),
+        upstream: Vec::new(),
     };
     let mut md = format!("# {id}\n\n**{}**\n\n", finding.title);
     md.push_str(&format!(

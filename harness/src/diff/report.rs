@@ -64,7 +64,7 @@ impl Summary {
                 _ => c.discrepant += 1,
             }
             for d in &ir.discrepancies {
-                let finding = super::known(ledger, &d.signature);
+                let finding = super::known(ledger, d);
                 let e = self
                     .signatures
                     .entry(d.signature.clone())

@@ -7,7 +7,8 @@
 
 use super::BenchTiming;
 use super::{Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation, Outcome, Row};
-use sframe_spec::{decode, Section, SectionRef, Version, Violation};
+use sframe_spec::decode::decode_with;
+use sframe_spec::{decode, Quirks, Section, SectionRef, Version, Violation};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -21,6 +22,11 @@ fn rejected<T>(v: &Violation) -> Outcome<T> {
 
 /// The normalized facts of a decoded model.
 pub fn facts_of(s: &Section) -> Decoded {
+    facts_of_with(s, Quirks::NONE)
+}
+
+/// [`facts_of`], with rows read as an implementation with `quirks` reads them.
+pub fn facts_of_with(s: &Section, quirks: Quirks) -> Decoded {
     let header = HeaderFacts {
         version: Some(s.version.number()),
         flags: Some(s.flags),
@@ -45,7 +51,7 @@ pub fn facts_of(s: &Section) -> Decoded {
                 .fres
                 .iter()
                 .map(|fre| {
-                    let row = match s.recovery(f, fre) {
+                    let row = match s.recovery_with(f, fre, quirks) {
                         Ok(r) => Row {
                             cfa: Some(r.cfa),
                             ra: Some(r.ra),
@@ -147,5 +153,26 @@ pub fn find_in(s: &SectionRef<'_>, pc: i64) -> Outcome<Option<Found>> {
             }))
         }
         Err(v) => rejected(&v),
+    }
+}
+
+/// The reference reading as an implementation with known deviations does (see
+/// [`sframe_spec::quirks`]): what the findings ledger uses to decide whether a discrepancy is
+/// one it explains. Not an implementation under test.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Quirky(pub Quirks);
+
+impl Quirky {
+    pub fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
+        match decode_with(data, self.0) {
+            Ok(s) => Outcome::ok(facts_of_with(&s, self.0)),
+            Err(v) => rejected(&v),
+        }
+    }
+    pub fn find_fres(&self, data: &[u8], pcs: &[i64]) -> Vec<Outcome<Option<Found>>> {
+        match SectionRef::parse_with(data, self.0) {
+            Ok(s) => pcs.iter().map(|&pc| find_in(&s, pc)).collect(),
+            Err(v) => pcs.iter().map(|_| rejected(&v)).collect(),
+        }
     }
 }
