@@ -75,7 +75,27 @@ pub fn ledger_dir() -> PathBuf {
     locate("SFRAME_CONFORM_LEDGER", Ledger::default_dir(), "findings")
 }
 
-/// Panic when `r` shows a discrepancy the ledger does not cover.
+/// Where a smoke run collects new signatures instead of stopping at the first
+/// (`SFRAME_FUZZ_NEW_LOG`): one line per signature, with the kept input; the run script fails
+/// when the file is not empty. Without it, a new signature panics (libFuzzer keeps the input).
+pub fn new_log() -> Option<PathBuf> {
+    std::env::var_os("SFRAME_FUZZ_NEW_LOG").map(PathBuf::from)
+}
+
+/// Append lines to the new-signature log.
+pub fn log_new(log: &std::path::Path, lines: &[String]) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", log.display()));
+    for l in lines {
+        writeln!(f, "{l}").unwrap_or_else(|e| panic!("cannot write {}: {e}", log.display()));
+    }
+}
+
+/// Panic (or, with [`new_log`], log) when `r` shows a discrepancy the ledger does not cover.
 pub fn assert_ledgered(d: &Differential, r: &CaseResult, data: &[u8]) {
     let new: Vec<String> = r
         .discrepancies()
@@ -99,6 +119,15 @@ pub fn assert_ledgered(d: &Differential, r: &CaseResult, data: &[u8]) {
                 path.display()
             ),
         };
+        if let Some(log) = new_log() {
+            let sigs: Vec<String> = r
+                .discrepancies()
+                .filter(|x| d.ledger.accounted(x).is_none())
+                .map(|x| format!("{}\t{kept}", x.signature))
+                .collect();
+            log_new(&log, &sigs);
+            return;
+        }
         panic!(
             "new discrepancies, not in the findings ledger, on a {}-byte input:\n  {}\nreproduce: {kept}",
             data.len(),
