@@ -206,12 +206,25 @@ impl Manifests {
     }
 }
 
-/// Whether `file`, reached by walking `root`, lies in a findings ledger entry: a directory
-/// between `root` (included) and the file holding a `finding.json`.
-fn in_ledger(root: &Path, file: &Path) -> bool {
+/// Whether `dir` is a findings ledger (a subdirectory holds a `finding.json`, as in
+/// `corpus/findings/`) or one of its entries (it holds one itself).
+fn is_ledger(dir: &Path, cache: &mut BTreeMap<PathBuf, bool>) -> bool {
+    *cache.entry(dir.to_path_buf()).or_insert_with(|| {
+        dir.join("finding.json").is_file()
+            || std::fs::read_dir(dir).is_ok_and(|rd| {
+                rd.filter_map(Result::ok)
+                    .any(|e| e.path().join("finding.json").is_file())
+            })
+    })
+}
+
+/// Whether `file`, reached by walking `root`, lies in a findings ledger: a directory between
+/// `root` (included) and the file is one (see [`is_ledger`]). Its entries' reproducers and its
+/// other inputs (untriaged ones) are made to break rules.
+fn in_ledger(root: &Path, file: &Path, cache: &mut BTreeMap<PathBuf, bool>) -> bool {
     let mut dir = file.parent();
     while let Some(d) = dir {
-        if d.join("finding.json").is_file() {
+        if is_ledger(d, cache) {
             return true;
         }
         if d == root {
@@ -225,11 +238,12 @@ fn in_ledger(root: &Path, file: &Path) -> bool {
 /// Read and check every file of `args.files` (directories walked).
 pub fn check_all(args: &Args) -> Result<Vec<Checked>, String> {
     let mut manifests = Manifests::default();
+    let mut ledgers = BTreeMap::new();
     let mut out = Vec::new();
     for root in &args.files {
         let walked = root.is_dir();
         for f in expand_paths(std::slice::from_ref(root)).map_err(|e| e.to_string())? {
-            let group = if walked && in_ledger(root, &f) {
+            let group = if walked && in_ledger(root, &f, &mut ledgers) {
                 Group::Reproducer
             } else {
                 Group::Corpus

@@ -5,7 +5,8 @@
 //! adapter and external programs speaking the JSON-lines protocol), [`diff`] (the
 //! differential engine, minimization, mutation, seeds and the ledger records), [`ledger`]
 //! (the findings ledger), [`gate`] (the same as a library call for a downstream crate's
-//! tests) and [`input`] (reading ELF files or raw sections).
+//! tests), [`matrix`] (rules by implementations) and [`input`] (reading ELF files or raw
+//! sections).
 //!
 //! The `sframe-conform` command, the adapters of foreign implementations (GNU libsframe,
 //! simple-frame-rs, objdump, llvm-readobj) and the emulator oracle are in the
