@@ -20,3 +20,4 @@ pub mod oracle_cmd;
 pub mod rules_cmd;
 #[cfg(feature = "oracle")]
 pub mod stackwalk;
+pub mod suite_cmd;

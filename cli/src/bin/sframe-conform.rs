@@ -169,6 +169,13 @@ enum Command {
         #[arg(long)]
         malformed: bool,
     },
+    /// A conformance suite for SFrame readers in any language: `suite export DIR` writes
+    /// raw sections (valid, malformed, invalid) beside JSON expectations; `suite score DIR
+    /// --impl NAME` scores an implementation on it.
+    Suite {
+        #[command(subcommand)]
+        cmd: sframe_conform::suite_cmd::SuiteCmd,
+    },
     /// FRE look-ups per second of every implementation on the same large sections, as ratios
     /// to the newest libsframe; decode+validate throughput of the reference.
     Bench {
@@ -314,6 +321,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             &out,
             malformed,
         ),
+        Command::Suite { cmd } => sframe_conform::suite_cmd::run(cmd),
         Command::Bench { json, functions } => sframe_conform::bench::run(json, functions),
         Command::Oracle {
             files,
