@@ -565,6 +565,11 @@ pub struct Tally {
     pub unsupported: usize,
     /// Crashes and hangs.
     pub crashed: usize,
+    /// Invalid cases only: refused (= `passed`) and accepted (= `failed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<usize>,
 }
 
 /// A case that did not pass (valid/malformed), with why.
@@ -792,6 +797,10 @@ pub fn score(dir: &Path, imp: &dyn Implementation) -> Result<Report, String> {
                 why,
             });
         }
+    }
+    for t in tallies.values_mut().filter(|t| t.class == "invalid") {
+        t.refused = Some(t.passed);
+        t.accepted = Some(t.failed);
     }
     Ok(Report {
         implementation: imp.name(),
