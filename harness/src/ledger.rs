@@ -311,6 +311,23 @@ impl Ledger {
         })
     }
 
+    /// [`Ledger::accounted`] for a discrepancy known only by its signature, one that no quirk
+    /// explained: a reader's value disagreement (`diff:`, not `encode`) is then only ever on
+    /// the untriaged list; other classes match the findings' patterns.
+    pub fn accounted_signature(&self, signature: &str) -> Option<String> {
+        let reader_value =
+            signature.starts_with("diff:") && signature.split(':').nth(3) != Some("encode");
+        let finding = (!reader_value)
+            .then(|| self.lookup(signature))
+            .flatten()
+            .map(|f| f.id.clone());
+        finding.or_else(|| {
+            self.untriaged
+                .contains(signature)
+                .then(|| UNTRIAGED.to_string())
+        })
+    }
+
     /// The finding that explains `d`, or [`UNTRIAGED`] when its exact signature is on the
     /// untriaged list; `None` when it is new.
     pub fn accounted(&self, d: &Discrepancy) -> Option<String> {
