@@ -4,11 +4,11 @@
 //! little and big endian, s390x) as executable rules.
 //!
 //! - [`read`]: zero-copy typed views over `&[u8]` with an explicit [`Endian`];
-//! - [`decode`] / [`encode`]: the owned [`Section`] model and its exact inverse writer;
+//! - [`decode()`] / [`encode`]: the owned [`Section`] model and its exact inverse writer;
 //! - [`lookup`](SectionRef::find), [`recovery`], [`unwind`]: what a row means, and one
 //!   unwind step per Appendix A of the v3 manual;
 //! - [`rules`]: the catalogue, each rule with an ID and the text it comes from;
-//!   [`validate`] reports every violation with its byte offset;
+//!   [`validate()`] reports every violation with its byte offset;
 //! - [`discrepancies`]: where the texts disagree, and which reading is taken;
 //! - [`quirks`]: known deviations of real implementations, as switches of the reader.
 //!

@@ -3,7 +3,7 @@
 //!
 //! IDs are stable: tools, ledgers and generator tags refer to them. A rule's *class* keeps
 //! the WebAssembly test suite's distinction: `Malformed` rules are those without which the
-//! bytes cannot be decoded at all ([`crate::decode`] fails exactly when one fires);
+//! bytes cannot be decoded at all ([`crate::decode()`] fails exactly when one fires);
 //! `Invalid` rules are broken by sections that decode but mean something the texts forbid.
 
 use crate::constants::{Abi, Version};
