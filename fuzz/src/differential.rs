@@ -36,7 +36,10 @@ pub const MAX_PCS: usize = 32;
 /// The shared state, built on first use.
 pub fn get() -> &'static Differential {
     DIFFERENTIAL.get_or_init(|| {
-        let reg = Registry::discover(&Options { timeout: Duration::from_secs(5), objdump: false });
+        // A worker request that runs away is a hang after 3 s: a section's look-ups take
+        // milliseconds, and a few runaways must stay inside libFuzzer's -timeout (60 s in
+        // ci/fuzz-smoke and ci/fuzz-long).
+        let reg = Registry::discover(&Options { timeout: Duration::from_secs(3), objdump: false });
         let require = std::env::var_os("SFRAME_FUZZ_REQUIRE_ALL").is_some_and(|v| v == "1");
         for u in &reg.unavailable {
             eprintln!("sframe-fuzz: WARNING: {} is not under test: {}", u.name, u.reason);
