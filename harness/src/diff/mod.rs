@@ -356,8 +356,17 @@ pub fn crash_site(signal: &str, detail: Option<&str>) -> Option<String> {
         .lines()
         .find_map(|l| l.strip_prefix("sframe-worker: fault in "))
     {
-        // "<library> <nearest exported symbol>" from the worker's crash reporter.
-        return l.split_whitespace().nth(1).map(str::to_string);
+        // "<library> <nearest exported symbol>" from the worker's crash reporter. A fault in
+        // a stripped static function is only an offset in the library, which differs from
+        // one faulting instruction to the next: its site is `unsymbolized` (the offset stays
+        // in the report's text).
+        return l.split_whitespace().nth(1).map(|s| {
+            if s.starts_with("+0x") {
+                "unsymbolized".to_string()
+            } else {
+                s.to_string()
+            }
+        });
     }
     if d.contains("free(): ")
         || d.contains("malloc(): ")
@@ -967,6 +976,25 @@ mod tests {
         );
         assert_eq!(overlap_zones(&[(5, 0), (5, 8)]), vec![(5, 13)]);
         assert_eq!(overlap_zones(&[(5, 8), (5, 0)]), vec![(5, 13)]);
+    }
+
+    #[test]
+    fn a_fault_names_the_exported_symbol_or_says_unsymbolized() {
+        use super::crash_site;
+        // The worker's crash reporter: "sframe-worker: fault in <library> <symbol or +0x..>".
+        let at = |s: &str| {
+            crash_site(
+                "SIGSEGV",
+                Some(&format!("sframe-worker: fault in libsframe.so.1 {s}")),
+            )
+        };
+        assert_eq!(at("sframe_decode").as_deref(), Some("sframe_decode"));
+        assert_eq!(at("+0x2a33").as_deref(), Some("unsymbolized"));
+        assert_eq!(
+            at("+0x2b0f"),
+            at("+0x2a33"),
+            "one site whatever the instruction"
+        );
     }
 
     #[test]
