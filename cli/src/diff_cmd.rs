@@ -93,6 +93,9 @@ pub struct Args {
     pub timeout_ms: u64,
     pub max_pcs: usize,
     pub ledger: Option<PathBuf>,
+    /// Write the first input of every signature no finding accounts for (new or untriaged)
+    /// to this directory, one raw section per signature.
+    pub save_unexplained: Option<PathBuf>,
 }
 
 fn select(reg: &Registry, wanted: &[String]) -> Result<Vec<Arc<dyn Implementation>>, String> {
@@ -305,6 +308,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         }
     }
 
+    if let Some(dir) = &args.save_unexplained {
+        save_unexplained(&summary, dir)?;
+    }
+
     if args.json {
         let v = json!({ "summary": summary, "cases": case_results, "recorded": recorded });
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
@@ -319,4 +326,50 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// A file name for a signature: its characters outside `[A-Za-z0-9._-]` replaced by `_`.
+fn file_name_of(signature: &str) -> String {
+    signature
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Write the first input of each signature no finding accounts for, with a JSON index
+/// (`index.json`: signature, file, first case, example discrepancy).
+fn save_unexplained(summary: &Summary, dir: &std::path::Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut index = Vec::new();
+    for s in summary.signatures.values() {
+        let accounted = s
+            .finding
+            .as_deref()
+            .is_some_and(|f| f != sframe_harness::ledger::UNTRIAGED);
+        let Some(input) = s.input.as_ref().filter(|_| !accounted) else {
+            continue;
+        };
+        let name = format!("{}.sframe", file_name_of(&s.signature));
+        let path = dir.join(&name);
+        std::fs::write(&path, input).map_err(|e| format!("{}: {e}", path.display()))?;
+        index.push(json!({
+            "signature": s.signature,
+            "file": name,
+            "count": s.count,
+            "first_case": s.first_case,
+            "example": s.example,
+        }));
+    }
+    let path = dir.join("index.json");
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&index).unwrap_or_default() + "\n",
+    )
+    .map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -156,8 +156,12 @@ pub fn check_pattern(pattern: &str) -> Result<(), String> {
         "diff" => {
             return fail("a reader's value disagreements are explained by quirks, not by patterns")
         }
-        // rejected-valid:<impl>:<tag>:<op>:<error class>
-        "rejected-valid" => (&[1, 3, 4], 5),
+        // rejected-valid:<impl>:<tag>:encode:<error class>: an encoder's refusal (a reader's
+        // refusal of a valid section is explained by quirks, never by patterns)
+        "rejected-valid" if parts.get(3) == Some(&"encode") => (&[1, 3, 4], 5),
+        "rejected-valid" => {
+            return fail("a reader's refusal of a valid section is explained by quirks, not by patterns")
+        }
         // accepted-invalid:<impl>:<tag>:<malformed|invalid>:<RULE-ID>
         "accepted-invalid" => (&[1, 3, 4], 5),
         // crash:<impl>:<tag>:<op>:<signal>[:<site>] (a panic's site holds ':' itself; only
@@ -312,11 +316,13 @@ impl Ledger {
     }
 
     /// [`Ledger::accounted`] for a discrepancy known only by its signature, one that no quirk
-    /// explained: a reader's value disagreement (`diff:`, not `encode`) is then only ever on
+    /// explained: a reader's value disagreement or refusal (`diff:`, `rejected-valid:`, not
+    /// `encode`) is then only ever on
     /// the untriaged list; other classes match the findings' patterns.
     pub fn accounted_signature(&self, signature: &str) -> Option<String> {
-        let reader_value =
-            signature.starts_with("diff:") && signature.split(':').nth(3) != Some("encode");
+        let reader_value = (signature.starts_with("diff:")
+            || signature.starts_with("rejected-valid:"))
+            && signature.split(':').nth(3) != Some("encode");
         let finding = (!reader_value)
             .then(|| self.lookup(signature))
             .flatten()
@@ -358,14 +364,16 @@ impl Ledger {
     }
 
     /// The finding that explains a discrepancy, if any. A reader's value disagreement
-    /// (`diff:`) is explained only by quirks (the engine has set
+    /// (`diff:`) or refusal of a valid section (`rejected-valid:`) is explained only by quirks (the engine has set
     /// [`Discrepancy::explained_by`]); the other classes, and what an encoder wrote, by a
     /// signature pattern (see [`check_pattern`]).
     pub fn finding_for(&self, d: &Discrepancy) -> Option<&Finding> {
         if let Some(id) = d.explained_by.first() {
             return self.findings.iter().find(|f| &f.id == id);
         }
-        if d.kind == Kind::Disagreement && d.op != crate::diff::Op::Encode {
+        if matches!(d.kind, Kind::Disagreement | Kind::RejectedValid)
+            && d.op != crate::diff::Op::Encode
+        {
             return None;
         }
         self.lookup(&d.signature)
@@ -418,7 +426,7 @@ mod tests {
             "accepted-invalid:libsframe-2.47:v*:invalid:FDE-SORTED",
             "crash:libsframe-2.40:v1*:decode:SIGSEGV:sframe_decode",
             "crash:simple-frame-rs:v3:decode:panic:src/v3.rs:258",
-            "rejected-valid:libsframe-2.44:v2-pcrel*:decode:SFRAME_ERR_DCTX_INVAL",
+            "rejected-valid:libsframe-2.47:v3*:encode:encoder",
             "diff:libsframe-2.47:v3*:encode:header.flags",
             "oracle:gnu-as-2.40:*:_start:ra",
         ] {
@@ -426,6 +434,7 @@ mod tests {
         }
         for bad in [
             "diff:libsframe-2.47:v2:find_fre:row.cfa",
+            "rejected-valid:libsframe-2.44:v2-pcrel:decode:SFRAME_ERR_NOMEM",
             "accepted-invalid:libsframe-2.47:v*:invalid:*",
             "accepted-invalid:simple-frame-rs:*",
             "crash:libsframe-2.47:*",

@@ -26,6 +26,7 @@ pub mod model;
 pub mod quirks;
 pub mod read;
 pub mod recovery;
+mod refusals;
 pub mod rules;
 pub mod unwind;
 pub mod validate;

@@ -98,11 +98,33 @@ pub enum Quirk {
     /// offsets: on AMD64 the RA is the header's fixed RA and the FP word 1; elsewhere the RA
     /// is word 1 and the FP word 2 (simple-frame-rs 0.3.0, llvm-readobj; F0138, F0141).
     RaFpByAbi,
+    /// Flag bits other than `SFRAME_F_FDE_SORTED` and `SFRAME_F_FRAME_POINTER` refuse the
+    /// section, `SFRAME_F_FDE_FUNC_START_PCREL` included (libsframe 2.40 and 2.44
+    /// `sframe_header_sanity_check_p`: `all_flags = SFRAME_F_FDE_SORTED |
+    /// SFRAME_F_FRAME_POINTER`).
+    FlagsBeyondSortedFpRefused,
+    /// Flag bits the section's version does not define refuse the section (libsframe 2.47
+    /// `sframe_header_sanity_check_p`: `SFRAME_V2_F_ALL_FLAGS`, `SFRAME_V3_F_ALL_FLAGS`;
+    /// the texts make unknown v1/v2 bits a warning, HDR-FLAGS-UNKNOWN).
+    UndefinedFlagsRefused,
+    /// A foreign-endian (big-endian, on the little-endian hosts the harness runs) section
+    /// with an auxiliary header is refused (libsframe 2.47 `flip_header`: "Auxiliary
+    /// header, if present, needs to flipped based on per abi/arch semantics").
+    ForeignEndianAuxRefused,
+    /// A foreign-endian section is refused unless its FDEs and the FREs walked from each
+    /// FDE's FRE offset make up exactly the bytes after the header, and the FREs walked
+    /// are the header's count (libsframe 2.40 and 2.44 `flip_sframe`: `j !=
+    /// ihp->sfh_num_fres || bytes_flipped != (buf_size - hdrsz)`).
+    ForeignEndianExactSize,
+    /// A foreign-endian section is refused unless the FREs walked from each FDE are the
+    /// header's count, fit in `sfh_fre_len`, and every byte after them is zero (libsframe
+    /// 2.47 `flip_sframe_fdes_with_fres_v2`/`_v3`: "Optional trailing section padding").
+    ForeignEndianTrailingZero,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 20] = [
+    pub const ALL: [Quirk; 25] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -123,6 +145,11 @@ impl Quirk {
         Quirk::RaUndefinedUnknownV2,
         Quirk::S390xV2Unknown,
         Quirk::RaFpByAbi,
+        Quirk::FlagsBeyondSortedFpRefused,
+        Quirk::UndefinedFlagsRefused,
+        Quirk::ForeignEndianAuxRefused,
+        Quirk::ForeignEndianExactSize,
+        Quirk::ForeignEndianTrailingZero,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -148,6 +175,11 @@ impl Quirk {
             Quirk::RaUndefinedUnknownV2 => "ra-undefined-unknown-v2",
             Quirk::S390xV2Unknown => "s390x-v2-unknown",
             Quirk::RaFpByAbi => "ra-fp-by-abi",
+            Quirk::FlagsBeyondSortedFpRefused => "flags-beyond-sorted-fp-refused",
+            Quirk::UndefinedFlagsRefused => "undefined-flags-refused",
+            Quirk::ForeignEndianAuxRefused => "foreign-endian-aux-refused",
+            Quirk::ForeignEndianExactSize => "foreign-endian-exact-size",
+            Quirk::ForeignEndianTrailingZero => "foreign-endian-trailing-zero",
         }
     }
 
@@ -156,8 +188,8 @@ impl Quirk {
         Quirk::ALL.into_iter().find(|q| q.name() == name)
     }
 
-    fn bit(self) -> u32 {
-        1 << (self as u32)
+    const fn bit(self) -> u64 {
+        1 << (self as u64)
     }
 }
 
@@ -169,7 +201,7 @@ impl core::fmt::Display for Quirk {
 
 /// A set of quirks (the empty set is the reference).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct Quirks(u32);
+pub struct Quirks(u64);
 
 impl Quirks {
     /// No quirk: the reference.
@@ -193,6 +225,19 @@ impl Quirks {
     }
     pub fn is_empty(self) -> bool {
         self.0 == 0
+    }
+    /// The quirks that refuse whole sections (see `refusals`).
+    pub const REFUSALS: Quirks = Quirks(
+        Quirk::FlagsBeyondSortedFpRefused.bit()
+            | Quirk::UndefinedFlagsRefused.bit()
+            | Quirk::ForeignEndianAuxRefused.bit()
+            | Quirk::ForeignEndianExactSize.bit()
+            | Quirk::ForeignEndianTrailingZero.bit(),
+    );
+
+    /// Whether a quirk of the set refuses whole sections (see `refusals`).
+    pub fn refuses_sections(self) -> bool {
+        self.0 & Quirks::REFUSALS.0 != 0
     }
     /// The quirks in the set, in declaration order.
     pub fn iter(self) -> impl Iterator<Item = Quirk> {

@@ -163,7 +163,7 @@ impl<'a> SectionRef<'a> {
                 .found(i64::from(header.fre_len))
                 .expected((data.len() as u64).saturating_sub(fre_start) as i64));
         }
-        Ok(SectionRef {
+        let section = SectionRef {
             data,
             endian,
             header,
@@ -172,7 +172,20 @@ impl<'a> SectionRef<'a> {
             fre_start: fre_start as usize,
             fre_end: fre_end as usize,
             quirks,
-        })
+        };
+        if quirks.refuses_sections() {
+            // The refusals judge the section as the byte-swapping pass lays it out: with the
+            // sub-section offsets (libsframe 2.40/2.44 `flip_sframe` reads them although
+            // their `sframe_decode` does not) and the reader's other layout quirks.
+            let walk_quirks = quirks
+                .minus(Quirks::REFUSALS)
+                .without(Quirk::SubsectionOffsetsIgnored);
+            let plain = SectionRef::parse_with(data, walk_quirks)?;
+            if let Some(v) = crate::refusals::refusal(&plain, quirks) {
+                return Err(v);
+            }
+        }
+        Ok(section)
     }
 
     pub fn data(&self) -> &'a [u8] {

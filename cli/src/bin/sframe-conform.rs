@@ -132,6 +132,10 @@ enum Command {
         /// Minimize new discrepancies and record them in the ledger.
         #[arg(long)]
         record: bool,
+        /// Write the first input of every signature no finding accounts for (new or on the
+        /// untriaged list) to DIR, with an index.json.
+        #[arg(long, value_name = "DIR")]
+        save_unexplained: Option<PathBuf>,
         /// Also check the sections foreign encoders (libsframe) write from models.
         #[arg(long)]
         producers: bool,
@@ -290,6 +294,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             timeout_ms,
             max_pcs,
             ledger,
+            save_unexplained,
         } => sframe_conform::diff_cmd::run(&sframe_conform::diff_cmd::Args {
             files,
             impls,
@@ -303,6 +308,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             timeout_ms,
             max_pcs,
             ledger,
+            save_unexplained,
         }),
         Command::Gen {
             version,

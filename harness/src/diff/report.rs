@@ -23,7 +23,8 @@ pub struct SignatureSummary {
     pub finding: Option<String>,
     pub first_case: String,
     pub example: Discrepancy,
-    /// The first input showing it (kept for new signatures only, to minimize and record).
+    /// The first input showing it (kept for new and untriaged signatures only, to minimize,
+    /// record or save).
     #[serde(skip)]
     pub input: Option<Vec<u8>>,
 }
@@ -71,7 +72,10 @@ impl Summary {
                     .or_insert_with(|| SignatureSummary {
                         signature: d.signature.clone(),
                         count: 0,
-                        input: finding.is_none().then(|| data.to_vec()),
+                        input: finding
+                            .as_deref()
+                            .is_none_or(|f| f == crate::ledger::UNTRIAGED)
+                            .then(|| data.to_vec()),
                         finding,
                         first_case: r.case.clone(),
                         example: d.clone(),
