@@ -90,8 +90,10 @@ pub enum Quirk {
     /// llvm-readobj; F0113, F0138, F0141).
     #[cfg_attr(feature = "serde", serde(rename = "ra-undefined-unknown-v2"))]
     RaUndefinedUnknownV2,
-    /// The s390x ABI of the v2 errata is unknown: CFA offsets are used unscaled and RA/FP
-    /// offsets are always stack slots (libsframe 2.44; F0113).
+    /// The s390x CFA encoding of the v2 errata is unknown: v2 CFA offsets are used as stored,
+    /// unscaled (libsframe 2.44, llvm-readobj; F0113, F0144). The RA and FP numbers these
+    /// readers return are the stored ones, which the harness reads as the texts say (a v2
+    /// odd offset names a register), so this quirk leaves them alone.
     #[cfg_attr(feature = "serde", serde(rename = "s390x-v2-unknown"))]
     S390xV2Unknown,
     /// Which data word holds the RA or the FP follows the ABI, not the header's fixed
