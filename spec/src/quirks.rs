@@ -85,8 +85,8 @@ pub enum Quirk {
     /// not checked (libsframe 2.40 `sframe_find_fre`; F0140).
     MaskLowByte,
     /// v2 FREs without data words (v2 erratum 2: the outermost frame, RA undefined) are
-    /// read as ordinary rows: CFA at the base register plus 0, RA and FP as the header's
-    /// fixed offsets say or not saved (libsframe 2.44, simple-frame-rs 0.3.0 `src/v2.rs`,
+    /// read as ordinary rows that lack a CFA offset: the CFA unknown (the getters say "no
+    /// offset"), RA and FP as the header's fixed offsets say or not saved (libsframe 2.44, simple-frame-rs 0.3.0 `src/v2.rs`,
     /// llvm-readobj; F0113, F0138, F0141).
     #[cfg_attr(feature = "serde", serde(rename = "ra-undefined-unknown-v2"))]
     RaUndefinedUnknownV2,

@@ -126,13 +126,19 @@ fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
 pub fn recovery_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     let w = row.words;
     if w.is_empty() && ctx.version == Version::V2 && ctx.quirks.has(Quirk::RaUndefinedUnknownV2) {
-        return Ok(default_rules(
+        // An ordinary row with no CFA offset: the getters report the CFA offset as not
+        // present, the RA and FP as the header's fixed offsets or not saved.
+        let ordinary = default_rules(
             ctx,
             &Row {
                 words: &[0],
                 ..*row
             },
-        ));
+        );
+        return Ok(Recovery {
+            cfa: Loc::Undefined,
+            ..ordinary
+        });
     }
     if w.is_empty() {
         if ctx.version == Version::V1 {
