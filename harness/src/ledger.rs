@@ -160,7 +160,9 @@ pub fn check_pattern(pattern: &str) -> Result<(), String> {
         // refusal of a valid section is explained by quirks, never by patterns)
         "rejected-valid" if parts.get(3) == Some(&"encode") => (&[1, 3, 4], 5),
         "rejected-valid" => {
-            return fail("a reader's refusal of a valid section is explained by quirks, not by patterns")
+            return fail(
+                "a reader's refusal of a valid section is explained by quirks, not by patterns",
+            )
         }
         // accepted-invalid:<impl>:<tag>:<malformed|invalid>:<RULE-ID>
         "accepted-invalid" => (&[1, 3, 4], 5),

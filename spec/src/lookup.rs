@@ -87,10 +87,13 @@ impl<'a> SectionRef<'a> {
         };
         let (start, size) = range(idx)?;
         let mut fde = self.fde(idx)?;
-        // libsframe 2.40 and 2.44 check a PC-mask function's end only through its FREs.
-        let unbounded_mask = fde.pc_type() == PcType::Mask
-            && (q.has(Quirk::MaskSectionPcModulo) || q.has(Quirk::MaskLowByte));
-        if !contains(start, size) && !(unbounded_mask && start <= pc) {
+        // libsframe 2.40 and 2.44 check a PC-mask function's end only through its FREs, and
+        // 2.40 a PC-increment function's too.
+        let unbounded = match fde.pc_type() {
+            PcType::Mask => q.has(Quirk::MaskSectionPcModulo) || q.has(Quirk::MaskLowByte),
+            PcType::Inc => q.has(Quirk::PcIncLow32Unsigned),
+        };
+        if !contains(start, size) && !(unbounded && start <= pc) {
             return Ok(None);
         }
         // The look-up's own reading of the start (it differs from the decoder's only under
@@ -118,6 +121,8 @@ impl<'a> SectionRef<'a> {
             if let Some(found) = self.find_mask_fre_quirky(fde, pc)? {
                 return Ok(found);
             }
+        } else if self.quirks().has(Quirk::PcIncLow32Unsigned) {
+            return self.scan_low_bits(fde, pc, u32::MAX);
         }
         let pc_off = if self.quirks().has(Quirk::PcDistance32) {
             i64::from(pc.wrapping_sub(fde.start) as u32)
@@ -197,17 +202,34 @@ impl<'a> SectionRef<'a> {
             return Ok(Some(hit.map(|(k, f, _)| (k, f))));
         }
         if q.has(Quirk::MaskLowByte) {
-            let low = |x: i64| (x as u32) & 0xff;
-            let fs = fde.raw_start;
-            for (k, f, end) in with_ends()? {
-                if low(fs.wrapping_add(i64::from(f.start))) > low(pc) {
-                    return Ok(Some(None));
-                }
-                if low(fs.wrapping_add(end)) > low(pc) {
-                    return Ok(Some(Some((k, f))));
-                }
+            return self.scan_low_bits(fde, pc, 0xff).map(Some);
+        }
+        Ok(None)
+    }
+
+    /// libsframe 2.40's FRE scan: FRE `k` is taken when `(start + start_k) & mask <= pc &
+    /// mask < (start + end_k) & mask`, in order, where `end_k` is the next FRE's start (the
+    /// function's size for the last), compared unsigned on the low 32 bits; the scan stops
+    /// with no row at the first FRE failing the first test.
+    fn scan_low_bits(
+        &self,
+        fde: &FdeRef,
+        pc: i64,
+        mask: u32,
+    ) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
+        let low = |x: i64| (x as u32) & mask;
+        let fs = fde.raw_start;
+        let fres: Vec<FreRef<'a>> = self.fres(fde).collect::<Result<_, _>>()?;
+        for (k, f) in fres.iter().enumerate() {
+            let end = fres
+                .get(k + 1)
+                .map_or(i64::from(fde.size), |n| i64::from(n.start));
+            if low(fs.wrapping_add(i64::from(f.start))) > low(pc) {
+                return Ok(None);
             }
-            return Ok(Some(None));
+            if low(fs.wrapping_add(end)) > low(pc) {
+                return Ok(Some((k, *f)));
+            }
         }
         Ok(None)
     }

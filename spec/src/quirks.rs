@@ -122,11 +122,20 @@ pub enum Quirk {
     /// header's count, fit in `sfh_fre_len`, and every byte after them is zero (libsframe
     /// 2.47 `flip_sframe_fdes_with_fres_v2`/`_v3`: "Optional trailing section padding").
     ForeignEndianTrailingZero,
+    /// PC-increment look-up on the low 32 bits of section-relative addresses, unsigned: FRE
+    /// `k` is taken when `u32(start + start_k) <= u32(pc) < u32(start + end_k)` in order,
+    /// where `end_k` is the next FRE's start (the function's size for the last); the scan
+    /// stops with no row at the first FRE failing the first test, and the function's end is
+    /// checked only through its FREs (libsframe 2.40 `sframe_find_fre`: `uint64_t bitmask =
+    /// 0xffffffff` applied to `int32_t` sums, so a function that crosses address 0 in 32
+    /// bits never matches past it).
+    #[cfg_attr(feature = "serde", serde(rename = "pcinc-low-32-unsigned"))]
+    PcIncLow32Unsigned,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 25] = [
+    pub const ALL: [Quirk; 26] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -152,6 +161,7 @@ impl Quirk {
         Quirk::ForeignEndianAuxRefused,
         Quirk::ForeignEndianExactSize,
         Quirk::ForeignEndianTrailingZero,
+        Quirk::PcIncLow32Unsigned,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -182,6 +192,7 @@ impl Quirk {
             Quirk::ForeignEndianAuxRefused => "foreign-endian-aux-refused",
             Quirk::ForeignEndianExactSize => "foreign-endian-exact-size",
             Quirk::ForeignEndianTrailingZero => "foreign-endian-trailing-zero",
+            Quirk::PcIncLow32Unsigned => "pcinc-low-32-unsigned",
         }
     }
 

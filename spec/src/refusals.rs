@@ -43,9 +43,8 @@ pub(crate) fn refusal(s: &SectionRef<'_>, quirks: Quirks) -> Option<Violation> {
         let walked = walk(s);
         let fde_bytes = s.num_fdes() as u64 * s.version().fde_entry_size() as u64;
         let body = (s.data().len() as u64).saturating_sub(h.size() as u64);
-        let exact = walked.is_some_and(|w| {
-            w.fres == u64::from(h.num_fres) && fde_bytes + w.fre_bytes == body
-        });
+        let exact = walked
+            .is_some_and(|w| w.fres == u64::from(h.num_fres) && fde_bytes + w.fre_bytes == body);
         if !exact {
             return Some(section_end_refusal(s));
         }
@@ -113,7 +112,11 @@ mod tests {
         let mut f = Function::new(0x100, 0x20);
         // CFA = SP + 16; on AMD64 the RA is at the header's fixed offset, elsewhere saved
         // at CFA - 8.
-        let datawords = if abi == Abi::Amd64 { vec![16] } else { vec![16, -8] };
+        let datawords = if abi == Abi::Amd64 {
+            vec![16]
+        } else {
+            vec![16, -8]
+        };
         f.fres = vec![Fre {
             start: 0,
             base_reg: BaseReg::Sp,
@@ -142,7 +145,12 @@ mod tests {
     fn a_flag_beyond_sorted_and_frame_pointer_is_refused_only_with_that_quirk() {
         // libsframe 2.40/2.44 `sframe_header_sanity_check_p`:
         // `all_flags = SFRAME_F_FDE_SORTED | SFRAME_F_FRAME_POINTER`.
-        let pcrel = section(Endian::Little, Abi::Amd64, Version::V2, flags::FDE_FUNC_START_PCREL);
+        let pcrel = section(
+            Endian::Little,
+            Abi::Amd64,
+            Version::V2,
+            flags::FDE_FUNC_START_PCREL,
+        );
         assert!(SectionRef::parse(&pcrel).is_ok());
         assert!(refused(&pcrel, Quirk::FlagsBeyondSortedFpRefused));
         assert!(!refused(&pcrel, Quirk::UndefinedFlagsRefused));
