@@ -49,7 +49,8 @@ pub enum ParseError {
         found: usize,
         expected: &'static str,
     },
-    /// The implementation (or producer tool) is not one the suite knows.
+    /// Not an implementation (or producer tool) name: empty, or holding characters no
+    /// name has.
     UnknownImplementation(String),
     /// A release part that is empty or holds `:` or `+`.
     BadRelease(String),
@@ -193,8 +194,8 @@ pub struct Tool {
     pub release: Option<String>,
 }
 
-/// A known tool, or one only the command line named (an external program speaking the
-/// JSON-lines protocol); the latter never parses back.
+/// A known tool, or another one (an external program speaking the JSON-lines protocol, a
+/// downstream crate's own implementation), named as a whole.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ToolKind {
     Known(ToolName),
@@ -243,7 +244,20 @@ impl FromStr for Tool {
                 best = Some((n, release));
             }
         }
-        let (name, release) = best.ok_or_else(bad)?;
+        let Some((name, release)) = best else {
+            // A downstream crate's own implementation (`tiny-sframe`): kept whole.
+            let plain = !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b));
+            return if plain {
+                Ok(Tool {
+                    name: ToolKind::Other(s.to_string()),
+                    release: None,
+                })
+            } else {
+                Err(bad())
+            };
+        };
         if let Some(r) = release {
             if r.is_empty()
                 || r.contains([':', '+', '*'])

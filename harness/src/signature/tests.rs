@@ -112,8 +112,8 @@ fn errors_name_what_is_wrong() {
         ParseError::Parts { .. }
     ));
     assert_eq!(
-        e("hang:frob-1:v2:decode"),
-        ParseError::UnknownImplementation("frob-1".into())
+        e("hang:Frob 1:v2:decode"),
+        ParseError::UnknownImplementation("Frob 1".into())
     );
     assert_eq!(
         e("hang:libsframe-2.47:v4:decode"),
