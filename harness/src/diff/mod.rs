@@ -30,6 +30,12 @@
 //! (accepted-invalid), not a value disagreement. "Unsupported" answers are counted as such and
 //! never as agreement. Each signature is looked up in the findings ledger; new ones make the
 //! run fail and can be minimized ([`minimize`]) and recorded ([`record`]).
+//!
+//! The parts: `case` (the records of a run: [`Case`], [`CaseResult`], [`ImplResult`] with its
+//! [`Status`], [`Discrepancy`]), `verdict` (the reference's [`Verdict`] and the look-up
+//! context: [`version_tag`], [`overlap_zones`], [`aliased_32`]), `classify` (answers against
+//! the verdict, each with its typed [`Signature`](crate::signature::Signature)), `engine`
+//! ([`Engine`], [`pcs_for`]); the signature syntax itself is [`crate::signature`].
 
 mod case;
 mod classify;
