@@ -259,7 +259,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                     pcs: 0,
                     results: vec![sframe_harness::diff::ImplResult {
                         implementation: format!("{} (encoder)", imp.name()),
-                        status: if ds.is_empty() { "agree" } else { "discrepant" },
+                        status: if ds.is_empty() {
+                            sframe_harness::diff::Status::Agree
+                        } else {
+                            sframe_harness::diff::Status::Discrepant
+                        },
                         discrepancies: ds,
                     }],
                 };

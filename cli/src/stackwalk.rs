@@ -17,7 +17,7 @@
 //! lacks a CFA, RA or FP rule), `step` (the rules cannot be applied), `cfa`, `ra`, `fp`.
 
 use crate::impls::{Implementation, Outcome};
-use sframe_harness::diff::version_tag;
+use sframe_harness::signature::{LayoutTag, Signature, Tool, Unwind};
 use sframe_oracle::StackSnapshot;
 use sframe_spec::unwind::{apply, Frame};
 use sframe_spec::Recovery;
@@ -109,34 +109,25 @@ pub fn walk(
     out
 }
 
-fn matches_truth(
-    r: &Recovered,
-    snap: &StackSnapshot,
-    k: usize,
-) -> Result<(), (&'static str, String)> {
+fn matches_truth(r: &Recovered, snap: &StackSnapshot, k: usize) -> Result<(), (Unwind, String)> {
     let t = &snap.frames[k].expected;
     match r {
         Err(e) => {
-            let what = [
-                "no-row",
-                "incomplete-row",
-                "rejected",
-                "crashed",
-                "hung",
-                "unsupported",
-            ]
-            .into_iter()
-            .find(|w| e.starts_with(&format!("{w}:")))
-            .unwrap_or("step");
+            // The failure `walk` wrote as `<what>: <detail>`.
+            let what = Unwind::ALL
+                .iter()
+                .copied()
+                .find(|w| e.starts_with(&format!("{w}:")))
+                .unwrap_or(Unwind::Step);
             Err((what, e.clone()))
         }
         Ok((cfa, caller)) => {
             if *cfa != t.cfa {
-                Err(("cfa", format!("CFA {cfa:#x}, true {:#x}", t.cfa)))
+                Err((Unwind::Cfa, format!("CFA {cfa:#x}, true {:#x}", t.cfa)))
             } else if caller.pc != t.ra {
-                Err(("ra", format!("RA {:#x}, true {:#x}", caller.pc, t.ra)))
+                Err((Unwind::Ra, format!("RA {:#x}, true {:#x}", caller.pc, t.ra)))
             } else if caller.fp != t.fp {
-                Err(("fp", format!("FP {:#x}, true {:#x}", caller.fp, t.fp)))
+                Err((Unwind::Fp, format!("FP {:#x}, true {:#x}", caller.fp, t.fp)))
             } else {
                 Ok(())
             }
@@ -168,7 +159,12 @@ pub fn check(
             .unwrap_or_else(|| Err("step: the walk stopped earlier".into()));
         if let Err((what, detail)) = matches_truth(&t, snap, k) {
             return Some(WalkDiscrepancy {
-                signature: format!("unwind:{}:{}:{what}", imp.name(), version_tag(section)),
+                signature: Signature::Unwind {
+                    imp: Tool::named(&imp.name()),
+                    tag: LayoutTag::of(section),
+                    what,
+                }
+                .to_string(),
                 frame: k,
                 function: snap.frames[k].function.clone(),
                 pc: snap.frames[k].pc,

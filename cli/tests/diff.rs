@@ -82,7 +82,7 @@ fn agreed(results: &[CaseResult], imp: &str, version: u8) -> usize {
         .filter(|r| {
             r.results
                 .iter()
-                .any(|i| i.implementation == imp && i.status == "agree")
+                .any(|i| i.implementation == imp && i.status == sframe_harness::diff::Status::Agree)
         })
         .count()
 }
@@ -259,7 +259,11 @@ fn libsframe_encoders_produce_what_the_reference_reads() {
                 pcs: 0,
                 results: vec![sframe_harness::diff::ImplResult {
                     implementation: imp.name(),
-                    status: if ds.is_empty() { "agree" } else { "discrepant" },
+                    status: if ds.is_empty() {
+                        sframe_harness::diff::Status::Agree
+                    } else {
+                        sframe_harness::diff::Status::Discrepant
+                    },
                     discrepancies: ds,
                 }],
             };
@@ -307,7 +311,9 @@ fn the_example_external_adapter_agrees_with_the_reference_on_the_seeds() {
     let cases = seeds::builtin();
     let (summary, results) = run(&Engine::new(vec![imp]), &cases, &Ledger::default());
     assert!(summary.signatures.is_empty(), "{}", summary.render_text());
-    assert!(results.iter().all(|r| r.results[0].status == "agree"));
+    assert!(results
+        .iter()
+        .all(|r| r.results[0].status == sframe_harness::diff::Status::Agree));
 }
 
 #[test]
@@ -334,7 +340,7 @@ fn a_crashing_external_implementation_is_reported_and_the_run_completes() {
     for r in &results {
         let crashed = r.case.contains("aarch64-be");
         assert_eq!(
-            r.results[0].status == "agree",
+            r.results[0].status == sframe_harness::diff::Status::Agree,
             !crashed,
             "{}: {:?}",
             r.case,
@@ -365,7 +371,8 @@ fn a_hanging_external_implementation_is_reported_as_hung() {
     );
     let amd64 = results.iter().find(|r| r.case.contains("amd64")).unwrap();
     assert_eq!(
-        amd64.results[0].status, "agree",
+        amd64.results[0].status,
+        sframe_harness::diff::Status::Agree,
         "the process was not restarted after the hang"
     );
 }
@@ -413,12 +420,13 @@ fn the_gate_passes_the_reference_and_catches_a_broken_parser() {
     let corpus = Corpus::builtin();
     gate::run(&Reference, &corpus).assert_clean();
     let report = gate::run(&OffByEight, &corpus);
-    let sigs: Vec<&str> = report
+    let sigs: Vec<String> = report
         .discrepancies()
-        .map(|(_, d)| d.signature.as_str())
+        .map(|(_, d)| d.signature.to_string())
         .collect();
     assert!(
-        sigs.contains(&"diff:off-by-eight:v3-pcrel:decode:fre.cfa"),
+        sigs.iter()
+            .any(|s| s == "diff:off-by-eight:v3-pcrel:decode:fre.cfa"),
         "{}",
         report.summary()
     );
@@ -449,9 +457,10 @@ fn the_gate_passes_the_reference_and_catches_a_broken_parser() {
     }
     let report = gate::run(&Panics, &corpus);
     assert!(
-        report
-            .discrepancies()
-            .any(|(_, d)| d.signature.starts_with("crash:panics:v1:decode:panic")),
+        report.discrepancies().any(|(_, d)| d
+            .signature
+            .to_string()
+            .starts_with("crash:panics:v1:decode:panic")),
         "{}",
         report.summary()
     );

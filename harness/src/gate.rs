@@ -90,14 +90,22 @@ impl Report {
     pub fn agreed(&self) -> usize {
         self.results
             .iter()
-            .filter(|r| r.results.iter().all(|i| i.status == "agree"))
+            .filter(|r| {
+                r.results
+                    .iter()
+                    .all(|i| i.status == crate::diff::Status::Agree)
+            })
             .count()
     }
     /// Sections it declared unsupported.
     pub fn unsupported(&self) -> usize {
         self.results
             .iter()
-            .filter(|r| r.results.iter().any(|i| i.status == "unsupported"))
+            .filter(|r| {
+                r.results
+                    .iter()
+                    .any(|i| i.status == crate::diff::Status::Unsupported)
+            })
             .count()
     }
     /// Discrepancies no finding of `ledger` covers.
@@ -108,10 +116,13 @@ impl Report {
     }
     /// A readable listing of the discrepancies (first of each signature, with counts).
     pub fn summary(&self) -> String {
-        let mut by_sig: std::collections::BTreeMap<&str, (usize, &str, &Discrepancy)> =
+        let mut by_sig: std::collections::BTreeMap<String, (usize, &str, &Discrepancy)> =
             Default::default();
         for (case, d) in self.discrepancies() {
-            by_sig.entry(&d.signature).or_insert((0, case, d)).0 += 1;
+            by_sig
+                .entry(d.signature.to_string())
+                .or_insert((0, case, d))
+                .0 += 1;
         }
         let mut out = format!(
             "{}: {} sections, {} agree, {} unsupported, {} distinct discrepancies\n",

@@ -8,6 +8,7 @@
 //! signature is covered and fails naming the first new one.
 
 use crate::diff::Discrepancy;
+use crate::signature::{PatternError, Signature, SignaturePattern};
 use serde::{Deserialize, Serialize};
 use sframe_spec::Quirk;
 use std::collections::BTreeMap;
@@ -109,100 +110,32 @@ pub struct Upstream {
 }
 
 impl Finding {
-    /// Whether one of the finding's signature patterns matches `signature`.
-    pub fn covers(&self, signature: &str) -> bool {
-        self.signatures
-            .iter()
-            .any(|pattern| glob_matches(pattern, signature))
+    /// The finding's signature patterns, parsed.
+    pub fn patterns(&self) -> Result<Vec<SignaturePattern>, PatternError> {
+        self.signatures.iter().map(|s| s.parse()).collect()
     }
-}
 
-/// Whether `text` matches `pattern`, where `*` stands for any run of characters. Greedy
-/// with backtracking to the last `*`: linear in practice, never worse than quadratic.
-fn glob_matches(pattern: &str, text: &str) -> bool {
-    let (p, t) = (pattern.as_bytes(), text.as_bytes());
-    let (mut i, mut j) = (0, 0);
-    let mut star: Option<(usize, usize)> = None; // (pattern index after '*', text index)
-    while j < t.len() {
-        if i < p.len() && p[i] == b'*' {
-            star = Some((i + 1, j));
-            i += 1;
-        } else if i < p.len() && p[i] == t[j] {
-            i += 1;
-            j += 1;
-        } else if let Some((pi, tj)) = star {
-            i = pi;
-            j = tj + 1;
-            star = Some((pi, tj + 1));
-        } else {
+    /// Whether one of the finding's signature patterns matches `signature` (false for a
+    /// text that is not a signature, or a finding whose patterns do not parse).
+    pub fn covers(&self, signature: &str) -> bool {
+        let Ok(sig) = signature.parse::<Signature>() else {
             return false;
-        }
+        };
+        self.patterns()
+            .is_ok_and(|ps| ps.iter().any(|p| p.matches(&sig)))
     }
-    p[i..].iter().all(|&c| c == b'*')
 }
 
 /// Check that a ledger signature pattern names what it covers: the class, the
 /// implementation (or producer), the operation and the field, rule, error class or crash
 /// site are never left open (`*`); only the version tag and, for oracle signatures, the ABI
-/// may be. Value disagreements (`diff:`) are never listed: they are explained by quirks.
+/// may be (see [`SignaturePattern`]). Value disagreements of readers (`diff:` of `decode` or
+/// `find_fre`) are never listed: they are explained by quirks.
 pub fn check_pattern(pattern: &str) -> Result<(), String> {
-    let parts: Vec<&str> = pattern.split(':').collect();
-    let fail = |what: &str| Err(format!("signature pattern {pattern:?}: {what}"));
-    // Positions that must be concrete, per class, and the least number of parts.
-    let (concrete, min_parts): (&[usize], usize) = match parts[0] {
-        // diff:<impl>:<tag>:encode:<field>: what an encoder wrote (readers' value
-        // disagreements are explained by quirks, never by patterns)
-        "diff" if parts.get(3) == Some(&"encode") => (&[1, 3, 4], 5),
-        "diff" => {
-            return fail("a reader's value disagreements are explained by quirks, not by patterns")
-        }
-        // rejected-valid:<impl>:<tag>:encode:<error class>: an encoder's refusal (a reader's
-        // refusal of a valid section is explained by quirks, never by patterns)
-        "rejected-valid" if parts.get(3) == Some(&"encode") => (&[1, 3, 4], 5),
-        "rejected-valid" => {
-            return fail(
-                "a reader's refusal of a valid section is explained by quirks, not by patterns",
-            )
-        }
-        // accepted-invalid:<impl>:<tag>:<malformed|invalid>:<RULE-ID>
-        "accepted-invalid" => (&[1, 3, 4], 5),
-        // crash:<impl>:<tag>:<op>:<signal>[:<site>] (a panic's site holds ':' itself; only
-        // a crash whose process names no site, a text tool's, goes without one)
-        "crash" if parts.len() > 5 => (&[1, 3, 4, 5], 6),
-        "crash" => (&[1, 3, 4], 5),
-        // hang:<impl>:<tag>:<op>
-        "hang" => (&[1, 3], 4),
-        // unwind:<impl>:<tag>:<what>
-        "unwind" => (&[1, 3], 4),
-        // producer:<impl>:<tag>:<RULE-ID>
-        "producer" => (&[1, 3], 4),
-        // oracle:<producer>:<abi>:<function>:<field>
-        "oracle" => (&[1, 3, 4], 5),
-        // violation:<RULE-ID>:<corpus path> (a producer's output breaking a rule)
-        "violation" => (&[1], 3),
-        other => return fail(&format!("unknown class {other:?}")),
-    };
-    if parts.len() < min_parts {
-        return fail(&format!(
-            "has {} parts, the class needs {min_parts}",
-            parts.len()
-        ));
-    }
-    for &i in concrete {
-        // The last concrete position takes the rest (crash sites, rule IDs hold no '*').
-        let part = if i == min_parts - 1 {
-            parts[i..].join(":")
-        } else {
-            parts[i].to_string()
-        };
-        if part.is_empty() || part.contains('*') {
-            return fail(&format!(
-                "part {} ({part:?}) must be named, not left open",
-                i + 1
-            ));
-        }
-    }
-    Ok(())
+    pattern
+        .parse::<SignaturePattern>()
+        .map(|_| ())
+        .map_err(|e| format!("signature pattern {pattern:?}: {e}"))
 }
 
 /// All findings of a ledger directory.
@@ -214,6 +147,9 @@ pub struct Ledger {
     /// verdict, never a pattern. Runs report them apart from findings; anything else that
     /// no finding explains is new.
     pub untriaged: std::collections::BTreeSet<String>,
+    /// The findings' patterns, parsed by [`Ledger::load`] (one list per finding, in the
+    /// same order); parsed on each look-up when they do not match `findings`.
+    pub patterns: Vec<Vec<SignaturePattern>>,
 }
 
 /// The name [`Ledger::accounted`] gives a signature of the untriaged list.
@@ -249,13 +185,13 @@ impl Ledger {
     /// unreadable entry is an error (a broken ledger must not hide findings).
     pub fn load(dir: &Path) -> Result<Ledger, LedgerError> {
         let mut findings = Vec::new();
+        let mut patterns = Vec::new();
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Ledger {
                     dir: dir.to_path_buf(),
-                    findings,
-                    untriaged: Default::default(),
+                    ..Ledger::default()
                 })
             }
             Err(e) => {
@@ -288,8 +224,19 @@ impl Ledger {
                     message: format!("id {:?} differs from its directory name", f.id),
                 });
             }
-            if let Some(message) = f.signatures.iter().find_map(|s| check_pattern(s).err()) {
-                return Err(LedgerError { path: p, message });
+            match f.patterns() {
+                Ok(ps) => patterns.push(ps),
+                Err(e) => {
+                    let bad = f
+                        .signatures
+                        .iter()
+                        .find_map(|s| check_pattern(s).err())
+                        .unwrap_or_else(|| e.to_string());
+                    return Err(LedgerError {
+                        path: p,
+                        message: bad,
+                    });
+                }
             }
             findings.push(f);
         }
@@ -314,6 +261,7 @@ impl Ledger {
             dir: dir.to_path_buf(),
             findings,
             untriaged,
+            patterns,
         })
     }
 
@@ -322,12 +270,11 @@ impl Ledger {
     /// `encode`) is then only ever on
     /// the untriaged list; other classes match the findings' patterns.
     pub fn accounted_signature(&self, signature: &str) -> Option<String> {
-        let reader_value = (signature.starts_with("diff:")
-            || signature.starts_with("rejected-valid:"))
-            && signature.split(':').nth(3) != Some("encode");
-        let finding = (!reader_value)
-            .then(|| self.lookup(signature))
-            .flatten()
+        let finding = signature
+            .parse::<Signature>()
+            .ok()
+            .filter(|s| !s.is_reader_value())
+            .and_then(|s| self.lookup_signature(&s))
             .map(|f| f.id.clone());
         finding.or_else(|| {
             self.untriaged
@@ -343,17 +290,38 @@ impl Ledger {
             Some(f) => Some(f.id.clone()),
             None => self
                 .untriaged
-                .contains(&d.signature)
+                .contains(&d.signature.to_string())
                 .then(|| UNTRIAGED.to_string()),
         }
     }
 
-    /// The finding covering `signature`, if any.
+    /// The finding covering `signature`, if any (none for a text that is not a signature).
+    pub fn lookup(&self, signature: &str) -> Option<&Finding> {
+        self.lookup_signature(&signature.parse().ok()?)
+    }
+
+    /// The finding whose patterns match `signature`, if any.
     ///
     /// A triaged finding wins over an `open` one (the untriaged clusters cover whole
     /// implementations with wide patterns; a cause found later must not hide behind them).
-    pub fn lookup(&self, signature: &str) -> Option<&Finding> {
-        let mut covering = self.findings.iter().filter(|f| f.covers(signature));
+    pub fn lookup_signature(&self, signature: &Signature) -> Option<&Finding> {
+        let parsed;
+        let patterns = if self.patterns.len() == self.findings.len() {
+            &self.patterns
+        } else {
+            parsed = self
+                .findings
+                .iter()
+                .map(|f| f.patterns().unwrap_or_default())
+                .collect::<Vec<_>>();
+            &parsed
+        };
+        let mut covering = self
+            .findings
+            .iter()
+            .zip(patterns)
+            .filter(|(_, ps)| ps.iter().any(|p| p.matches(signature)))
+            .map(|(f, _)| f);
         let first = covering.next()?;
         if first.verdict != Verdict::Open {
             return Some(first);
@@ -373,12 +341,10 @@ impl Ledger {
         if let Some(id) = d.explained_by.first() {
             return self.findings.iter().find(|f| &f.id == id);
         }
-        if matches!(d.kind, Kind::Disagreement | Kind::RejectedValid)
-            && d.op != crate::diff::Op::Encode
-        {
+        if d.signature.is_reader_value() {
             return None;
         }
-        self.lookup(&d.signature)
+        self.lookup_signature(&d.signature)
     }
 
     /// Write a new finding: `finding.json`, the reproducer files and a Markdown report.
@@ -451,52 +417,54 @@ mod tests {
     }
 
     #[test]
-    fn signatures_match_exactly_or_by_prefix() {
-        let f = finding(&["crash:libsframe-2.47:decode:*", "diff:a:b"]);
-        assert!(f.covers("crash:libsframe-2.47:decode:FDE-REP-SIZE"));
-        assert!(f.covers("diff:a:b"));
-        assert!(!f.covers("diff:a:bc"));
-        assert!(!f.covers("crash:libsframe-2.44:decode:x"));
+    fn signatures_match_exactly_or_by_tag() {
+        let f = finding(&[
+            "crash:libsframe-2.47:v1*:decode:SIGSEGV:sframe_decode",
+            "hang:libsframe-2.47:v2:decode",
+        ]);
+        assert!(f.covers("crash:libsframe-2.47:v1-fdeoff:decode:SIGSEGV:sframe_decode"));
+        assert!(f.covers("hang:libsframe-2.47:v2:decode"));
+        assert!(!f.covers("hang:libsframe-2.47:v2-pcrel:decode"));
+        assert!(!f.covers("crash:libsframe-2.44:v1:decode:SIGSEGV:sframe_decode"));
+        assert!(!f.covers("crash:libsframe-2.47:v1:decode:SIGSEGV"));
     }
 
     #[test]
     fn a_triaged_finding_wins_over_an_open_cluster() {
-        let mut cluster = finding(&["diff:simple-frame-rs:*"]);
+        let mut cluster = finding(&["accepted-invalid:simple-frame-rs:*:invalid:FDE-SORTED"]);
         cluster.id = "F0131-cluster".into();
-        let mut cause = finding(&["diff:simple-frame-rs:v2-aux*"]);
+        let mut cause = finding(&["accepted-invalid:simple-frame-rs:v2-aux*:invalid:FDE-SORTED"]);
         cause.id = "F0135-cause".into();
         cause.verdict = Verdict::ImplementationBug;
         let l = Ledger {
-            dir: PathBuf::new(),
             findings: vec![cluster, cause],
-            untriaged: Default::default(),
+            ..Ledger::default()
         };
         assert_eq!(
-            l.lookup("diff:simple-frame-rs:v2-aux:decode:function.start")
+            l.lookup("accepted-invalid:simple-frame-rs:v2-aux:invalid:FDE-SORTED")
                 .unwrap()
                 .id,
             "F0135-cause"
         );
         assert_eq!(
-            l.lookup("diff:simple-frame-rs:v2:decode:function.start")
+            l.lookup("accepted-invalid:simple-frame-rs:v2:invalid:FDE-SORTED")
                 .unwrap()
                 .id,
             "F0131-cluster"
         );
-        assert!(l.lookup("diff:libsframe-2.47:v2:decode:x").is_none());
+        assert!(l
+            .lookup("accepted-invalid:libsframe-2.47:v2:invalid:FDE-SORTED")
+            .is_none());
     }
 
     #[test]
-    fn a_star_inside_a_signature_matches_any_run() {
-        let f = finding(&["diff:libsframe-2.47:v2-pcrel*:find_fre:overlap.*"]);
-        assert!(f.covers("diff:libsframe-2.47:v2-pcrel:find_fre:overlap.row.cfa"));
-        assert!(f.covers("diff:libsframe-2.47:v2-pcrel-fdeoff-freoff:find_fre:overlap.extra"));
-        assert!(!f.covers("diff:libsframe-2.47:v2-pcrel:find_fre:row.cfa"));
-        assert!(!f.covers("diff:libsframe-2.47:v2:find_fre:overlap.extra"));
-        assert!(!f.covers("diff:libsframe-2.47:v2-pcrel:decode:overlap.extra"));
-        let g = finding(&["a*b*c", "x"]);
-        assert!(g.covers("abc") && g.covers("a-b-b-c") && g.covers("abcbc"));
-        assert!(!g.covers("acb") && !g.covers("abcd") && !g.covers("xx"));
+    fn a_star_in_the_tag_matches_any_run_of_it() {
+        let f = finding(&["crash:libsframe-2.47:v*-aux*:find_fre:SIGSEGV:sframe_find_fre"]);
+        let sig = |t: &str| format!("crash:libsframe-2.47:{t}:find_fre:SIGSEGV:sframe_find_fre");
+        assert!(f.covers(&sig("v2-aux")));
+        assert!(f.covers(&sig("v3-pcrel-aux-fdeoff-freoff")));
+        assert!(!f.covers(&sig("v2-pcrel")));
+        assert!(!f.covers("crash:libsframe-2.47:v2-aux:decode:SIGSEGV:sframe_find_fre"));
     }
 
     #[test]
@@ -505,18 +473,17 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let l = Ledger {
             dir: dir.clone(),
-            findings: vec![],
-            untriaged: Default::default(),
+            ..Ledger::default()
         };
         l.record(
-            &finding(&["hang:x:v2:decode"]),
+            &finding(&["hang:libsframe-2.47:v2:decode"]),
             &[("input.sframe", b"\xe2\xde")],
             "# t\n",
         )
         .unwrap();
         let back = Ledger::load(&dir).unwrap();
         assert_eq!(back.findings.len(), 1);
-        assert!(back.lookup("hang:x:v2:decode").is_some());
+        assert!(back.lookup("hang:libsframe-2.47:v2:decode").is_some());
         std::fs::rename(dir.join("F0000-test"), dir.join("F0001-other")).unwrap();
         assert!(Ledger::load(&dir).is_err());
         std::fs::remove_dir_all(&dir).unwrap();

@@ -21,3 +21,4 @@ pub mod impls;
 pub mod input;
 pub mod ledger;
 pub mod matrix;
+pub mod signature;

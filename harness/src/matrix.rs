@@ -84,9 +84,11 @@ impl Matrix {
                 self.crashes
                     .entry(ir.implementation.clone())
                     .or_default()
-                    .insert(d.signature.clone(), ledger.accounted(d));
+                    .insert(d.signature.to_string(), ledger.accounted(d));
             }
-            let (Some(rule), "discrepant" | "agree") = (&r.first_error, ir.status) else {
+            let (Some(rule), crate::diff::Status::Discrepant | crate::diff::Status::Agree) =
+                (&r.first_error, ir.status)
+            else {
                 continue;
             };
             let decode_failed = ir

@@ -5,6 +5,8 @@
 //! function and FRE index where it was seen, and both values.
 
 use crate::impls::{Decoded, Found, Row};
+use crate::signature::field::{RowField, RowOf};
+use crate::signature::FieldPath;
 use serde::Serialize;
 use std::fmt::Debug;
 
@@ -12,7 +14,7 @@ use std::fmt::Debug;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FieldDiff {
     /// Stable field path, part of the signature.
-    pub field: String,
+    pub field: FieldPath,
     pub function: Option<usize>,
     pub fre: Option<usize>,
     /// The reference's value.
@@ -32,7 +34,7 @@ struct Acc {
 impl Acc {
     fn opt<T: PartialEq + Debug>(
         &mut self,
-        field: &str,
+        field: FieldPath,
         f: Option<usize>,
         k: Option<usize>,
         a: &Option<T>,
@@ -46,31 +48,26 @@ impl Acc {
     }
     fn push(
         &mut self,
-        field: &str,
+        field: FieldPath,
         function: Option<usize>,
         fre: Option<usize>,
         expected: String,
         found: String,
     ) {
         self.out.push(FieldDiff {
-            field: field.to_string(),
+            field,
             function,
             fre,
             expected,
             found,
         });
     }
-    fn row(&mut self, prefix: &str, f: Option<usize>, k: Option<usize>, a: &Row, b: &Row) {
-        self.opt(&format!("{prefix}.cfa"), f, k, &a.cfa, &b.cfa);
-        self.opt(&format!("{prefix}.ra"), f, k, &a.ra, &b.ra);
-        self.opt(&format!("{prefix}.fp"), f, k, &a.fp, &b.fp);
-        self.opt(
-            &format!("{prefix}.ra_mangled"),
-            f,
-            k,
-            &a.ra_mangled,
-            &b.ra_mangled,
-        );
+    fn row(&mut self, of: RowOf, f: Option<usize>, k: Option<usize>, a: &Row, b: &Row) {
+        let at = |field| FieldPath::row(of, field);
+        self.opt(at(RowField::Cfa), f, k, &a.cfa, &b.cfa);
+        self.opt(at(RowField::Ra), f, k, &a.ra, &b.ra);
+        self.opt(at(RowField::Fp), f, k, &a.fp, &b.fp);
+        self.opt(at(RowField::RaMangled), f, k, &a.ra_mangled, &b.ra_mangled);
     }
 }
 
@@ -78,28 +75,46 @@ impl Acc {
 pub fn decoded(a: &Decoded, b: &Decoded) -> Vec<FieldDiff> {
     let mut acc = Acc { out: Vec::new() };
     let (ha, hb) = (&a.header, &b.header);
-    acc.opt("header.version", None, None, &ha.version, &hb.version);
-    acc.opt("header.flags", None, None, &ha.flags, &hb.flags);
-    acc.opt("header.abi", None, None, &ha.abi, &hb.abi);
     acc.opt(
-        "header.cfa_fixed_fp_offset",
+        FieldPath::HeaderVersion,
+        None,
+        None,
+        &ha.version,
+        &hb.version,
+    );
+    acc.opt(FieldPath::HeaderFlags, None, None, &ha.flags, &hb.flags);
+    acc.opt(FieldPath::HeaderAbi, None, None, &ha.abi, &hb.abi);
+    acc.opt(
+        FieldPath::HeaderCfaFixedFpOffset,
         None,
         None,
         &ha.cfa_fixed_fp_offset,
         &hb.cfa_fixed_fp_offset,
     );
     acc.opt(
-        "header.cfa_fixed_ra_offset",
+        FieldPath::HeaderCfaFixedRaOffset,
         None,
         None,
         &ha.cfa_fixed_ra_offset,
         &hb.cfa_fixed_ra_offset,
     );
-    acc.opt("header.num_fdes", None, None, &ha.num_fdes, &hb.num_fdes);
-    acc.opt("header.num_fres", None, None, &ha.num_fres, &hb.num_fres);
+    acc.opt(
+        FieldPath::HeaderNumFdes,
+        None,
+        None,
+        &ha.num_fdes,
+        &hb.num_fdes,
+    );
+    acc.opt(
+        FieldPath::HeaderNumFres,
+        None,
+        None,
+        &ha.num_fres,
+        &hb.num_fres,
+    );
     if a.functions.len() != b.functions.len() {
         acc.push(
-            "function.count",
+            FieldPath::FunctionCount,
             None,
             None,
             a.functions.len().to_string(),
@@ -108,23 +123,47 @@ pub fn decoded(a: &Decoded, b: &Decoded) -> Vec<FieldDiff> {
     }
     for (i, (fa, fb)) in a.functions.iter().zip(&b.functions).enumerate() {
         let f = Some(i);
-        acc.opt("function.start", f, None, &fa.start, &fb.start);
-        acc.opt("function.size", f, None, &fa.size, &fb.size);
-        acc.opt("function.fre_type", f, None, &fa.fre_type, &fb.fre_type);
-        acc.opt("function.pc_type", f, None, &fa.pc_type, &fb.pc_type);
-        acc.opt("function.fde_type", f, None, &fa.fde_type, &fb.fde_type);
-        acc.opt("function.rep_size", f, None, &fa.rep_size, &fb.rep_size);
-        acc.opt("function.num_fres", f, None, &fa.num_fres, &fb.num_fres);
+        acc.opt(FieldPath::FunctionStart, f, None, &fa.start, &fb.start);
+        acc.opt(FieldPath::FunctionSize, f, None, &fa.size, &fb.size);
+        acc.opt(
+            FieldPath::FunctionFreType,
+            f,
+            None,
+            &fa.fre_type,
+            &fb.fre_type,
+        );
+        acc.opt(FieldPath::FunctionPcType, f, None, &fa.pc_type, &fb.pc_type);
+        acc.opt(
+            FieldPath::FunctionFdeType,
+            f,
+            None,
+            &fa.fde_type,
+            &fb.fde_type,
+        );
+        acc.opt(
+            FieldPath::FunctionRepSize,
+            f,
+            None,
+            &fa.rep_size,
+            &fb.rep_size,
+        );
+        acc.opt(
+            FieldPath::FunctionNumFres,
+            f,
+            None,
+            &fa.num_fres,
+            &fb.num_fres,
+        );
         if fa.error.is_none() {
             if let Some(e) = &fb.error {
-                acc.push("function.error", f, None, "none".into(), e.clone());
+                acc.push(FieldPath::FunctionError, f, None, "none".into(), e.clone());
             }
         }
         // Row lists are compared where both are complete; an implementation that stopped
         // with an error is reported above, not once more per missing row.
         if fb.error.is_none() && fa.error.is_none() && fa.fres.len() != fb.fres.len() {
             acc.push(
-                "fre.count",
+                FieldPath::FreCount,
                 f,
                 None,
                 fa.fres.len().to_string(),
@@ -132,8 +171,8 @@ pub fn decoded(a: &Decoded, b: &Decoded) -> Vec<FieldDiff> {
             );
         }
         for (k, (ra, rb)) in fa.fres.iter().zip(&fb.fres).enumerate() {
-            acc.opt("fre.start", f, Some(k), &ra.start, &rb.start);
-            acc.row("fre", f, Some(k), &ra.row, &rb.row);
+            acc.opt(FieldPath::FreStart, f, Some(k), &ra.start, &rb.start);
+            acc.row(RowOf::Fre, f, Some(k), &ra.row, &rb.row);
         }
     }
     acc.out
@@ -144,18 +183,24 @@ pub fn found(a: &Option<Found>, b: &Option<Found>) -> Vec<FieldDiff> {
     let mut acc = Acc { out: Vec::new() };
     match (a, b) {
         (None, None) => {}
-        (Some(x), None) => acc.push("missing", None, None, show(x), "none".into()),
-        (None, Some(y)) => acc.push("extra", None, None, "none".into(), show(y)),
+        (Some(x), None) => acc.push(FieldPath::Missing, None, None, show(x), "none".into()),
+        (None, Some(y)) => acc.push(FieldPath::Extra, None, None, "none".into(), show(y)),
         (Some(x), Some(y)) => {
             acc.opt(
-                "function_start",
+                FieldPath::FoundFunctionStart,
                 None,
                 None,
                 &x.function_start,
                 &y.function_start,
             );
-            acc.opt("fre_start", None, None, &x.fre_start, &y.fre_start);
-            acc.row("row", None, None, &x.row, &y.row);
+            acc.opt(
+                FieldPath::FoundFreStart,
+                None,
+                None,
+                &x.fre_start,
+                &y.fre_start,
+            );
+            acc.row(RowOf::Found, None, None, &x.row, &y.row);
         }
     }
     acc.out
@@ -183,7 +228,7 @@ mod tests {
         b.functions[0].start = Some(4);
         let d = decoded(&a, &b);
         assert_eq!(d.len(), 1);
-        assert_eq!(d[0].field, "function.start");
+        assert_eq!(d[0].field, FieldPath::FunctionStart);
     }
 
     #[test]
@@ -201,7 +246,10 @@ mod tests {
         });
         let mut b = a.clone();
         b.functions[0].fres[0].row.ra = Some(Loc::Undefined);
-        assert_eq!(decoded(&a, &b)[0].field, "fre.ra");
-        assert_eq!(found(&Some(Found::default()), &None)[0].field, "missing");
+        assert_eq!(decoded(&a, &b)[0].field, FieldPath::FreRa);
+        assert_eq!(
+            found(&Some(Found::default()), &None)[0].field,
+            FieldPath::Missing
+        );
     }
 }

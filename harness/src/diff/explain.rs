@@ -122,7 +122,11 @@ pub struct DecodeExplanation<'a> {
 impl DecodeExplanation<'_> {
     /// The findings explaining a decode discrepancy: `field` for a differing field, `None` for
     /// a refusal of a valid section. Empty when nothing explains it.
-    pub fn explain(&self, found: &Outcome<Decoded>, field: Option<&str>) -> Vec<String> {
+    pub fn explain(
+        &self,
+        found: &Outcome<Decoded>,
+        field: Option<crate::signature::FieldPath>,
+    ) -> Vec<String> {
         let reproduces: Vec<bool> = self
             .answers
             .iter()
@@ -135,7 +139,7 @@ impl DecodeExplanation<'_> {
 fn decode_matches(
     quirky: &Outcome<Decoded>,
     found: &Outcome<Decoded>,
-    field: Option<&str>,
+    field: Option<crate::signature::FieldPath>,
 ) -> bool {
     match (quirky, found, field) {
         (Outcome::Rejected { .. }, Outcome::Rejected { .. }, None) => true,

@@ -12,6 +12,7 @@ use super::{compare, failure, Discrepancy, Op};
 use crate::impls::reference::facts_of;
 use crate::impls::{Decoded, Implementation, Outcome};
 use crate::ledger::Kind;
+use crate::signature::{Field, LayoutTag, Signature, Tool};
 use sframe_spec::rules::Severity;
 use sframe_spec::{decode, validate, Section};
 
@@ -25,12 +26,13 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
     let name = imp.name();
     let out = imp.encode(model);
     let tag = sframe_spec::encode(model)
-        .map(|b| super::version_tag(&b))
-        .unwrap_or_else(|_| model.version.to_string());
-    if let Some(d) = failure(&name, &tag, Op::Encode, &out) {
+        .map(|b| LayoutTag::of(&b))
+        .unwrap_or_else(|_| LayoutTag::version(model.version));
+    let imp = || Tool::named(&name);
+    if let Some(d) = failure(&name, tag, Op::Encode, &out) {
         return vec![d];
     }
-    let mk = |kind, detail: &str, sig: String, expected: String, found: String| Discrepancy {
+    let mk = |kind, detail: &str, sig: Signature, expected: String, found: String| Discrepancy {
         signature: sig,
         kind,
         implementation: name.clone(),
@@ -49,7 +51,12 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
             return vec![mk(
                 Kind::RejectedValid,
                 &class,
-                format!("rejected-valid:{name}:{tag}:encode:{class}"),
+                Signature::RejectedValid {
+                    imp: imp(),
+                    tag,
+                    op: Op::Encode,
+                    error: class.clone(),
+                },
                 "a section".into(),
                 detail.unwrap_or_default(),
             )]
@@ -65,7 +72,11 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
         return vec![mk(
             Kind::ProducerViolation,
             id,
-            format!("producer:{name}:{tag}:{id}"),
+            Signature::Producer {
+                imp: imp(),
+                tag,
+                rule: v.rule,
+            },
             "no violation".into(),
             v.to_string(),
         )];
@@ -76,12 +87,17 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
     let mut seen = std::collections::BTreeSet::new();
     compare::decoded(&sorted(facts_of(model)), &sorted(facts_of(&written)))
         .into_iter()
-        .filter(|fd| seen.insert(fd.field.clone()))
+        .filter(|fd| seen.insert(fd.field))
         .map(|fd| {
             let mut d = mk(
                 Kind::Disagreement,
-                &fd.field,
-                format!("diff:{name}:{tag}:encode:{}", fd.field),
+                fd.field.name(),
+                Signature::Diff {
+                    imp: imp(),
+                    tag,
+                    op: Op::Encode,
+                    field: Field::plain(fd.field),
+                },
                 fd.expected,
                 fd.found,
             );

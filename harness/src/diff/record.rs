@@ -55,7 +55,7 @@ pub fn record(
     tools: Vec<ToolVersion>,
     original: &str,
 ) -> std::io::Result<PathBuf> {
-    let id = format!("F{:04}-{}", next_id(ledger), slug(&d.signature));
+    let id = format!("F{:04}-{}", next_id(ledger), slug(&d.signature.to_string()));
     let violations = validate(input);
     let rules: Vec<String> = match d.kind {
         crate::ledger::Kind::AcceptedInvalid => vec![d.detail.clone()],
@@ -83,15 +83,15 @@ pub fn record(
         rules: rules.clone(),
         // A value disagreement is explained only by quirks (named when it is triaged); the
         // other classes by their exact signature.
-        signatures: if d.signature.starts_with("diff:") {
+        signatures: if d.signature.class() == crate::signature::Class::Diff {
             Vec::new()
         } else {
-            vec![d.signature.clone()]
+            vec![d.signature.to_string()]
         },
         reproducers: vec!["input.sframe".into()],
         reproduce: op_cmd.clone(),
         fixed_in: Vec::new(),
-        notes: if d.signature.starts_with("diff:") {
+        notes: if d.signature.class() == crate::signature::Class::Diff {
             format!(
                 "Not explained yet: {} stays new until this finding names the quirks of the reference that reproduce it (`quirks`).",
                 d.signature

@@ -60,17 +60,17 @@ impl Summary {
                 .entry(ver.clone())
                 .or_default();
             match ir.status {
-                "agree" => c.agree += 1,
-                "unsupported" => c.unsupported += 1,
-                _ => c.discrepant += 1,
+                super::Status::Agree => c.agree += 1,
+                super::Status::Unsupported => c.unsupported += 1,
+                super::Status::Discrepant => c.discrepant += 1,
             }
             for d in &ir.discrepancies {
                 let finding = super::known(ledger, d);
                 let e = self
                     .signatures
-                    .entry(d.signature.clone())
+                    .entry(d.signature.to_string())
                     .or_insert_with(|| SignatureSummary {
-                        signature: d.signature.clone(),
+                        signature: d.signature.to_string(),
                         count: 0,
                         input: finding
                             .as_deref()

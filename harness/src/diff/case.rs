@@ -1,0 +1,88 @@
+//! The records of a run: the input sections ([`Case`]), what each implementation did with one
+//! ([`ImplResult`], its [`Status`] and [`Discrepancy`]s) and everything about one section
+//! ([`CaseResult`]). Their JSON is the `--json` output's `cases`.
+
+use crate::ledger::Kind;
+use crate::signature::{Op, Signature};
+use serde::Serialize;
+
+/// One input section.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Where it comes from (file path, or `generated:<seed>:<n>`).
+    pub name: String,
+    pub data: Vec<u8>,
+}
+
+/// One observed discrepancy.
+#[derive(Debug, Clone, Serialize)]
+pub struct Discrepancy {
+    pub signature: Signature,
+    pub kind: Kind,
+    pub implementation: String,
+    pub op: Op,
+    /// The field that differs (diff), the rule broken (accepted-invalid), the error class
+    /// (rejected-valid) or the signal (crash).
+    pub detail: String,
+    pub function: Option<usize>,
+    pub fre: Option<usize>,
+    pub pc: Option<i64>,
+    /// What the reference says.
+    pub expected: String,
+    /// What the implementation says.
+    pub found: String,
+    /// The findings whose quirks reproduce the implementation's answer here (see
+    /// [`explain`]); empty when none does, or for classes that are not value answers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub explained_by: Vec<String>,
+}
+
+/// What an implementation made of a section, in short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// No discrepancy.
+    Agree,
+    /// It does not handle the section's version, or answered "unsupported" to everything.
+    Unsupported,
+    /// At least one discrepancy.
+    Discrepant,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Agree => "agree",
+            Status::Unsupported => "unsupported",
+            Status::Discrepant => "discrepant",
+        }
+    }
+}
+
+/// What one implementation did with one section.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImplResult {
+    pub implementation: String,
+    pub status: Status,
+    pub discrepancies: Vec<Discrepancy>,
+}
+
+/// Everything about one section.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseResult {
+    pub case: String,
+    pub bytes: usize,
+    pub version: Option<u8>,
+    /// No error-severity rule broken.
+    pub valid: bool,
+    /// The first error-severity rule broken, if any.
+    pub first_error: Option<String>,
+    pub pcs: usize,
+    pub results: Vec<ImplResult>,
+}
+
+impl CaseResult {
+    pub fn discrepancies(&self) -> impl Iterator<Item = &Discrepancy> {
+        self.results.iter().flat_map(|r| r.discrepancies.iter())
+    }
+}

@@ -1,0 +1,273 @@
+//! Classifying one implementation's answers against the reference's verdict: crashes and
+//! hangs, accepted-invalid and rejected-valid sections, and value disagreements with their
+//! look-up context, each with its [`Signature`].
+
+use super::case::Discrepancy;
+use super::verdict::{aliased_32, Verdict};
+use super::{compare, explain};
+use crate::impls::{Decoded, Found, Outcome};
+use crate::ledger::Kind;
+use crate::signature::{
+    crash_site, Field, FieldPath, LayoutTag, Op, RuleClass, Signal, Signature, Tool,
+};
+use std::collections::BTreeSet;
+
+/// `head`, then `: detail` when there is one.
+fn with_detail(head: &str, detail: &Option<String>) -> String {
+    match detail {
+        Some(d) => format!("{head}: {d}"),
+        None => head.to_string(),
+    }
+}
+
+fn disc(kind: Kind, imp: &str, op: Op, detail: &str, signature: Signature) -> Discrepancy {
+    Discrepancy {
+        signature,
+        kind,
+        implementation: imp.to_string(),
+        op,
+        detail: detail.to_string(),
+        function: None,
+        fre: None,
+        pc: None,
+        expected: String::new(),
+        found: String::new(),
+        explained_by: Vec::new(),
+    }
+}
+
+/// The crash/hang discrepancy of a failed outcome.
+pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<Discrepancy> {
+    match o {
+        Outcome::Crashed { signal, detail } => {
+            let sig = Signal::named(signal);
+            let site = crash_site(&sig, detail.as_deref());
+            let mut d = disc(
+                Kind::Crash,
+                imp,
+                op,
+                signal,
+                Signature::Crash {
+                    imp: Tool::named(imp),
+                    tag,
+                    op,
+                    signal: sig,
+                    site,
+                },
+            );
+            d.found = with_detail(signal, detail);
+            Some(d)
+        }
+        Outcome::Hung { timeout_ms } => {
+            let mut d = disc(
+                Kind::Hang,
+                imp,
+                op,
+                "timeout",
+                Signature::Hang {
+                    imp: Tool::named(imp),
+                    tag,
+                    op,
+                },
+            );
+            d.found = format!("no answer in {timeout_ms} ms");
+            Some(d)
+        }
+        _ => None,
+    }
+}
+
+/// Classify one implementation's decode against the reference's verdict.
+pub fn classify_decode(imp: &str, v: &Verdict, o: &Outcome<Decoded>) -> Vec<Discrepancy> {
+    classify_decode_explained(imp, v, o, None)
+}
+
+/// [`classify_decode`], crediting the findings whose quirks reproduce each answer.
+pub fn classify_decode_explained(
+    imp: &str,
+    v: &Verdict,
+    o: &Outcome<Decoded>,
+    explanation: Option<&explain::DecodeExplanation<'_>>,
+) -> Vec<Discrepancy> {
+    let explain =
+        |field: Option<FieldPath>| explanation.map(|e| e.explain(o, field)).unwrap_or_default();
+    let tag = v.tag;
+    if let Some(d) = failure(imp, tag, Op::Decode, o) {
+        return vec![d];
+    }
+    let mut out = Vec::new();
+    match (o, v.valid) {
+        (Outcome::Unsupported { .. }, _) => {}
+        (Outcome::Ok { .. }, false) => {
+            // Not valid: some error-severity rule is broken.
+            let Some(rule) = v.first_error else {
+                return out;
+            };
+            let mut d = disc(
+                Kind::AcceptedInvalid,
+                imp,
+                Op::Decode,
+                rule.id(),
+                Signature::AcceptedInvalid {
+                    imp: Tool::named(imp),
+                    tag,
+                    class: RuleClass::of(rule),
+                    rule,
+                },
+            );
+            d.expected = format!("breaks {}", rule.id());
+            d.found = "decoded".into();
+            out.push(d);
+        }
+        (Outcome::Rejected { .. }, false) => {}
+        (Outcome::Rejected { class, detail }, true) => {
+            let mut d = disc(
+                Kind::RejectedValid,
+                imp,
+                Op::Decode,
+                class,
+                Signature::RejectedValid {
+                    imp: Tool::named(imp),
+                    tag,
+                    op: Op::Decode,
+                    error: class.clone(),
+                },
+            );
+            d.expected = "valid".into();
+            d.found = with_detail(class, detail);
+            d.explained_by = explain(None);
+            out.push(d);
+        }
+        (Outcome::Ok { value }, true) => {
+            if let Outcome::Ok { value: reference } = &v.decoded {
+                let mut seen = BTreeSet::new();
+                for fd in compare::decoded(reference, value) {
+                    if seen.insert(fd.field) {
+                        let mut d = disc(
+                            Kind::Disagreement,
+                            imp,
+                            Op::Decode,
+                            fd.field.name(),
+                            Signature::Diff {
+                                imp: Tool::named(imp),
+                                tag,
+                                op: Op::Decode,
+                                field: Field::plain(fd.field),
+                            },
+                        );
+                        d.function = fd.function;
+                        d.fre = fd.fre;
+                        d.expected = fd.expected;
+                        d.found = fd.found;
+                        d.explained_by = explain(Some(fd.field));
+                        out.push(d);
+                    }
+                }
+            }
+        }
+        (Outcome::Crashed { .. } | Outcome::Hung { .. }, _) => {}
+    }
+    out
+}
+
+/// Classify one implementation's look-ups against the reference's.
+pub fn classify_finds(
+    imp: &str,
+    v: &Verdict,
+    pcs: &[i64],
+    reference: &[Outcome<Option<Found>>],
+    found: &[Outcome<Option<Found>>],
+) -> Vec<Discrepancy> {
+    classify_finds_explained(imp, v, pcs, reference, found, &[])
+}
+
+/// [`classify_finds`], crediting at each PC the findings whose quirks reproduce the answer
+/// there (`explained[i]` for `pcs[i]`; an empty slice credits none). An unexplained
+/// discrepancy is never hidden behind an explained one with the same signature.
+pub fn classify_finds_explained(
+    imp: &str,
+    v: &Verdict,
+    pcs: &[i64],
+    reference: &[Outcome<Option<Found>>],
+    found: &[Outcome<Option<Found>>],
+    explained: &[Vec<String>],
+) -> Vec<Discrepancy> {
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    let tag = v.tag;
+    let none = Vec::new();
+    for (i, ((pc, r), f)) in pcs.iter().zip(reference).zip(found).enumerate() {
+        let by = explained.get(i).unwrap_or(&none);
+        if let Some(mut d) = failure(imp, tag, Op::FindFre, f) {
+            if seen.insert((d.signature.clone(), None)) {
+                d.pc = Some(*pc);
+                out.push(d);
+            }
+            continue;
+        }
+        if !v.valid {
+            continue;
+        }
+        match (r, f) {
+            (Outcome::Ok { value: a }, Outcome::Ok { value: b }) => {
+                for fd in compare::found(a, b) {
+                    let start = a.as_ref().and_then(|x| x.function_start);
+                    let field = Field {
+                        // A PC inside overlapping functions: which FDE is "the" FDE is open.
+                        overlap: v.overlap_zones.iter().any(|&(a, b)| a <= *pc && *pc < b),
+                        // A PC beyond 32 bits from the section, or one that a 32-bit
+                        // distance would put inside a function it is not in: its own
+                        // signature, since 32-bit distance arithmetic only fails there.
+                        far: i32::try_from(*pc).is_err() || aliased_32(&v.function_ranges, *pc),
+                        // A row of a function with FREs wider than three data words.
+                        wide: start.is_some_and(|s| v.wide_starts.contains(&s)),
+                        mask: start.is_some_and(|s| v.mask_starts.contains(&s)),
+                        path: fd.field,
+                        // A row missing in a section without SFRAME_F_FDE_SORTED is its own
+                        // signature: some implementations only search sorted sections.
+                        unsorted: fd.field == FieldPath::Missing && !v.sorted,
+                    };
+                    let sig = Signature::Diff {
+                        imp: Tool::named(imp),
+                        tag,
+                        op: Op::FindFre,
+                        field,
+                    };
+                    if seen.insert((sig.clone(), by.first().cloned())) {
+                        let detail = field.to_string();
+                        let mut d = disc(Kind::Disagreement, imp, Op::FindFre, &detail, sig);
+                        d.pc = Some(*pc);
+                        d.expected = fd.expected;
+                        d.found = fd.found;
+                        d.explained_by = by.clone();
+                        out.push(d);
+                    }
+                }
+            }
+            (Outcome::Ok { value }, Outcome::Rejected { class, detail }) => {
+                let sig = Signature::RejectedValid {
+                    imp: Tool::named(imp),
+                    tag,
+                    op: Op::FindFre,
+                    error: class.clone(),
+                };
+                if seen.insert((sig.clone(), by.first().cloned())) {
+                    let mut d = disc(Kind::RejectedValid, imp, Op::FindFre, class, sig);
+                    d.pc = Some(*pc);
+                    d.expected = format!("{value:?}");
+                    d.found = with_detail(class, detail);
+                    d.explained_by = by.clone();
+                    out.push(d);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether a discrepancy is a value answer (a disagreement or a refusal of a valid section),
+/// which only quirks explain.
+pub(super) fn value_discrepancy(d: &Discrepancy) -> bool {
+    matches!(d.kind, Kind::Disagreement | Kind::RejectedValid)
+}
