@@ -195,6 +195,7 @@ fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
     };
     let fp_idx = if ra_tracked { 2 } else { 1 };
     let fp = match fixed(ctx.cfa_fixed_fp_offset) {
+        Some(_) if ctx.quirks.has(Quirk::FixedFpUnreported) => Loc::SameValue,
         Some(l) => l,
         None => w
             .get(fp_idx)
@@ -318,6 +319,8 @@ fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
         let off = *w.get(i + 1).ok_or(Rule::FlexLayout)?;
         i += 2;
         c.rule(off)
+    } else if ctx.quirks.has(Quirk::FlexFixedFpUnreported) {
+        Loc::SameValue
     } else {
         fixed(ctx.cfa_fixed_fp_offset).unwrap_or(Loc::SameValue)
     };
@@ -361,6 +364,39 @@ mod tests {
             offset,
             deref: true,
         }
+    }
+
+    #[test]
+    fn fixed_fp_quirks_report_the_fp_as_not_saved() {
+        // objdump 2.40: a fixed FP offset in the header prints 'u' (F0121).
+        let mut c = ctx(Version::V1, Abi::Aarch64Le);
+        c.cfa_fixed_fp_offset = -16;
+        let words = [16, -8];
+        let r = recovery_rules(&c, &row(FdeType::Default, &words)).unwrap();
+        assert_eq!(r.fp, slot(-16));
+        c.quirks = Quirks::NONE.with(Quirk::FixedFpUnreported);
+        let r = recovery_rules(&c, &row(FdeType::Default, &words)).unwrap();
+        assert_eq!(r.fp, Loc::SameValue);
+        assert_eq!(r.ra, slot(-8));
+        // objdump 2.47: a flex row without FP words prints 'u' despite the fixed FP (F0147).
+        let mut c = ctx(Version::V3, Abi::Amd64);
+        c.cfa_fixed_fp_offset = -16;
+        let sp = Control {
+            reg_p: true,
+            deref_p: false,
+            unused: false,
+            regnum: 7,
+        }
+        .to_word(DataWordSize::B1);
+        let words = [sp, 16];
+        let r = recovery_rules(&c, &row(FdeType::Flex, &words)).unwrap();
+        assert_eq!(r.fp, slot(-16));
+        c.quirks = Quirks::NONE.with(Quirk::FlexFixedFpUnreported);
+        let r = recovery_rules(&c, &row(FdeType::Flex, &words)).unwrap();
+        assert_eq!(r.fp, Loc::SameValue);
+        // Default FDEs keep the fixed FP (dump_sframe_func_fres_simple prints it).
+        let r = recovery_rules(&c, &row(FdeType::Default, &[16])).unwrap();
+        assert_eq!(r.fp, slot(-16));
     }
 
     #[test]
