@@ -122,11 +122,17 @@ pub enum Quirk {
     /// F0112).
     #[cfg_attr(feature = "serde", serde(rename = "v1-functions-unlisted"))]
     V1FunctionsUnlisted,
+    /// As [`Quirk::RaUndefinedUnknownV2`], but the CFA offset of a v2 FRE without data words
+    /// is the getters' error value `SFRAME_ERR` (-1): objdump 2.44 prints the value
+    /// `sframe_fre_get_cfa_offset` returns on `SFRAME_ERR_FREOFFSET_NOPRESENT` (`sp+-1`;
+    /// F0113).
+    #[cfg_attr(feature = "serde", serde(rename = "ra-undefined-cfa-error-v2"))]
+    RaUndefinedCfaErrorV2,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 25] = [
+    pub const ALL: [Quirk; 26] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -152,6 +158,7 @@ impl Quirk {
         Quirk::FlagsSortedHiddenByFramePointer,
         Quirk::V1ReadAsV2,
         Quirk::V1FunctionsUnlisted,
+        Quirk::RaUndefinedCfaErrorV2,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -182,6 +189,7 @@ impl Quirk {
             Quirk::FlagsSortedHiddenByFramePointer => "flags-sorted-hidden-by-frame-pointer",
             Quirk::V1ReadAsV2 => "v1-read-as-v2",
             Quirk::V1FunctionsUnlisted => "v1-functions-unlisted",
+            Quirk::RaUndefinedCfaErrorV2 => "ra-undefined-cfa-error-v2",
         }
     }
 

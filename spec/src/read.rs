@@ -162,10 +162,7 @@ impl<'a> SectionRef<'a> {
         if fde_start + fde_bytes > data.len() as u64 && !unchecked {
             return Err(Violation::new(Rule::HeaderFdeSubsectionFits, o::NUM_FDES)
                 .found(header.num_fdes)
-                .expected(
-                    ((data.len() as u64).saturating_sub(fde_start)
-                        / entry as u64) as i64,
-                ));
+                .expected(((data.len() as u64).saturating_sub(fde_start) / entry as u64) as i64));
         }
         let fre_start = if offsets_ignored || quirks.has(Quirk::FreOffsetIgnored) {
             fde_start + fde_bytes
@@ -312,8 +309,7 @@ impl<'a> SectionRef<'a> {
                     let fre_off = e.read_u32(d, off + 8).ok_or_else(bad_bounds)?;
                     let num = e.read_u32(d, off + 12).ok_or_else(bad_bounds)?;
                     let info = e.read_u8(d, off + 16).ok_or_else(bad_bounds)?;
-                    let (rep, pad) = if version == Version::V2
-                        || self.quirks.has(Quirk::V1ReadAsV2)
+                    let (rep, pad) = if version == Version::V2 || self.quirks.has(Quirk::V1ReadAsV2)
                     {
                         (
                             e.read_u8(d, off + 17).ok_or_else(bad_bounds)?,

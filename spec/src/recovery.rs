@@ -125,6 +125,16 @@ fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
 /// The recovery rules of a row, or the rule its data words break.
 pub fn recovery_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     let w = row.words;
+    if w.is_empty() && ctx.version == Version::V2 && ctx.quirks.has(Quirk::RaUndefinedCfaErrorV2) {
+        // SFRAME_ERR, what the getter returns for an absent data word.
+        return Ok(default_rules(
+            ctx,
+            &Row {
+                words: &[-1],
+                ..*row
+            },
+        ));
+    }
     if w.is_empty() && ctx.version == Version::V2 && ctx.quirks.has(Quirk::RaUndefinedUnknownV2) {
         return Ok(default_rules(
             ctx,
@@ -397,6 +407,23 @@ mod tests {
         // Default FDEs keep the fixed FP (dump_sframe_func_fres_simple prints it).
         let r = recovery_rules(&c, &row(FdeType::Default, &[16])).unwrap();
         assert_eq!(r.fp, slot(-16));
+    }
+
+    #[test]
+    fn a_v2_row_without_words_prints_the_getter_error_as_cfa_offset() {
+        // objdump 2.44: sprintf (temp, "%s+%d", ..., cfa_offset) with cfa_offset = SFRAME_ERR.
+        let mut c = ctx(Version::V2, Abi::Aarch64Le);
+        c.quirks = Quirks::NONE.with(Quirk::RaUndefinedCfaErrorV2);
+        let r = recovery_rules(&c, &row(FdeType::Default, &[])).unwrap();
+        assert_eq!(
+            r.cfa,
+            Loc::Expr {
+                base: Base::Reg(31),
+                offset: -1,
+                deref: false
+            }
+        );
+        assert_eq!((r.ra, r.fp), (Loc::SameValue, Loc::SameValue));
     }
 
     #[test]
