@@ -24,7 +24,15 @@ pub fn decode_with(data: &[u8], quirks: crate::Quirks) -> Result<Section, Violat
     let aux_header = data.get(HEADER_SIZE..h.size()).unwrap_or_default().to_vec();
     let mut functions = Vec::with_capacity(s.num_fdes());
     let mut blocks = BlockSet::default();
-    for i in 0..s.num_fdes() {
+    // A reader that lists no function of a v1 section reads none ([`Quirk::V1FunctionsUnlisted`]).
+    let listed = if h.version == crate::Version::V1
+        && quirks.has(crate::quirks::Quirk::V1FunctionsUnlisted)
+    {
+        0
+    } else {
+        s.num_fdes()
+    };
+    for i in 0..listed {
         let fde = s.fde(i)?;
         let (function, block) = decode_function(&s, &fde)?;
         blocks.insert(block.0, block.1).map_err(|_| {
@@ -135,6 +143,47 @@ impl BlockSet {
 #[cfg(test)]
 mod tests {
     use super::BlockSet;
+
+    /// A v1 AMD64 little-endian section: one 17-byte FDE (start 0x100, size 0x10, one FRE),
+    /// then the FRE `[start 0, info sp|1 word|1 byte, CFA offset 16]`.
+    fn v1_one_function() -> Vec<u8> {
+        let mut d = vec![0xe2, 0xde, 1, 0, 3, 0, 0xf8, 0];
+        for v in [1u32, 1, 3, 0, 17] {
+            d.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [0x100u32, 0x10, 0, 1] {
+            d.extend_from_slice(&v.to_le_bytes());
+        }
+        d.push(0); // info: ADDR1, PC-increment
+        d.extend_from_slice(&[0x00, 0x03, 0x10]);
+        d
+    }
+
+    #[test]
+    fn v1_read_as_v2_takes_the_next_bytes_for_rep_size_and_padding() {
+        use crate::quirks::{Quirk, Quirks};
+        let d = v1_one_function();
+        let r = super::decode(&d).unwrap();
+        assert_eq!(r.functions[0].reserved.padding, 0);
+        // libsframe 2.44: a 20-byte sframe_func_desc_entry; its rep_size and padding are
+        // the first three bytes after the 17-byte FDE (here the FRE's).
+        let q = Quirks::NONE.with(Quirk::V1ReadAsV2);
+        let s = super::decode_with(&d, q).unwrap();
+        assert_eq!(s.functions[0].start, 0x100);
+        assert_eq!(s.functions[0].rep_size, 0x00);
+        assert_eq!(s.functions[0].reserved.padding, 0x1003);
+        // Two FDEs of 20 bytes run past the 48 bytes: not refused up front (libsframe
+        // copies past its buffer), the second FDE fails when read.
+        let mut two = d.clone();
+        two[8] = 2;
+        assert!(crate::SectionRef::parse_with(&two, q).is_ok());
+        assert!(super::decode_with(&two, q).is_err());
+        // objdump 2.44 lists no function of a v1 section.
+        let q = Quirks::NONE.with(Quirk::V1FunctionsUnlisted);
+        let s = super::decode_with(&d, q).unwrap();
+        assert!(s.functions.is_empty());
+        assert_eq!(s.version, crate::Version::V1);
+    }
 
     #[test]
     fn block_set_detects_overlap_and_gaps() {

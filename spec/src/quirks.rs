@@ -131,11 +131,41 @@ pub enum Quirk {
     /// bits never matches past it).
     #[cfg_attr(feature = "serde", serde(rename = "pcinc-low-32-unsigned"))]
     PcIncLow32Unsigned,
+    /// The FP is reported from the FRE's data words only: where the header's fixed FP
+    /// offset applies, the FP shows as not saved (objdump 2.40 `--sframe`:
+    /// `sframe_fre_get_fp_offset` fails with `SFRAME_ERR_FREOFFSET_NOPRESENT` when
+    /// `sfh_cfa_fixed_fp_offset` is set and the dumper prints `u`; F0121).
+    FixedFpUnreported,
+    /// In a flexible FDE's row without FP data words, the FP shows as not saved even where
+    /// the header gives a fixed FP offset (objdump 2.47 `dump_sframe_func_fres_flex` prints
+    /// `u` when the FP control word is absent, whatever `sframe_fre_get_fp_offset` returns;
+    /// F0151).
+    FlexFixedFpUnreported,
+    /// The header's flags are reported without `SFRAME_F_FDE_SORTED` when
+    /// `SFRAME_F_FRAME_POINTER` is set (objdump 2.40 and 2.44 `dump_sframe_header` build the
+    /// flag names with `strcpy`, so the second name overwrites the first; F0150).
+    FlagsSortedHiddenByFramePointer,
+    /// A version 1 section is read with the 20-byte v2 FDE layout: FDE `i` at
+    /// `header + 20*i` (with `rep_size` and padding), FREs after `20*num_fdes` bytes of FDEs
+    /// (libsframe 2.44 `sframe_decode`, which knows one `sframe_func_desc_entry`; F0112).
+    #[cfg_attr(feature = "serde", serde(rename = "v1-read-as-v2"))]
+    V1ReadAsV2,
+    /// No function of a version 1 section is listed: the header only (objdump 2.44
+    /// `dump_sframe` dumps functions only when the version is `SFRAME_VERSION`, i.e. 2;
+    /// F0112).
+    #[cfg_attr(feature = "serde", serde(rename = "v1-functions-unlisted"))]
+    V1FunctionsUnlisted,
+    /// As [`Quirk::RaUndefinedUnknownV2`], but the CFA offset of a v2 FRE without data words
+    /// is the getters' error value `SFRAME_ERR` (-1): objdump 2.44 prints the value
+    /// `sframe_fre_get_cfa_offset` returns on `SFRAME_ERR_FREOFFSET_NOPRESENT` (`sp+-1`;
+    /// F0113).
+    #[cfg_attr(feature = "serde", serde(rename = "ra-undefined-cfa-error-v2"))]
+    RaUndefinedCfaErrorV2,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 26] = [
+    pub const ALL: [Quirk; 32] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -162,6 +192,12 @@ impl Quirk {
         Quirk::ForeignEndianExactSize,
         Quirk::ForeignEndianTrailingZero,
         Quirk::PcIncLow32Unsigned,
+        Quirk::FixedFpUnreported,
+        Quirk::FlexFixedFpUnreported,
+        Quirk::FlagsSortedHiddenByFramePointer,
+        Quirk::V1ReadAsV2,
+        Quirk::V1FunctionsUnlisted,
+        Quirk::RaUndefinedCfaErrorV2,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -193,12 +229,30 @@ impl Quirk {
             Quirk::ForeignEndianExactSize => "foreign-endian-exact-size",
             Quirk::ForeignEndianTrailingZero => "foreign-endian-trailing-zero",
             Quirk::PcIncLow32Unsigned => "pcinc-low-32-unsigned",
+            Quirk::FixedFpUnreported => "fixed-fp-unreported",
+            Quirk::FlexFixedFpUnreported => "flex-fixed-fp-unreported",
+            Quirk::FlagsSortedHiddenByFramePointer => "flags-sorted-hidden-by-frame-pointer",
+            Quirk::V1ReadAsV2 => "v1-read-as-v2",
+            Quirk::V1FunctionsUnlisted => "v1-functions-unlisted",
+            Quirk::RaUndefinedCfaErrorV2 => "ra-undefined-cfa-error-v2",
         }
     }
 
     /// The quirk of a ledger name.
     pub fn from_name(name: &str) -> Option<Quirk> {
         Quirk::ALL.into_iter().find(|q| q.name() == name)
+    }
+
+    /// The header flags as a reader with `quirks` reports them
+    /// ([`Quirk::FlagsSortedHiddenByFramePointer`]).
+    pub fn reported_flags(flags: u8, quirks: Quirks) -> u8 {
+        if quirks.has(Quirk::FlagsSortedHiddenByFramePointer)
+            && flags & crate::constants::flags::FRAME_POINTER != 0
+        {
+            flags & !crate::constants::flags::FDE_SORTED
+        } else {
+            flags
+        }
     }
 
     const fn bit(self) -> u64 {
@@ -283,6 +337,12 @@ mod tests {
             s.iter().collect::<Vec<_>>(),
             vec![Quirk::AuxHeaderIgnored, Quirk::PcDistance32]
         );
+        // objdump 2.40/2.44: strcpy (flags_str, ","); strcpy (flags_str, flag_names[1]).
+        let fp = Quirks::NONE.with(Quirk::FlagsSortedHiddenByFramePointer);
+        assert_eq!(Quirk::reported_flags(3, fp), 2);
+        assert_eq!(Quirk::reported_flags(1, fp), 1);
+        assert_eq!(Quirk::reported_flags(2, fp), 2);
+        assert_eq!(Quirk::reported_flags(3, Quirks::NONE), 3);
         assert!(s
             .without(Quirk::PcDistance32)
             .without(Quirk::AuxHeaderIgnored)

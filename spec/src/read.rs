@@ -109,6 +109,16 @@ pub struct SectionRef<'a> {
     quirks: Quirks,
 }
 
+/// The size of one FDE entry of `version`, as a reader with `quirks` steps through them: the
+/// v2 size for v1 too with [`Quirk::V1ReadAsV2`].
+fn fde_entry_size(version: Version, quirks: Quirks) -> usize {
+    if version == Version::V1 && quirks.has(Quirk::V1ReadAsV2) {
+        Version::V2.fde_entry_size()
+    } else {
+        version.fde_entry_size()
+    }
+}
+
 impl<'a> SectionRef<'a> {
     /// Check the header's malformed-class rules (PRE-MAGIC, PRE-VERSION, HDR-FITS, HDR-ABI,
     /// HDR-AUX-FITS, HDR-FDE-FITS, HDR-FRE-FITS) and give access to the rest.
@@ -136,7 +146,8 @@ impl<'a> SectionRef<'a> {
                 .found(header.auxhdr_len)
                 .expected((data.len() - HEADER_SIZE) as i64));
         }
-        let fde_bytes = u64::from(header.num_fdes) * header.version.fde_entry_size() as u64;
+        let entry = fde_entry_size(header.version, quirks);
+        let fde_bytes = u64::from(header.num_fdes) * entry as u64;
         let offsets_ignored = quirks.has(Quirk::SubsectionOffsetsIgnored);
         let fde_start = hsize as u64
             + if offsets_ignored {
@@ -144,20 +155,26 @@ impl<'a> SectionRef<'a> {
             } else {
                 u64::from(header.fdeoff)
             };
-        if fde_start + fde_bytes > data.len() as u64 {
+        // A reader with [`Quirk::V1ReadAsV2`] copies what the 20-byte stride names without
+        // checking it fits (libsframe 2.44 memcpy's past the buffer): nothing is refused
+        // here; FDEs and FREs beyond the bytes fail when read.
+        let unchecked = header.version == Version::V1 && quirks.has(Quirk::V1ReadAsV2);
+        if fde_start + fde_bytes > data.len() as u64 && !unchecked {
             return Err(Violation::new(Rule::HeaderFdeSubsectionFits, o::NUM_FDES)
                 .found(header.num_fdes)
-                .expected(
-                    ((data.len() as u64).saturating_sub(fde_start)
-                        / header.version.fde_entry_size() as u64) as i64,
-                ));
+                .expected(((data.len() as u64).saturating_sub(fde_start) / entry as u64) as i64));
         }
         let fre_start = if offsets_ignored || quirks.has(Quirk::FreOffsetIgnored) {
             fde_start + fde_bytes
         } else {
             hsize as u64 + u64::from(header.freoff)
         };
-        let fre_end = fre_start + u64::from(header.fre_len);
+        let mut fre_end = fre_start + u64::from(header.fre_len);
+        let mut fre_start = fre_start;
+        if unchecked {
+            fre_end = fre_end.min(data.len() as u64);
+            fre_start = fre_start.min(fre_end);
+        }
         if fre_end > data.len() as u64 {
             return Err(Violation::new(Rule::HeaderFreSubsectionFits, o::FRE_LEN)
                 .found(i64::from(header.fre_len))
@@ -223,7 +240,7 @@ impl<'a> SectionRef<'a> {
     }
     /// Absolute offset of FDE `i`.
     pub fn fde_offset(&self, i: usize) -> usize {
-        self.fde_start + i * self.header.version.fde_entry_size()
+        self.fde_start + i * fde_entry_size(self.header.version, self.quirks)
     }
 
     /// The resolved start (offset from the section's start) and size of FDE `i`, reading only
@@ -305,7 +322,8 @@ impl<'a> SectionRef<'a> {
                     let fre_off = e.read_u32(d, off + 8).ok_or_else(bad_bounds)?;
                     let num = e.read_u32(d, off + 12).ok_or_else(bad_bounds)?;
                     let info = e.read_u8(d, off + 16).ok_or_else(bad_bounds)?;
-                    let (rep, pad) = if version == Version::V2 {
+                    let (rep, pad) = if version == Version::V2 || self.quirks.has(Quirk::V1ReadAsV2)
+                    {
                         (
                             e.read_u8(d, off + 17).ok_or_else(bad_bounds)?,
                             e.read_u16(d, off + 18).ok_or_else(bad_bounds)?,

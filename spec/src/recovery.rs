@@ -125,6 +125,16 @@ fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
 /// The recovery rules of a row, or the rule its data words break.
 pub fn recovery_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     let w = row.words;
+    if w.is_empty() && ctx.version == Version::V2 && ctx.quirks.has(Quirk::RaUndefinedCfaErrorV2) {
+        // SFRAME_ERR, what the getter returns for an absent data word.
+        return Ok(default_rules(
+            ctx,
+            &Row {
+                words: &[-1],
+                ..*row
+            },
+        ));
+    }
     if w.is_empty() && ctx.version == Version::V2 && ctx.quirks.has(Quirk::RaUndefinedUnknownV2) {
         // An ordinary row with no CFA offset: the getters report the CFA offset as not
         // present, the RA and FP as the header's fixed offsets or not saved.
@@ -201,6 +211,7 @@ fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
     };
     let fp_idx = if ra_tracked { 2 } else { 1 };
     let fp = match fixed(ctx.cfa_fixed_fp_offset) {
+        Some(_) if ctx.quirks.has(Quirk::FixedFpUnreported) => Loc::SameValue,
         Some(l) => l,
         None => w
             .get(fp_idx)
@@ -324,6 +335,8 @@ fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
         let off = *w.get(i + 1).ok_or(Rule::FlexLayout)?;
         i += 2;
         c.rule(off)
+    } else if ctx.quirks.has(Quirk::FlexFixedFpUnreported) {
+        Loc::SameValue
     } else {
         fixed(ctx.cfa_fixed_fp_offset).unwrap_or(Loc::SameValue)
     };
@@ -367,6 +380,56 @@ mod tests {
             offset,
             deref: true,
         }
+    }
+
+    #[test]
+    fn fixed_fp_quirks_report_the_fp_as_not_saved() {
+        // objdump 2.40: a fixed FP offset in the header prints 'u' (F0121).
+        let mut c = ctx(Version::V1, Abi::Aarch64Le);
+        c.cfa_fixed_fp_offset = -16;
+        let words = [16, -8];
+        let r = recovery_rules(&c, &row(FdeType::Default, &words)).unwrap();
+        assert_eq!(r.fp, slot(-16));
+        c.quirks = Quirks::NONE.with(Quirk::FixedFpUnreported);
+        let r = recovery_rules(&c, &row(FdeType::Default, &words)).unwrap();
+        assert_eq!(r.fp, Loc::SameValue);
+        assert_eq!(r.ra, slot(-8));
+        // objdump 2.47: a flex row without FP words prints 'u' despite the fixed FP (F0151).
+        let mut c = ctx(Version::V3, Abi::Amd64);
+        c.cfa_fixed_fp_offset = -16;
+        let sp = Control {
+            reg_p: true,
+            deref_p: false,
+            unused: false,
+            regnum: 7,
+        }
+        .to_word(DataWordSize::B1);
+        let words = [sp, 16];
+        let r = recovery_rules(&c, &row(FdeType::Flex, &words)).unwrap();
+        assert_eq!(r.fp, slot(-16));
+        c.quirks = Quirks::NONE.with(Quirk::FlexFixedFpUnreported);
+        let r = recovery_rules(&c, &row(FdeType::Flex, &words)).unwrap();
+        assert_eq!(r.fp, Loc::SameValue);
+        // Default FDEs keep the fixed FP (dump_sframe_func_fres_simple prints it).
+        let r = recovery_rules(&c, &row(FdeType::Default, &[16])).unwrap();
+        assert_eq!(r.fp, slot(-16));
+    }
+
+    #[test]
+    fn a_v2_row_without_words_prints_the_getter_error_as_cfa_offset() {
+        // objdump 2.44: sprintf (temp, "%s+%d", ..., cfa_offset) with cfa_offset = SFRAME_ERR.
+        let mut c = ctx(Version::V2, Abi::Aarch64Le);
+        c.quirks = Quirks::NONE.with(Quirk::RaUndefinedCfaErrorV2);
+        let r = recovery_rules(&c, &row(FdeType::Default, &[])).unwrap();
+        assert_eq!(
+            r.cfa,
+            Loc::Expr {
+                base: Base::Reg(31),
+                offset: -1,
+                deref: false
+            }
+        );
+        assert_eq!((r.ra, r.fp), (Loc::SameValue, Loc::SameValue));
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub fn facts_of(s: &Section) -> Decoded {
 pub fn facts_of_with(s: &Section, quirks: Quirks) -> Decoded {
     let header = HeaderFacts {
         version: Some(s.version.number()),
-        flags: Some(s.flags),
+        flags: Some(sframe_spec::Quirk::reported_flags(s.flags, quirks)),
         abi: Some(s.abi.id()),
         cfa_fixed_fp_offset: Some(s.cfa_fixed_fp_offset),
         cfa_fixed_ra_offset: Some(s.cfa_fixed_ra_offset),
