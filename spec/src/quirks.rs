@@ -161,11 +161,16 @@ pub enum Quirk {
     /// F0113).
     #[cfg_attr(feature = "serde", serde(rename = "ra-undefined-cfa-error-v2"))]
     RaUndefinedCfaErrorV2,
+    /// The s390x RA/FP encoding of the v2 errata is unknown: every RA or FP offset is shown
+    /// as a stack slot, an odd one (a register number in v2) included, and an RA offset of 0
+    /// as the slot at the CFA (objdump 2.44 `--sframe` prints the numbers as `c+N`; F0113).
+    #[cfg_attr(feature = "serde", serde(rename = "s390x-v2-regs-as-slots"))]
+    S390xV2RegsAsSlots,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 32] = [
+    pub const ALL: [Quirk; 33] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -198,6 +203,7 @@ impl Quirk {
         Quirk::V1ReadAsV2,
         Quirk::V1FunctionsUnlisted,
         Quirk::RaUndefinedCfaErrorV2,
+        Quirk::S390xV2RegsAsSlots,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -235,6 +241,7 @@ impl Quirk {
             Quirk::V1ReadAsV2 => "v1-read-as-v2",
             Quirk::V1FunctionsUnlisted => "v1-functions-unlisted",
             Quirk::RaUndefinedCfaErrorV2 => "ra-undefined-cfa-error-v2",
+            Quirk::S390xV2RegsAsSlots => "s390x-v2-regs-as-slots",
         }
     }
 

@@ -111,7 +111,7 @@ pub struct SectionRef<'a> {
 
 /// The size of one FDE entry of `version`, as a reader with `quirks` steps through them: the
 /// v2 size for v1 too with [`Quirk::V1ReadAsV2`].
-fn fde_entry_size(version: Version, quirks: Quirks) -> usize {
+pub(crate) fn fde_entry_size(version: Version, quirks: Quirks) -> usize {
     if version == Version::V1 && quirks.has(Quirk::V1ReadAsV2) {
         Version::V2.fde_entry_size()
     } else {

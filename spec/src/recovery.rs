@@ -106,7 +106,9 @@ fn fixed(offset: i8) -> Option<Loc> {
 
 /// Interpret a tracked RA/FP offset of a default-type FDE.
 fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
-    if ctx.abi == Abi::S390x {
+    if ctx.abi == Abi::S390x
+        && !(ctx.version == Version::V2 && ctx.quirks.has(Quirk::S390xV2RegsAsSlots))
+    {
         if is_ra && offset == FRE_RA_OFFSET_INVALID {
             return Loc::SameValue;
         }

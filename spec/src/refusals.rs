@@ -41,7 +41,9 @@ pub(crate) fn refusal(s: &SectionRef<'_>, quirks: Quirks) -> Option<Violation> {
     }
     if foreign && quirks.has(Quirk::ForeignEndianExactSize) {
         let walked = walk(s);
-        let fde_bytes = s.num_fdes() as u64 * s.version().fde_entry_size() as u64;
+        // The walk steps through FDEs as the reader does (v2's 20 bytes for v1 in 2.44).
+        let fde_bytes =
+            s.num_fdes() as u64 * crate::read::fde_entry_size(s.version(), s.quirks()) as u64;
         let body = (s.data().len() as u64).saturating_sub(h.size() as u64);
         let exact = walked
             .is_some_and(|w| w.fres == u64::from(h.num_fres) && fde_bytes + w.fre_bytes == body);
