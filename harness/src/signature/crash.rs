@@ -154,11 +154,18 @@ pub fn crash_site(signal: &Signal, detail: Option<&str>) -> Option<CrashSite> {
             }
         });
     }
-    if d.contains("free(): ")
-        || d.contains("malloc(): ")
-        || d.contains("double free")
-        || d.contains("corrupted")
-    {
+    // glibc's malloc integrity checks (`malloc_printerr`) name the function that noticed.
+    const HEAP_CHECKS: [&str; 8] = [
+        "free(): ",
+        "malloc(): ",
+        "realloc(): ",
+        "munmap_chunk(): ",
+        "malloc_consolidate(): ",
+        "double free",
+        "corrupted",
+        "invalid next size",
+    ];
+    if HEAP_CHECKS.iter().any(|m| d.contains(m)) {
         // glibc's heap checks caught a write past an allocation.
         return Some(CrashSite::HeapCorruption);
     }
@@ -170,4 +177,31 @@ pub fn crash_site(signal: &Signal, detail: Option<&str>) -> Option<CrashSite> {
         .map(|f| f.trim().to_string())
         .filter(|f| !f.is_empty())
         .map(CrashSite::Function)
+}
+
+#[cfg(test)]
+mod heap_check_tests {
+    use super::*;
+
+    #[test]
+    fn every_glibc_heap_check_message_is_heap_corruption() {
+        // The messages of glibc's `malloc_printerr` calls, as a worker's stderr shows them.
+        for msg in [
+            "SIGABRT: munmap_chunk(): invalid pointer",
+            "SIGABRT: realloc(): invalid old size",
+            "SIGABRT: free(): invalid next size (fast)",
+            "SIGABRT: malloc(): corrupted top size",
+            "SIGABRT: double free or corruption (out)",
+        ] {
+            assert_eq!(
+                crash_site(&Signal::named("SIGABRT"), Some(msg)),
+                Some(CrashSite::HeapCorruption),
+                "{msg}"
+            );
+        }
+        assert_eq!(
+            crash_site(&Signal::named("SIGABRT"), Some("SIGABRT: something else")),
+            None
+        );
+    }
 }
