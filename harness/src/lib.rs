@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 pub mod diff;
+pub mod findings_index;
 pub mod gate;
 pub mod hexdump;
 pub mod impls;
