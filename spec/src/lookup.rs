@@ -41,20 +41,23 @@ impl<'a> SectionRef<'a> {
         };
         let contains = |start: i64, size: u32| self.contains(start, size, pc);
         let idx = if self.is_sorted() && q.has(Quirk::SearchFirstProbedContaining) {
-            // Binary search that stops at the first probed FDE containing the PC.
-            let (mut lo, mut hi) = (0usize, n);
+            // Binary search over the closed range [0, n - 1] (libsframe 2.47: `low = 0; high =
+            // num_fdes - 1; while (low <= high) { mid = low + (high - low) / 2; ...`) that
+            // stops at the first probed FDE containing the PC; the probe order decides which
+            // of overlapping functions is found.
+            let (mut lo, mut hi) = (0i64, n as i64 - 1);
             let mut hit = None;
-            while lo < hi {
+            while lo <= hi {
                 let mid = lo + (hi - lo) / 2;
-                let (start, size) = range(mid)?;
+                let (start, size) = range(mid as usize)?;
                 if contains(start, size) {
-                    hit = Some(mid);
+                    hit = Some(mid as usize);
                     break;
                 }
                 if start < pc {
                     lo = mid + 1;
                 } else {
-                    hi = mid;
+                    hi = mid - 1;
                 }
             }
             match hit {
