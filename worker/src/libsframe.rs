@@ -208,7 +208,14 @@ impl Libsframe {
                     .wrapping_add(i64::from(d.offsetof_fde_start(i)?)),
                 _ => fd.raw_start,
             };
-            if pc >= start && pc.wrapping_sub(start) < i64::from(fd.size) {
+            // Containment as the release's FDE search decides it: 2.47 on a 32-bit distance
+            // (`(uint32_t)(addr - start) < func_size` in sframe_get_funcdesc_with_addr_internal),
+            // so a function found across a 2^32 wrap is named as libsframe found it.
+            let inside = match self.lib.api {
+                Api::R247 => pc >= start && (pc.wrapping_sub(start) as u32) < fd.size,
+                _ => pc >= start && pc.wrapping_sub(start) < i64::from(fd.size),
+            };
+            if inside {
                 candidates.push((
                     i,
                     start,
