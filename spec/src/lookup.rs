@@ -94,7 +94,7 @@ impl<'a> SectionRef<'a> {
         // 2.40 a PC-increment function's too.
         let unbounded = match fde.pc_type() {
             PcType::Mask => q.has(Quirk::MaskSectionPcModulo) || q.has(Quirk::MaskLowByte),
-            PcType::Inc => q.has(Quirk::PcIncLow32Unsigned),
+            PcType::Inc => q.has(Quirk::PcIncLow32Unsigned) || q.has(Quirk::PcIncInt32Range),
         };
         if !contains(start, size) && !(unbounded && start <= pc) {
             return Ok(None);
@@ -126,6 +126,8 @@ impl<'a> SectionRef<'a> {
             }
         } else if self.quirks().has(Quirk::PcIncLow32Unsigned) {
             return self.scan_low_bits(fde, pc, u32::MAX);
+        } else if self.quirks().has(Quirk::PcIncInt32Range) {
+            return self.scan_int32_ranges(fde, pc);
         }
         let pc_off = if self.quirks().has(Quirk::PcDistance32) {
             i64::from(pc.wrapping_sub(fde.start) as u32)
@@ -206,6 +208,34 @@ impl<'a> SectionRef<'a> {
         }
         if q.has(Quirk::MaskLowByte) {
             return self.scan_low_bits(fde, pc, 0xff).map(Some);
+        }
+        Ok(None)
+    }
+
+    /// libsframe 2.44's FRE scan ([`Quirk::PcIncInt32Range`]): in order, FRE `k` is taken
+    /// when `i32(start + start_k) <= i32(pc) <= i32(start + end_k)`, where `end_k` is the
+    /// next FRE's start less 1 (the function's size less 1 for the last), all wrapping in 32
+    /// bits; no row when the first FRE starts after the PC.
+    fn scan_int32_ranges(
+        &self,
+        fde: &FdeRef,
+        pc: i64,
+    ) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
+        let start = fde.start as i32;
+        let pc = pc as i32;
+        let fres: Vec<FreRef<'a>> = self.fres(fde).collect::<Result<_, _>>()?;
+        for (k, f) in fres.iter().enumerate() {
+            let end = fres
+                .get(k + 1)
+                .map_or(fde.size.wrapping_sub(1), |n| n.start.wrapping_sub(1));
+            let lo = start.wrapping_add(f.start as i32);
+            let hi = start.wrapping_add(end as i32);
+            if k == 0 && lo > pc {
+                return Ok(None);
+            }
+            if lo <= pc && hi >= pc {
+                return Ok(Some((k, *f)));
+            }
         }
         Ok(None)
     }

@@ -166,11 +166,19 @@ pub enum Quirk {
     /// as the slot at the CFA (objdump 2.44 `--sframe` prints the numbers as `c+N`; F0113).
     #[cfg_attr(feature = "serde", serde(rename = "s390x-v2-regs-as-slots"))]
     S390xV2RegsAsSlots,
+    /// PC-increment look-up in 32-bit signed arithmetic: FRE `k` is taken, in order, when
+    /// `i32(start + start_k) <= i32(pc) <= i32(start + end_k)` (`end_k` the next FRE's start
+    /// less 1, the function's size less 1 for the last), so a function whose end wraps past
+    /// 2^31 has no row there; the function's end is checked only through its FREs (libsframe
+    /// 2.44 `sframe_fre_check_range_p`, `int32_t start_ip, end_ip`, and its binary search,
+    /// which takes the last FDE starting at or before the PC).
+    #[cfg_attr(feature = "serde", serde(rename = "pcinc-int32-range"))]
+    PcIncInt32Range,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 33] = [
+    pub const ALL: [Quirk; 34] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -204,6 +212,7 @@ impl Quirk {
         Quirk::V1FunctionsUnlisted,
         Quirk::RaUndefinedCfaErrorV2,
         Quirk::S390xV2RegsAsSlots,
+        Quirk::PcIncInt32Range,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -242,6 +251,7 @@ impl Quirk {
             Quirk::V1FunctionsUnlisted => "v1-functions-unlisted",
             Quirk::RaUndefinedCfaErrorV2 => "ra-undefined-cfa-error-v2",
             Quirk::S390xV2RegsAsSlots => "s390x-v2-regs-as-slots",
+            Quirk::PcIncInt32Range => "pcinc-int32-range",
         }
     }
 
