@@ -174,11 +174,16 @@ pub enum Quirk {
     /// which takes the last FDE starting at or before the PC).
     #[cfg_attr(feature = "serde", serde(rename = "pcinc-int32-range"))]
     PcIncInt32Range,
+    /// A foreign-endian section (big-endian, on the little-endian hosts the harness runs) is
+    /// refused outright: the reader has no byte swapping (glibc 2.43 `__sframe_decode`:
+    /// "Check for foreign endianness. if (sfp->sfp_magic != SFRAME_MAGIC) return
+    /// _URC_END_OF_STACK;"; the `tiny-sframe` example's deliberate limit).
+    ForeignEndianRefused,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 34] = [
+    pub const ALL: [Quirk; 35] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -213,6 +218,7 @@ impl Quirk {
         Quirk::RaUndefinedCfaErrorV2,
         Quirk::S390xV2RegsAsSlots,
         Quirk::PcIncInt32Range,
+        Quirk::ForeignEndianRefused,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -252,6 +258,7 @@ impl Quirk {
             Quirk::RaUndefinedCfaErrorV2 => "ra-undefined-cfa-error-v2",
             Quirk::S390xV2RegsAsSlots => "s390x-v2-regs-as-slots",
             Quirk::PcIncInt32Range => "pcinc-int32-range",
+            Quirk::ForeignEndianRefused => "foreign-endian-refused",
         }
     }
 
@@ -316,7 +323,8 @@ impl Quirks {
             | Quirk::UndefinedFlagsRefused.bit()
             | Quirk::ForeignEndianAuxRefused.bit()
             | Quirk::ForeignEndianExactSize.bit()
-            | Quirk::ForeignEndianTrailingZero.bit(),
+            | Quirk::ForeignEndianTrailingZero.bit()
+            | Quirk::ForeignEndianRefused.bit(),
     );
 
     /// Whether a quirk of the set refuses whole sections (see `refusals`).

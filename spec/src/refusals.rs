@@ -32,6 +32,9 @@ pub(crate) fn refusal(s: &SectionRef<'_>, quirks: Quirks) -> Option<Violation> {
     if quirks.has(Quirk::UndefinedFlagsRefused) && h.flags & !h.version.defined_flags() != 0 {
         return Some(flag_refusal(h.flags));
     }
+    if foreign && quirks.has(Quirk::ForeignEndianRefused) {
+        return Some(Violation::new(Rule::HeaderAbiEndian, header_offsets::MAGIC));
+    }
     if foreign && quirks.has(Quirk::ForeignEndianAuxRefused) && h.auxhdr_len != 0 {
         return Some(
             Violation::new(Rule::HeaderAuxFits, header_offsets::AUXHDR_LEN)
