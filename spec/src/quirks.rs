@@ -98,11 +98,26 @@ pub enum Quirk {
     /// offsets: on AMD64 the RA is the header's fixed RA and the FP word 1; elsewhere the RA
     /// is word 1 and the FP word 2 (simple-frame-rs 0.3.0, llvm-readobj; F0138, F0141).
     RaFpByAbi,
+    /// Flag bits the implementation does not know refuse the section, in every version: v1
+    /// knows `SFRAME_F_FDE_SORTED` and `SFRAME_F_FRAME_POINTER` only, v2 and v3 also
+    /// `SFRAME_F_FDE_FUNC_START_PCREL` (simple-frame-rs 0.3.0 `SFrameFlags::from_bits` in
+    /// `src/v1.rs`, `v2.rs`, `v3.rs` `SFrameSection::from`; F0146).
+    UnknownFlagsRefused,
+    /// `sfh_fre_len` is not read: FREs (and v3 FDE attributes) are read up to the end of the
+    /// section's bytes, wherever the FRE sub-section ends (simple-frame-rs 0.3.0, whose FRE
+    /// iterators check `offset + entry_size > self.section.data.len()`; F0135).
+    FresReadToSectionEnd,
+    /// A function whose FREs cannot be read does not fail the decode: it is reported with an
+    /// error after the FREs read before it, with its FDE's fields as stored (an invalid FRE
+    /// type is an error only when the function has FREs to read), and the other functions
+    /// are read on (simple-frame-rs 0.3.0: errors come from each FDE's own FRE iterator;
+    /// F0135). Used by [`crate::decode::decode_per_function_with`].
+    PerFunctionErrors,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 20] = [
+    pub const ALL: [Quirk; 23] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -123,6 +138,9 @@ impl Quirk {
         Quirk::RaUndefinedUnknownV2,
         Quirk::S390xV2Unknown,
         Quirk::RaFpByAbi,
+        Quirk::UnknownFlagsRefused,
+        Quirk::FresReadToSectionEnd,
+        Quirk::PerFunctionErrors,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -148,6 +166,9 @@ impl Quirk {
             Quirk::RaUndefinedUnknownV2 => "ra-undefined-unknown-v2",
             Quirk::S390xV2Unknown => "s390x-v2-unknown",
             Quirk::RaFpByAbi => "ra-fp-by-abi",
+            Quirk::UnknownFlagsRefused => "unknown-flags-refused",
+            Quirk::FresReadToSectionEnd => "fres-read-to-section-end",
+            Quirk::PerFunctionErrors => "per-function-errors",
         }
     }
 
