@@ -113,11 +113,17 @@ pub enum Quirk {
     /// are read on (simple-frame-rs 0.3.0: errors come from each FDE's own FRE iterator;
     /// F0135). Used by [`crate::decode::decode_per_function_with`].
     PerFunctionErrors,
+    /// v2 FREs without data words (v2 erratum 2: the outermost frame, RA undefined) are read
+    /// as ordinary rows that have no CFA offset: the CFA is not known (undefined), RA and FP
+    /// as the header's fixed offsets or the other quirks say, else not saved
+    /// (simple-frame-rs 0.3.0 `src/v2.rs` `get_cfa_offset`, `stack_offsets.first()`; F0140).
+    #[cfg_attr(feature = "serde", serde(rename = "no-words-cfa-undefined-v2"))]
+    NoWordsCfaUndefinedV2,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 23] = [
+    pub const ALL: [Quirk; 24] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -141,6 +147,7 @@ impl Quirk {
         Quirk::UnknownFlagsRefused,
         Quirk::FresReadToSectionEnd,
         Quirk::PerFunctionErrors,
+        Quirk::NoWordsCfaUndefinedV2,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -169,6 +176,7 @@ impl Quirk {
             Quirk::UnknownFlagsRefused => "unknown-flags-refused",
             Quirk::FresReadToSectionEnd => "fres-read-to-section-end",
             Quirk::PerFunctionErrors => "per-function-errors",
+            Quirk::NoWordsCfaUndefinedV2 => "no-words-cfa-undefined-v2",
         }
     }
 

@@ -134,6 +134,19 @@ pub fn recovery_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule>
             },
         ));
     }
+    if w.is_empty() && ctx.version == Version::V2 && ctx.quirks.has(Quirk::NoWordsCfaUndefinedV2) {
+        let r = default_rules(
+            ctx,
+            &Row {
+                words: &[0],
+                ..*row
+            },
+        );
+        return Ok(Recovery {
+            cfa: Loc::Undefined,
+            ..r
+        });
+    }
     if w.is_empty() {
         if ctx.version == Version::V1 {
             return Err(Rule::FreCountZeroV1);
