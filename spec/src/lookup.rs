@@ -40,6 +40,28 @@ impl<'a> SectionRef<'a> {
                 .ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))
         };
         let contains = |start: i64, size: u32| self.contains(start, size, pc);
+        if self.is_sorted() && q.has(Quirk::SearchStdBinaryAbsolute) {
+            if n == 0 {
+                return Ok(None);
+            }
+            let abs = |x: i64| SIMPLE_FRAME_RS_BASE.wrapping_add(x as u64);
+            let apc = abs(pc);
+            let (mut size, mut base) = (n, 0usize);
+            while size > 1 {
+                let half = size / 2;
+                let mid = base + half;
+                if abs(range(mid)?.0) <= apc {
+                    base = mid;
+                }
+                size -= half;
+            }
+            let (start, fsize) = range(base)?;
+            let s = abs(start);
+            if !(s <= apc && apc < s.wrapping_add(u64::from(fsize))) {
+                return Ok(None);
+            }
+            return self.fde_for_lookup(base, start);
+        }
         let idx = if self.is_sorted() && q.has(Quirk::SearchFirstProbedContaining) {
             // Binary search that stops at the first probed FDE containing the PC.
             let (mut lo, mut hi) = (0usize, n);
@@ -86,6 +108,12 @@ impl<'a> SectionRef<'a> {
             }
         };
         let (start, size) = range(idx)?;
+        if q.has(Quirk::PerFunctionErrors) {
+            if !contains(start, size) {
+                return Ok(None);
+            }
+            return self.fde_for_lookup(idx, start);
+        }
         let mut fde = self.fde(idx)?;
         // libsframe 2.40 and 2.44 check a PC-mask function's end only through its FREs.
         let unbounded_mask = fde.pc_type() == PcType::Mask
@@ -97,6 +125,25 @@ impl<'a> SectionRef<'a> {
         // a quirk).
         fde.start = start;
         Ok(Some(fde))
+    }
+
+    /// FDE `i` as the look-up reads it, its start as the look-up resolved it; with
+    /// [`Quirk::PerFunctionErrors`] an FDE that is not readable as a function but has no FREs
+    /// gives no row rather than an error (nothing is read).
+    fn fde_for_lookup(&self, i: usize, start: i64) -> Result<Option<FdeRef>, Violation> {
+        match self.fde(i) {
+            Ok(mut fde) => {
+                fde.start = start;
+                Ok(Some(fde))
+            }
+            Err(_)
+                if self.quirks().has(Quirk::PerFunctionErrors)
+                    && self.fde_fields(i)?.num_fres == 0 =>
+            {
+                Ok(None)
+            }
+            Err(v) => Err(v),
+        }
     }
 
     /// Whether `pc` lies in the function `[start, start + size)`, as this reader decides it.
