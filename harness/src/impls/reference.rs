@@ -8,7 +8,9 @@
 use super::BenchTiming;
 use super::{Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation, Outcome, Row};
 use sframe_spec::decode::{decode_per_function_with, decode_with, FunctionRead};
-use sframe_spec::{decode, FdeType, FreType, Quirk, Quirks, Section, SectionRef, Version, Violation};
+use sframe_spec::{
+    decode, FdeType, FreType, Quirk, Quirks, Section, SectionRef, Version, Violation,
+};
 use std::hint::black_box;
 use std::time::Instant;
 
