@@ -40,7 +40,7 @@ impl<'a> SectionRef<'a> {
                 .ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))
         };
         let contains = |start: i64, size: u32| self.contains(start, size, pc);
-        if self.is_sorted() && q.has(Quirk::SearchStdBinaryAbsolute) {
+        if self.is_sorted() && q.has(Quirk::SearchAbsoluteU64) {
             if n == 0 {
                 return Ok(None);
             }
@@ -99,6 +99,18 @@ impl<'a> SectionRef<'a> {
                 Some(i) => i,
                 None => return Ok(None),
             }
+        } else if q.has(Quirk::SearchAbsoluteU64) {
+            let abs = |x: i64| SIMPLE_FRAME_RS_BASE.wrapping_add(x as u64);
+            let apc = abs(pc);
+            let found = (0..n).find(|&i| {
+                self.fde_range(i).is_some_and(|(s, size)| {
+                    abs(s) <= apc && apc.wrapping_sub(abs(s)) < u64::from(size)
+                })
+            });
+            match found {
+                Some(i) => return self.fde_for_lookup(i, range(i)?.0),
+                None => return Ok(None),
+            }
         } else {
             let found =
                 (0..n).find(|&i| self.fde_range(i).is_some_and(|(s, size)| contains(s, size)));
@@ -151,7 +163,9 @@ impl<'a> SectionRef<'a> {
         if self.quirks().has(Quirk::PcDistance32) {
             start <= pc && (pc.wrapping_sub(start) as u32) < size
         } else {
-            pc >= start && pc.wrapping_sub(start) < i64::from(size)
+            // The distance of a 64-bit start (v3) may not fit in an i64: such a PC is not in
+            // the function (a wrapping difference would put it there).
+            pc >= start && pc.checked_sub(start).is_some_and(|d| d < i64::from(size))
         }
     }
 

@@ -119,13 +119,15 @@ pub enum Quirk {
     /// (simple-frame-rs 0.3.0 `src/v2.rs` `get_cfa_offset`, `stack_offsets.first()`; F0140).
     #[cfg_attr(feature = "serde", serde(rename = "no-words-cfa-undefined-v2"))]
     NoWordsCfaUndefinedV2,
-    /// The FDE search of a sorted section is Rust's `binary_search_by` scheme on absolute
-    /// `u64` PCs (the section loaded at 2^48, as the harness loads it): `size = n, base = 0;
-    /// while size > 1 { mid = base + size / 2; if pc(mid) <= pc { base = mid }; size -=
-    /// size / 2 }`, then FDE `base` when `pc(base) <= pc < pc(base) + size` (wrapping). It
-    /// probes other FDEs than the reference's search when starts are not in order
-    /// (simple-frame-rs 0.3.0 `SFrameSection::find_fde`; F0148).
-    SearchStdBinaryAbsolute,
+    /// The FDE search compares absolute `u64` PCs (the section loaded at 2^48, as the harness
+    /// loads it): `pc(i) = 2^48 + start_i` (wrapping). A sorted section is searched with Rust's
+    /// `binary_search_by` scheme: `size = n, base = 0; while size > 1 { mid = base + size / 2;
+    /// if pc(mid) <= pc { base = mid }; size -= size / 2 }`, then FDE `base` when `pc(base) <=
+    /// pc < pc(base) + size` (wrapping); it probes other FDEs than the reference's search when
+    /// the starts are not in order as `u64`. An unsorted one is scanned for the first FDE
+    /// with `pc(i) <= pc && pc - pc(i) < size` (simple-frame-rs 0.3.0
+    /// `SFrameSection::find_fde`; F0148).
+    SearchAbsoluteU64,
 }
 
 impl Quirk {
@@ -155,7 +157,7 @@ impl Quirk {
         Quirk::FresReadToSectionEnd,
         Quirk::PerFunctionErrors,
         Quirk::NoWordsCfaUndefinedV2,
-        Quirk::SearchStdBinaryAbsolute,
+        Quirk::SearchAbsoluteU64,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -185,7 +187,7 @@ impl Quirk {
             Quirk::FresReadToSectionEnd => "fres-read-to-section-end",
             Quirk::PerFunctionErrors => "per-function-errors",
             Quirk::NoWordsCfaUndefinedV2 => "no-words-cfa-undefined-v2",
-            Quirk::SearchStdBinaryAbsolute => "search-std-binary-absolute",
+            Quirk::SearchAbsoluteU64 => "search-absolute-u64",
         }
     }
 

@@ -109,8 +109,51 @@ fn the_sorted_search_compares_absolute_u64_pcs() {
     let pc = -(1i64 << 62);
     let reference = SectionRef::parse(&s).unwrap();
     assert_eq!(reference.find(pc).unwrap().map(|f| f.fde.index), Some(0));
-    let q = Quirks::NONE.with(Quirk::SearchStdBinaryAbsolute);
+    let q = Quirks::NONE.with(Quirk::SearchAbsoluteU64);
     let sfr = SectionRef::parse_with(&s, q).unwrap();
     assert!(sfr.find(pc).unwrap().is_none());
     assert_eq!(sfr.find(4).unwrap().map(|f| f.fde.index), Some(1));
+}
+
+/// v3, flags as given: function 0 at -2^62, function 1 at 2^62, 16 bytes each, one FRE each.
+fn v3_far_apart(flags: u8) -> Vec<u8> {
+    let mut s = header(3, flags, 2, 2, 16, 32);
+    for (start, fre_off) in [(-(1i64 << 62), 0u32), (1i64 << 62, 8)] {
+        s.extend_from_slice(&start.to_le_bytes());
+        s.extend_from_slice(&16u32.to_le_bytes());
+        s.extend_from_slice(&fre_off.to_le_bytes());
+    }
+    for _ in 0..2 {
+        s.extend([1, 0, 0, 0, 0, 0, 0x03, 8]);
+    }
+    s
+}
+
+#[test]
+fn a_pc_more_than_2_63_past_a_start_is_not_in_that_function() {
+    // Reference bug fixed: the distance 2^63 + 4 from function 0 wrapped to a negative i64,
+    // which the linear search took for "inside function 0".
+    let s = v3_far_apart(0);
+    let r = SectionRef::parse(&s).unwrap();
+    assert_eq!(
+        r.find((1i64 << 62) + 4).unwrap().map(|f| f.fde.index),
+        Some(1)
+    );
+}
+
+#[test]
+fn the_unsorted_scan_compares_absolute_u64_pcs() {
+    let s = v3_far_apart(0);
+    let q = Quirks::NONE.with(Quirk::SearchAbsoluteU64);
+    let sfr = SectionRef::parse_with(&s, q).unwrap();
+    // 2^48 + 2^62 + 4 - (2^48 - 2^62 as u64) wraps to 2^63 + 4: not in function 0, and
+    // function 1 holds it.
+    assert_eq!(
+        sfr.find((1i64 << 62) + 4).unwrap().map(|f| f.fde.index),
+        Some(1)
+    );
+    assert_eq!(
+        sfr.find(-(1i64 << 62) + 4).unwrap().map(|f| f.fde.index),
+        Some(0)
+    );
 }
