@@ -105,13 +105,14 @@ pub enum Quirk {
     UnknownFlagsRefused,
     /// `sfh_fre_len` is not read: FREs (and v3 FDE attributes) are read up to the end of the
     /// section's bytes, wherever the FRE sub-section ends (simple-frame-rs 0.3.0, whose FRE
-    /// iterators check `offset + entry_size > self.section.data.len()`; F0135).
+    /// iterators check `offset + entry_size > self.section.data.len()`; F0146).
     FresReadToSectionEnd,
     /// A function whose FREs cannot be read does not fail the decode: it is reported with an
     /// error after the FREs read before it, with its FDE's fields as stored (an invalid FRE
-    /// type is an error only when the function has FREs to read), and the other functions
-    /// are read on (simple-frame-rs 0.3.0: errors come from each FDE's own FRE iterator;
-    /// F0135). Used by [`crate::decode::decode_per_function_with`].
+    /// type is an error only when the function has FREs to read; an unknown v3 FDE type
+    /// reads as the default type), and the other functions are read on (simple-frame-rs
+    /// 0.3.0: errors come from each FDE's own FRE iterator, which never looks at the FDE
+    /// type; F0146). Used by [`crate::decode::decode_per_function_with`] and the look-up.
     PerFunctionErrors,
     /// v2 FREs without data words (v2 erratum 2: the outermost frame, RA undefined) are read
     /// as ordinary rows that have no CFA offset: the CFA is not known (undefined), RA and FP

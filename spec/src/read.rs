@@ -392,11 +392,18 @@ impl<'a> SectionRef<'a> {
                 .found(info & 0xf)
         })?;
         let fde_type = match version {
-            Version::V3 => FdeType::from_u8(info2 & 0x1f).ok_or_else(|| {
-                Violation::new(Rule::FdeType, info_off + 1)
-                    .at_function(i)
-                    .found(info2 & 0x1f)
-            })?,
+            Version::V3 => match FdeType::from_u8(info2 & 0x1f) {
+                Some(t) => t,
+                // A reader that reads each function on its own reads the FREs of an FDE of
+                // unknown type as default-type rows (simple-frame-rs: its FRE iterator does
+                // not look at the type).
+                None if self.quirks.has(Quirk::PerFunctionErrors) => FdeType::Default,
+                None => {
+                    return Err(Violation::new(Rule::FdeType, info_off + 1)
+                        .at_function(i)
+                        .found(info2 & 0x1f))
+                }
+            },
             _ => FdeType::Default,
         };
         let data_start = match attr_off {

@@ -157,3 +157,20 @@ fn the_unsorted_scan_compares_absolute_u64_pcs() {
         Some(0)
     );
 }
+
+#[test]
+fn an_unknown_v3_fde_type_is_read_as_default_by_a_per_function_reader() {
+    // v3, one function whose info2 holds FDE type 16 (undefined), one FRE of one data word.
+    let mut s = header(3, 0x01, 1, 1, 8, 16);
+    s.extend_from_slice(&0i64.to_le_bytes());
+    s.extend_from_slice(&16u32.to_le_bytes());
+    s.extend_from_slice(&0u32.to_le_bytes());
+    s.extend([1, 0, 0, 16, 0, 0, 0x03, 8]);
+    assert!(SectionRef::parse(&s).unwrap().fde(0).is_err());
+    let q = Quirks::NONE.with(Quirk::PerFunctionErrors);
+    let (_, fns) = decode_per_function_with(&s, q).unwrap();
+    assert!(fns[0].error.is_none());
+    let f = fns[0].function.as_ref().unwrap();
+    assert_eq!(f.fde_type, sframe_spec::FdeType::Default);
+    assert_eq!(f.fres.len(), 1);
+}

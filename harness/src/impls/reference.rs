@@ -113,6 +113,11 @@ fn facts_per_function(s: &Section, functions: &[FunctionRead], quirks: Quirks) -
                     ..FunctionFacts::default()
                 },
             };
+            if v3 {
+                // An FDE type the reader does not know is reported as none (its rows were
+                // read as default-type ones).
+                facts.fde_type = FdeType::from_u8(f.info2 & 0x1f).map(|t| t as u8);
+            }
             facts.num_fres = Some(f.num_fres);
             facts.error = r.error.as_ref().map(|v| v.rule.id().to_string());
             facts
