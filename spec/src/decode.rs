@@ -8,7 +8,7 @@
 use crate::constants::*;
 use crate::error::Violation;
 use crate::model::{Fre, Function, ReservedBits, Section};
-use crate::read::{FdeRef, SectionRef};
+use crate::read::{FdeFields, FdeRef, SectionRef};
 use crate::rules::Rule;
 use std::collections::BTreeMap;
 
@@ -52,6 +52,120 @@ pub fn decode_with(data: &[u8], quirks: crate::Quirks) -> Result<Section, Violat
         aux_header,
         functions,
     })
+}
+
+/// One function as a reader that reports errors per function reads it
+/// ([`decode_per_function_with`]).
+#[derive(Debug, Clone)]
+pub struct FunctionRead {
+    /// The FDE's fields as stored.
+    pub fields: FdeFields,
+    /// The start, resolved as this reader resolves it.
+    pub start: i64,
+    /// The function with the FREs read before any error; `None` when its FDE does not
+    /// describe a readable function (invalid FRE or FDE type, FREs outside the sub-section).
+    pub function: Option<Function>,
+    /// Why reading its FREs stopped early; `None` when every FRE was read (an unreadable FDE
+    /// without FREs is no error: there is nothing to read).
+    pub error: Option<Violation>,
+}
+
+/// Decode every function on its own, as a reader with [`Quirk::PerFunctionErrors`] does: a
+/// function whose FREs cannot be read is reported with its error and the FREs read before
+/// it, and the others are read on. The header's checks ([`SectionRef::parse_with`]) still
+/// fail the whole section. The returned [`Section`] has the header's facts and no functions.
+///
+/// Functions may share bytes here (nothing checks their blocks are disjoint), so the FREs
+/// read in all are bounded by the input's length (each takes two bytes or more) times 4:
+/// past that the section is refused as a whole (rule FRE-FITS).
+///
+/// [`Quirk::PerFunctionErrors`]: crate::Quirk::PerFunctionErrors
+pub fn decode_per_function_with(
+    data: &[u8],
+    quirks: crate::Quirks,
+) -> Result<(Section, Vec<FunctionRead>), Violation> {
+    let s = SectionRef::parse_with(data, quirks)?;
+    let h = *s.header();
+    let version = s.version();
+    let budget = data.len().saturating_mul(4);
+    let mut total = 0usize;
+    let mut out = Vec::with_capacity(s.num_fdes());
+    for i in 0..s.num_fdes() {
+        let fields = s.fde_fields(i)?;
+        let start = s.resolve_start(fields.offset, fields.raw_start);
+        let fde = match s.fde(i) {
+            Ok(f) => f,
+            Err(v) => {
+                let error = (fields.num_fres > 0).then_some(v);
+                out.push(FunctionRead {
+                    fields,
+                    start,
+                    function: None,
+                    error,
+                });
+                continue;
+            }
+        };
+        let mut fres = Vec::new();
+        let mut error = None;
+        for fre in s.fres(&fde) {
+            match fre {
+                Ok(fre) => {
+                    total += 1;
+                    if total > budget {
+                        return Err(Violation::new(Rule::FreFits, fre.offset).at_function(i));
+                    }
+                    fres.push(Fre {
+                        start: fre.start,
+                        base_reg: fre.base_reg(),
+                        mangled_ra: fre.mangled_ra(),
+                        dataword_size: fre.dataword_size,
+                        datawords: (0..fre.dataword_count())
+                            .map(|k| fre.dataword(k).unwrap_or_default() as i32)
+                            .collect(),
+                    });
+                }
+                Err(v) => {
+                    error = Some(v);
+                    break;
+                }
+            }
+        }
+        let function = Function {
+            start,
+            size: fde.size,
+            fre_type: fde.fre_type,
+            pc_type: fde.pc_type(),
+            fde_type: fde.fde_type,
+            pauth_key: fde.pauth_key(),
+            signal: fde.signal(version),
+            rep_size: fde.rep_size,
+            reserved: ReservedBits {
+                info: fde.info_unused_bits(version),
+                info2: fde.info2_unused_bits(),
+                padding: fde.padding,
+            },
+            fre_offset: Some(fde.fre_off),
+            fres,
+        };
+        out.push(FunctionRead {
+            fields,
+            start,
+            function: Some(function),
+            error,
+        });
+    }
+    let section = Section {
+        version: h.version,
+        endian: s.endian(),
+        flags: h.flags,
+        abi: s.abi(),
+        cfa_fixed_fp_offset: h.cfa_fixed_fp_offset,
+        cfa_fixed_ra_offset: h.cfa_fixed_ra_offset,
+        aux_header: data.get(HEADER_SIZE..h.size()).unwrap_or_default().to_vec(),
+        functions: Vec::new(),
+    };
+    Ok((section, out))
 }
 
 /// Decode one function; also returns the absolute `[start, end)` of its data block.

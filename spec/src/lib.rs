@@ -38,7 +38,7 @@ pub use endian::Endian;
 pub use error::{Error, Violation};
 pub use model::{Fre, Function, ReservedBits, Section};
 pub use quirks::{Quirk, Quirks};
-pub use read::{FdeRef, FreRef, Header, SectionRef};
+pub use read::{FdeFields, FdeRef, FreRef, Header, SectionRef};
 pub use recovery::{Base, Control, Loc, Recovery};
 pub use rules::{Rule, RuleInfo, Severity};
 pub use validate::{is_malformed, is_valid, validate};

@@ -40,6 +40,28 @@ impl<'a> SectionRef<'a> {
                 .ok_or_else(|| Violation::new(Rule::HeaderFdeSubsectionFits, 0))
         };
         let contains = |start: i64, size: u32| self.contains(start, size, pc);
+        if self.is_sorted() && q.has(Quirk::SearchAbsoluteU64) {
+            if n == 0 {
+                return Ok(None);
+            }
+            let abs = |x: i64| SIMPLE_FRAME_RS_BASE.wrapping_add(x as u64);
+            let apc = abs(pc);
+            let (mut size, mut base) = (n, 0usize);
+            while size > 1 {
+                let half = size / 2;
+                let mid = base + half;
+                if abs(range(mid)?.0) <= apc {
+                    base = mid;
+                }
+                size -= half;
+            }
+            let (start, fsize) = range(base)?;
+            let s = abs(start);
+            if !(s <= apc && apc < s.wrapping_add(u64::from(fsize))) {
+                return Ok(None);
+            }
+            return self.fde_for_lookup(base, start);
+        }
         let idx = if self.is_sorted() && q.has(Quirk::SearchFirstProbedContaining) {
             // Binary search over the closed range [0, n - 1] (libsframe 2.47: `low = 0; high =
             // num_fdes - 1; while (low <= high) { mid = low + (high - low) / 2; ...`) that
@@ -80,6 +102,18 @@ impl<'a> SectionRef<'a> {
                 Some(i) => i,
                 None => return Ok(None),
             }
+        } else if q.has(Quirk::SearchAbsoluteU64) {
+            let abs = |x: i64| SIMPLE_FRAME_RS_BASE.wrapping_add(x as u64);
+            let apc = abs(pc);
+            let found = (0..n).find(|&i| {
+                self.fde_range(i).is_some_and(|(s, size)| {
+                    abs(s) <= apc && apc.wrapping_sub(abs(s)) < u64::from(size)
+                })
+            });
+            match found {
+                Some(i) => return self.fde_for_lookup(i, range(i)?.0),
+                None => return Ok(None),
+            }
         } else {
             let found =
                 (0..n).find(|&i| self.fde_range(i).is_some_and(|(s, size)| contains(s, size)));
@@ -89,6 +123,12 @@ impl<'a> SectionRef<'a> {
             }
         };
         let (start, size) = range(idx)?;
+        if q.has(Quirk::PerFunctionErrors) {
+            if !contains(start, size) {
+                return Ok(None);
+            }
+            return self.fde_for_lookup(idx, start);
+        }
         let mut fde = self.fde(idx)?;
         // libsframe 2.40 and 2.44 check a PC-mask function's end only through its FREs, and
         // 2.40 a PC-increment function's too.
@@ -105,12 +145,33 @@ impl<'a> SectionRef<'a> {
         Ok(Some(fde))
     }
 
+    /// FDE `i` as the look-up reads it, its start as the look-up resolved it; with
+    /// [`Quirk::PerFunctionErrors`] an FDE that is not readable as a function but has no FREs
+    /// gives no row rather than an error (nothing is read).
+    fn fde_for_lookup(&self, i: usize, start: i64) -> Result<Option<FdeRef>, Violation> {
+        match self.fde(i) {
+            Ok(mut fde) => {
+                fde.start = start;
+                Ok(Some(fde))
+            }
+            Err(_)
+                if self.quirks().has(Quirk::PerFunctionErrors)
+                    && self.fde_fields(i)?.num_fres == 0 =>
+            {
+                Ok(None)
+            }
+            Err(v) => Err(v),
+        }
+    }
+
     /// Whether `pc` lies in the function `[start, start + size)`, as this reader decides it.
     fn contains(&self, start: i64, size: u32, pc: i64) -> bool {
         if self.quirks().has(Quirk::PcDistance32) {
             start <= pc && (pc.wrapping_sub(start) as u32) < size
         } else {
-            pc >= start && pc.wrapping_sub(start) < i64::from(size)
+            // The distance of a 64-bit start (v3) may not fit in an i64: such a PC is not in
+            // the function (a wrapping difference would put it there).
+            pc >= start && pc.checked_sub(start).is_some_and(|d| d < i64::from(size))
         }
     }
 

@@ -179,11 +179,31 @@ pub enum Quirk {
     /// "Check for foreign endianness. if (sfp->sfp_magic != SFRAME_MAGIC) return
     /// _URC_END_OF_STACK;"; the `tiny-sframe` example's deliberate limit).
     ForeignEndianRefused,
+    /// `sfh_fre_len` is not read: FREs (and v3 FDE attributes) are read up to the end of the
+    /// section's bytes, wherever the FRE sub-section ends (simple-frame-rs 0.3.0, whose FRE
+    /// iterators check `offset + entry_size > self.section.data.len()`; F0152).
+    FresReadToSectionEnd,
+    /// A function whose FREs cannot be read does not fail the decode: it is reported with an
+    /// error after the FREs read before it, with its FDE's fields as stored (an invalid FRE
+    /// type is an error only when the function has FREs to read; an unknown v3 FDE type
+    /// reads as the default type), and the other functions are read on (simple-frame-rs
+    /// 0.3.0: errors come from each FDE's own FRE iterator, which never looks at the FDE
+    /// type; F0152). Used by [`crate::decode::decode_per_function_with`] and the look-up.
+    PerFunctionErrors,
+    /// The FDE search compares absolute `u64` PCs (the section loaded at 2^48, as the harness
+    /// loads it): `pc(i) = 2^48 + start_i` (wrapping). A sorted section is searched with Rust's
+    /// `binary_search_by` scheme: `size = n, base = 0; while size > 1 { mid = base + size / 2;
+    /// if pc(mid) <= pc { base = mid }; size -= size / 2 }`, then FDE `base` when `pc(base) <=
+    /// pc < pc(base) + size` (wrapping); it probes other FDEs than the reference's search when
+    /// the starts are not in order as `u64`. An unsorted one is scanned for the first FDE
+    /// with `pc(i) <= pc && pc - pc(i) < size` (simple-frame-rs 0.3.0
+    /// `SFrameSection::find_fde`; F0154).
+    SearchAbsoluteU64,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 35] = [
+    pub const ALL: [Quirk; 38] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -219,6 +239,9 @@ impl Quirk {
         Quirk::S390xV2RegsAsSlots,
         Quirk::PcIncInt32Range,
         Quirk::ForeignEndianRefused,
+        Quirk::FresReadToSectionEnd,
+        Quirk::PerFunctionErrors,
+        Quirk::SearchAbsoluteU64,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -259,6 +282,9 @@ impl Quirk {
             Quirk::S390xV2RegsAsSlots => "s390x-v2-regs-as-slots",
             Quirk::PcIncInt32Range => "pcinc-int32-range",
             Quirk::ForeignEndianRefused => "foreign-endian-refused",
+            Quirk::FresReadToSectionEnd => "fres-read-to-section-end",
+            Quirk::PerFunctionErrors => "per-function-errors",
+            Quirk::SearchAbsoluteU64 => "search-absolute-u64",
         }
     }
 

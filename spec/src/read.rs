@@ -169,13 +169,18 @@ impl<'a> SectionRef<'a> {
         } else {
             hsize as u64 + u64::from(header.freoff)
         };
-        let mut fre_end = fre_start + u64::from(header.fre_len);
+        let to_data_end = quirks.has(Quirk::FresReadToSectionEnd);
+        let mut fre_end = if to_data_end {
+            data.len() as u64
+        } else {
+            fre_start + u64::from(header.fre_len)
+        };
         let mut fre_start = fre_start;
         if unchecked {
             fre_end = fre_end.min(data.len() as u64);
             fre_start = fre_start.min(fre_end);
         }
-        if fre_end > data.len() as u64 {
+        if !to_data_end && fre_end > data.len() as u64 {
             return Err(Violation::new(Rule::HeaderFreSubsectionFits, o::FRE_LEN)
                 .found(i64::from(header.fre_len))
                 .expected((data.len() as u64).saturating_sub(fre_start) as i64));
@@ -302,8 +307,9 @@ impl<'a> SectionRef<'a> {
         }
     }
 
-    /// Read FDE `i` (v3: its index entry and its attribute).
-    pub fn fde(&self, i: usize) -> Result<FdeRef, Violation> {
+    /// The fields of FDE `i` as stored (v3: its index entry and its attribute), before the
+    /// checks of [`SectionRef::fde`] on the FRE type, FDE type and where its FREs are.
+    pub fn fde_fields(&self, i: usize) -> Result<FdeFields, Violation> {
         let bad_bounds = || {
             Violation::new(Rule::HeaderFdeSubsectionFits, header_offsets::NUM_FDES).at_function(i)
         };
@@ -362,6 +368,37 @@ impl<'a> SectionRef<'a> {
                     )
                 }
             };
+        Ok(FdeFields {
+            index: i,
+            offset: off,
+            attr_offset: attr_off,
+            raw_start,
+            size,
+            fre_off,
+            num_fres,
+            info,
+            info2,
+            rep_size,
+            padding,
+        })
+    }
+
+    /// Read FDE `i` (v3: its index entry and its attribute).
+    pub fn fde(&self, i: usize) -> Result<FdeRef, Violation> {
+        let FdeFields {
+            index: _,
+            offset: off,
+            attr_offset: attr_off,
+            raw_start,
+            size,
+            fre_off,
+            num_fres,
+            info,
+            info2,
+            rep_size,
+            padding,
+        } = self.fde_fields(i)?;
+        let version = self.header.version;
         let info_off = attr_off.map_or(off + 16, |a| a + 2);
         let fre_type = FreType::from_u8(info & 0xf).ok_or_else(|| {
             Violation::new(Rule::FdeFreType, info_off)
@@ -369,11 +406,18 @@ impl<'a> SectionRef<'a> {
                 .found(info & 0xf)
         })?;
         let fde_type = match version {
-            Version::V3 => FdeType::from_u8(info2 & 0x1f).ok_or_else(|| {
-                Violation::new(Rule::FdeType, info_off + 1)
-                    .at_function(i)
-                    .found(info2 & 0x1f)
-            })?,
+            Version::V3 => match FdeType::from_u8(info2 & 0x1f) {
+                Some(t) => t,
+                // A reader that reads each function on its own reads the FREs of an FDE of
+                // unknown type as default-type rows (simple-frame-rs: its FRE iterator does
+                // not look at the type).
+                None if self.quirks.has(Quirk::PerFunctionErrors) => FdeType::Default,
+                None => {
+                    return Err(Violation::new(Rule::FdeType, info_off + 1)
+                        .at_function(i)
+                        .found(info2 & 0x1f))
+                }
+            },
             _ => FdeType::Default,
         };
         let data_start = match attr_off {
@@ -420,6 +464,25 @@ impl<'a> SectionRef<'a> {
             fre_type: fde.fre_type,
         }
     }
+}
+
+/// One function descriptor's fields as stored, unchecked ([`SectionRef::fde_fields`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FdeFields {
+    pub index: usize,
+    /// Absolute offset of the FDE (v3: of the FDE index entry).
+    pub offset: usize,
+    /// v3: absolute offset of the FDE attribute.
+    pub attr_offset: Option<usize>,
+    /// The start-address field as stored.
+    pub raw_start: i64,
+    pub size: u32,
+    pub fre_off: u32,
+    pub num_fres: u32,
+    pub info: u8,
+    pub info2: u8,
+    pub rep_size: u8,
+    pub padding: u16,
 }
 
 /// One function descriptor, as stored, with its fields decoded.

@@ -7,8 +7,10 @@
 
 use super::BenchTiming;
 use super::{Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation, Outcome, Row};
-use sframe_spec::decode::decode_with;
-use sframe_spec::{decode, Quirks, Section, SectionRef, Version, Violation};
+use sframe_spec::decode::{decode_per_function_with, decode_with, FunctionRead};
+use sframe_spec::{
+    decode, FdeType, FreType, Quirk, Quirks, Section, SectionRef, Version, Violation,
+};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -73,6 +75,55 @@ pub fn facts_of_with(s: &Section, quirks: Quirks) -> Decoded {
         })
         .collect();
     Decoded { header, functions }
+}
+
+/// The facts of functions read one by one ([`Quirk::PerFunctionErrors`]): each with its
+/// FDE's fields as stored (the FRE count as stored, not as read), the FREs read and the error
+/// that stopped them (its rule as the error class).
+fn facts_per_function(s: &Section, functions: &[FunctionRead], quirks: Quirks) -> Decoded {
+    let mut d = facts_of_with(s, quirks);
+    d.header.num_fdes = Some(functions.len() as u32);
+    let v3 = s.version == Version::V3;
+    d.functions = functions
+        .iter()
+        .map(|r| {
+            let f = &r.fields;
+            let mut facts = match &r.function {
+                Some(func) => {
+                    let one = Section {
+                        functions: vec![func.clone()],
+                        ..s.clone()
+                    };
+                    facts_of_with(&one, quirks)
+                        .functions
+                        .pop()
+                        .unwrap_or_default()
+                }
+                None => FunctionFacts {
+                    start: Some(r.start),
+                    size: Some(f.size),
+                    fre_type: FreType::from_u8(f.info & 0xf).map(|t| t as u8),
+                    pc_type: Some(u8::from(f.info & 0x10 != 0)),
+                    fde_type: if v3 {
+                        FdeType::from_u8(f.info2 & 0x1f).map(|t| t as u8)
+                    } else {
+                        Some(0)
+                    },
+                    rep_size: Some(f.rep_size),
+                    ..FunctionFacts::default()
+                },
+            };
+            if v3 {
+                // An FDE type the reader does not know is reported as none (its rows were
+                // read as default-type ones).
+                facts.fde_type = FdeType::from_u8(f.info2 & 0x1f).map(|t| t as u8);
+            }
+            facts.num_fres = Some(f.num_fres);
+            facts.error = r.error.as_ref().map(|v| v.rule.id().to_string());
+            facts
+        })
+        .collect();
+    d
 }
 
 impl Implementation for Reference {
@@ -164,6 +215,12 @@ pub struct Quirky(pub Quirks);
 
 impl Quirky {
     pub fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
+        if self.0.has(Quirk::PerFunctionErrors) {
+            return match decode_per_function_with(data, self.0) {
+                Ok((s, functions)) => Outcome::ok(facts_per_function(&s, &functions, self.0)),
+                Err(v) => rejected(&v),
+            };
+        }
         match decode_with(data, self.0) {
             Ok(s) => Outcome::ok(facts_of_with(&s, self.0)),
             Err(v) => rejected(&v),
