@@ -7,7 +7,7 @@
 //! | item | 2.40 (`libsframe.so.0`) | 2.44 (`.so.1`) | sid 2.47 (`.so.3`) |
 //! |---|---|---|---|
 //! | `sframe_frame_row_entry` data | `fre_offsets[12]` | `fre_offsets[12]` | `fre_datawords[24]` |
-//! | function descriptor getter | `sframe_decoder_get_funcdesc` (no rep size) | `_get_funcdesc_v2` | `_get_funcdesc_v2`, `_v3` |
+//! | function descriptor getter | `sframe_decoder_get_funcdesc` (no rep size) | `_get_funcdesc_v2` (v1: `sframe_decoder_get_funcdesc`) | `_get_funcdesc_v2`, `_v3` |
 //! | `sframe_find_fre` PC | `int32_t` | `int32_t` | `int64_t` |
 //! | `sframe_fre_get_{cfa,fp,ra}_offset` | `(dctx, fre, errp)` | same | `(dctx, fre, fde_type, errp)` |
 //! | `sframe_fre_get_base_reg_id` returns | `unsigned int` | `uint8_t` | `uint8_t` |
@@ -347,7 +347,8 @@ impl Lib {
                 fixed_fp: sym(&lib, "sframe_decoder_get_fixed_fp_offset")?,
                 fixed_ra: sym(&lib, "sframe_decoder_get_fixed_ra_offset")?,
                 get_fre: sym(&lib, "sframe_decoder_get_fre")?,
-                funcdesc_240: if api == Api::R240 {
+                // 2.40's only getter; 2.44 keeps it for v1 sections (its `_v2` refuses them).
+                funcdesc_240: if api != Api::R247 {
                     Some(sym(&lib, "sframe_decoder_get_funcdesc")?)
                 } else {
                     None
@@ -561,7 +562,7 @@ impl Decoder<'_> {
         // SAFETY: `ctx` is live; every out-pointer points to a local of the declared type.
         let rc = unsafe {
             match (self.lib.api, version) {
-                (Api::R240, _) => {
+                (Api::R240, _) | (Api::R244, 1) => {
                     let f = self.lib.funcdesc_240?;
                     let rc = f(
                         self.ctx(),
