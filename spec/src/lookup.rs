@@ -62,7 +62,44 @@ impl<'a> SectionRef<'a> {
             }
             return self.fde_for_lookup(base, start);
         }
-        let idx = if self.is_sorted() && q.has(Quirk::SearchFirstProbedContaining) {
+        let idx = if self.is_sorted() && q.has(Quirk::SearchEqualStartFirstProbed) {
+            // libsframe 2.40/2.44 `sframe_get_funcdesc_with_addr(_internal)`: `low = 0; high
+            // = num_fdes; cnt = high; while (low <= high) { mid = low + (high - low) / 2; ...`:
+            // an FDE starting at the PC when one is probed, else the FDE whose next one starts
+            // after the PC; no size check.
+            let (mut lo, mut hi) = (0i64, n as i64);
+            let mut hit = None;
+            while lo <= hi && n > 0 {
+                let mid = lo + (hi - lo) / 2;
+                let Ok(m) = usize::try_from(mid) else { break };
+                if m >= n {
+                    break;
+                }
+                let (start, _) = range(m)?;
+                if start == pc {
+                    hit = Some(m);
+                    break;
+                }
+                if start < pc {
+                    if m == n - 1 {
+                        hit = Some(m);
+                        break;
+                    }
+                    let (next, _) = range(m + 1)?;
+                    if next > pc {
+                        hit = Some(m);
+                        break;
+                    }
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            match hit {
+                Some(i) => i,
+                None => return Ok(None),
+            }
+        } else if self.is_sorted() && q.has(Quirk::SearchFirstProbedContaining) {
             // Binary search over the closed range [0, n - 1] (libsframe 2.47: `low = 0; high =
             // num_fdes - 1; while (low <= high) { mid = low + (high - low) / 2; ...`) that
             // stops at the first probed FDE containing the PC; the probe order decides which

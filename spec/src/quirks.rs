@@ -199,11 +199,17 @@ pub enum Quirk {
     /// with `pc(i) <= pc && pc - pc(i) < size` (simple-frame-rs 0.3.0
     /// `SFrameSection::find_fde`; F0154).
     SearchAbsoluteU64,
+    /// The FDE search of a sorted section is a binary search over `[0, n]` that returns an
+    /// FDE starting exactly at the PC as soon as one is probed (among functions sharing a
+    /// start, whichever the probe order meets first), else the FDE whose successor starts
+    /// after the PC (libsframe 2.40 `sframe_get_funcdesc_with_addr`, 2.44
+    /// `sframe_get_funcdesc_with_addr_internal`; F0127).
+    SearchEqualStartFirstProbed,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 38] = [
+    pub const ALL: [Quirk; 39] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -242,6 +248,7 @@ impl Quirk {
         Quirk::FresReadToSectionEnd,
         Quirk::PerFunctionErrors,
         Quirk::SearchAbsoluteU64,
+        Quirk::SearchEqualStartFirstProbed,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -282,6 +289,7 @@ impl Quirk {
             Quirk::S390xV2RegsAsSlots => "s390x-v2-regs-as-slots",
             Quirk::PcIncInt32Range => "pcinc-int32-range",
             Quirk::ForeignEndianRefused => "foreign-endian-refused",
+            Quirk::SearchEqualStartFirstProbed => "search-equal-start-first-probed",
             Quirk::FresReadToSectionEnd => "fres-read-to-section-end",
             Quirk::PerFunctionErrors => "per-function-errors",
             Quirk::SearchAbsoluteU64 => "search-absolute-u64",
