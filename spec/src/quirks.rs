@@ -166,11 +166,17 @@ pub enum Quirk {
     /// as the slot at the CFA (objdump 2.44 `--sframe` prints the numbers as `c+N`; F0113).
     #[cfg_attr(feature = "serde", serde(rename = "s390x-v2-regs-as-slots"))]
     S390xV2RegsAsSlots,
+    /// Every foreign-endian section (big-endian, on the little-endian hosts the harness
+    /// runs) is refused: the magic is compared in host byte order and nothing is swapped
+    /// (glibc 2.43 `__sframe_decode`: "Check for foreign endianness", `sfp_magic !=
+    /// SFRAME_MAGIC` returns `_URC_END_OF_STACK`; the reader only reads the loaded
+    /// process's own sections; F0160).
+    ForeignEndianRefused,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 33] = [
+    pub const ALL: [Quirk; 34] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -204,6 +210,7 @@ impl Quirk {
         Quirk::V1FunctionsUnlisted,
         Quirk::RaUndefinedCfaErrorV2,
         Quirk::S390xV2RegsAsSlots,
+        Quirk::ForeignEndianRefused,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -242,6 +249,7 @@ impl Quirk {
             Quirk::V1FunctionsUnlisted => "v1-functions-unlisted",
             Quirk::RaUndefinedCfaErrorV2 => "ra-undefined-cfa-error-v2",
             Quirk::S390xV2RegsAsSlots => "s390x-v2-regs-as-slots",
+            Quirk::ForeignEndianRefused => "foreign-endian-refused",
         }
     }
 
@@ -306,7 +314,8 @@ impl Quirks {
             | Quirk::UndefinedFlagsRefused.bit()
             | Quirk::ForeignEndianAuxRefused.bit()
             | Quirk::ForeignEndianExactSize.bit()
-            | Quirk::ForeignEndianTrailingZero.bit(),
+            | Quirk::ForeignEndianTrailingZero.bit()
+            | Quirk::ForeignEndianRefused.bit(),
     );
 
     /// Whether a quirk of the set refuses whole sections (see `refusals`).
