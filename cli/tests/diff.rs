@@ -34,6 +34,11 @@ fn registry(objdump: bool) -> Registry {
         libs.iter().map(|l| l.name()).collect::<Vec<_>>(),
         reg.unavailable
     );
+    assert!(
+        reg.available.iter().any(|i| i.name().starts_with("glibc-")),
+        "glibc's SFrame reader is missing: run `ci/upstream-sources && ci/glibc-reader` (ci/test does); unavailable: {:?}",
+        reg.unavailable
+    );
     if objdump {
         assert!(
             reg.available
@@ -115,6 +120,19 @@ fn corpus_and_seeds_agree_or_are_ledgered() {
         "libsframe-2.40 agreed on no v1 section\n{}",
         summary.render_text()
     );
+    // ... and glibc's reader on v2 ones.
+    for g in reg
+        .available
+        .iter()
+        .filter(|i| i.name().starts_with("glibc-"))
+    {
+        assert!(
+            agreed(&results, &g.name(), 2) > 0,
+            "{} agreed on no v2 section\n{}",
+            g.name(),
+            summary.render_text()
+        );
+    }
 }
 
 /// Assemble `src` with the system's `as --gsframe` (binutils 2.40 here) and link it.

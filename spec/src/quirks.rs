@@ -174,10 +174,11 @@ pub enum Quirk {
     /// which takes the last FDE starting at or before the PC).
     #[cfg_attr(feature = "serde", serde(rename = "pcinc-int32-range"))]
     PcIncInt32Range,
-    /// A foreign-endian section (big-endian, on the little-endian hosts the harness runs) is
-    /// refused outright: the reader has no byte swapping (glibc 2.43 `__sframe_decode`:
-    /// "Check for foreign endianness. if (sfp->sfp_magic != SFRAME_MAGIC) return
-    /// _URC_END_OF_STACK;"; the `tiny-sframe` example's deliberate limit).
+    /// Every foreign-endian section (big-endian, on the little-endian hosts the harness
+    /// runs) is refused: the magic is compared in host byte order and nothing is swapped
+    /// (glibc 2.43 `__sframe_decode`: "Check for foreign endianness", `sfp_magic !=
+    /// SFRAME_MAGIC` returns `_URC_END_OF_STACK`; the reader only reads the loaded
+    /// process's own sections; F0160; also the `tiny-sframe` example's deliberate limit).
     ForeignEndianRefused,
     /// `sfh_fre_len` is not read: FREs (and v3 FDE attributes) are read up to the end of the
     /// section's bytes, wherever the FRE sub-section ends (simple-frame-rs 0.3.0, whose FRE

@@ -33,7 +33,12 @@ pub(crate) fn refusal(s: &SectionRef<'_>, quirks: Quirks) -> Option<Violation> {
         return Some(flag_refusal(h.flags));
     }
     if foreign && quirks.has(Quirk::ForeignEndianRefused) {
-        return Some(Violation::new(Rule::HeaderAbiEndian, header_offsets::MAGIC));
+        // glibc's reader compares the magic in host order: a swapped magic is no magic.
+        return Some(
+            Violation::new(Rule::PreambleMagic, header_offsets::MAGIC)
+                .found(i64::from(crate::constants::MAGIC.swap_bytes()))
+                .expected(i64::from(crate::constants::MAGIC)),
+        );
     }
     if foreign && quirks.has(Quirk::ForeignEndianAuxRefused) && h.auxhdr_len != 0 {
         return Some(
@@ -159,6 +164,17 @@ mod tests {
         assert!(SectionRef::parse(&pcrel).is_ok());
         assert!(refused(&pcrel, Quirk::FlagsBeyondSortedFpRefused));
         assert!(!refused(&pcrel, Quirk::UndefinedFlagsRefused));
+    }
+
+    #[test]
+    fn every_big_endian_section_and_no_little_endian_one_is_refused_when_foreign_endian_is() {
+        // glibc 2.43 `__sframe_decode`: `if (sfp->sfp_magic != SFRAME_MAGIC) return
+        // _URC_END_OF_STACK;` in host order, no byte swapping.
+        let be = section(Endian::Big, Abi::S390x, Version::V2, 0);
+        assert!(SectionRef::parse(&be).is_ok());
+        assert!(refused(&be, Quirk::ForeignEndianRefused));
+        let le = section(Endian::Little, Abi::Amd64, Version::V2, 0);
+        assert!(!refused(&le, Quirk::ForeignEndianRefused));
     }
 
     #[test]

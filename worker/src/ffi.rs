@@ -63,19 +63,30 @@ pub struct Guarded {
 
 impl Guarded {
     pub fn new(bytes: &[u8]) -> Option<Guarded> {
+        Guarded::with_guards(bytes, 1, 1)
+    }
+
+    /// A copy with `before` inaccessible pages before it and `after` after it, for readers
+    /// that may jump far from the section (a length they take from it, not from the caller):
+    /// the guard is address space only (`PROT_NONE`, `MAP_NORESERVE`), however large.
+    pub fn with_guards(bytes: &[u8], before: usize, after: usize) -> Option<Guarded> {
         // SAFETY: sysconf has no preconditions.
         let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
             .ok()
             .filter(|p| *p > 0)?;
         let data_pages = bytes.len().div_ceil(page);
-        let map_len = (data_pages + 2) * page;
-        // SAFETY: an anonymous private mapping of a fresh range; the result is checked.
+        let map_len = before
+            .checked_add(data_pages)?
+            .checked_add(after)?
+            .checked_mul(page)?;
+        // SAFETY: an anonymous private mapping of a fresh range, inaccessible until the data
+        // pages are opened below; the result is checked.
         let map = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
                 map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
                 -1,
                 0,
             )
@@ -91,23 +102,27 @@ impl Guarded {
             data: std::ptr::null(),
             len: bytes.len(),
         };
-        // SAFETY: both ranges are whole pages inside the mapping just made.
-        let ok = unsafe {
-            libc::mprotect(map as *mut c_void, page, libc::PROT_NONE) == 0
-                && libc::mprotect(
-                    map.add((data_pages + 1) * page) as *mut c_void,
-                    page,
-                    libc::PROT_NONE,
+        if data_pages > 0 {
+            // SAFETY: the data pages lie inside the mapping just made.
+            let ok = unsafe {
+                libc::mprotect(
+                    map.add(before * page) as *mut c_void,
+                    data_pages * page,
+                    libc::PROT_READ | libc::PROT_WRITE,
                 ) == 0
-        };
-        if !ok {
-            return None;
+            };
+            if !ok {
+                return None;
+            }
         }
-        let start = (data_pages + 1) * page - bytes.len();
-        // SAFETY: `start..start + len` lies in the writable middle pages of the mapping.
+        let start = (before + data_pages) * page - bytes.len();
+        // SAFETY: `start..start + len` lies in the writable data pages of the mapping (an
+        // empty input points at the first guard page after them and is never read).
         g.data = unsafe {
             let p = map.add(start);
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+            if !bytes.is_empty() {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+            }
             p as *const u8
         };
         Some(g)
@@ -880,7 +895,10 @@ extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut c_voi
                 continue;
             }
             let file = CStr::from_ptr(info.dli_fname).to_bytes();
-            if !file.windows(9).any(|w| w == b"libsframe") {
+            // GNU libsframe, or glibc's reader as ci/glibc-reader builds it.
+            if !file.windows(9).any(|w| w == b"libsframe")
+                && !file.windows(11).any(|w| w == b"sframe-read")
+            {
                 continue;
             }
             let base = file.rsplit(|&c| c == b'/').next().unwrap_or(file);

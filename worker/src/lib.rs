@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! sframe-worker --libsframe PATH --release 2.44 [--version 2.44-3]   GNU libsframe via dlopen
+//! sframe-worker --glibc PATH --release 2.43 [--version 2.43-6]       glibc's SFrame reader
 //! sframe-worker --impl reference|simple-frame-rs                       an in-library adapter
 //! ```
 //!
@@ -17,6 +18,7 @@
 
 mod ffi;
 mod forking;
+mod glibc;
 mod libsframe;
 
 use sframe_harness::impls::protocol::serve;
@@ -26,7 +28,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn usage(msg: &str, names: &str) -> ExitCode {
-    eprintln!("sframe-worker: {msg}\nusage: sframe-worker --libsframe PATH --release REL [--version VER] | --impl {names}");
+    eprintln!("sframe-worker: {msg}\nusage: sframe-worker (--libsframe PATH | --glibc PATH) --release REL [--version VER] | --impl {names}");
     ExitCode::from(2)
 }
 
@@ -42,7 +44,8 @@ pub fn main(hosted: &[Hosted]) -> ExitCode {
         .join("|");
     let usage = |msg: &str| usage(msg, &names);
     let mut args = std::env::args().skip(1);
-    let (mut lib, mut release, mut version, mut name) = (
+    let (mut lib, mut glibc, mut release, mut version, mut name) = (
+        None::<PathBuf>,
         None::<PathBuf>,
         None::<String>,
         None::<String>,
@@ -51,6 +54,7 @@ pub fn main(hosted: &[Hosted]) -> ExitCode {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--libsframe" => lib = args.next().map(PathBuf::from),
+            "--glibc" => glibc = args.next().map(PathBuf::from),
             "--release" => release = args.next(),
             "--version" => version = args.next(),
             "--impl" => name = args.next(),
@@ -59,7 +63,31 @@ pub fn main(hosted: &[Hosted]) -> ExitCode {
     }
     // GNU libsframe is served one forked child per request (see `forking`); the Rust
     // adapters, which cannot crash the process, in the worker itself.
-    let fork = lib.is_some();
+    let fork = lib.is_some() || glibc.is_some();
+    if let Some(path) = glibc {
+        if lib.is_some() || name.is_some() {
+            return usage("--glibc hosts one implementation: no --libsframe or --impl with it");
+        }
+        let Some(release) = release else {
+            return usage("--glibc needs --release");
+        };
+        ffi::install_crash_reporter();
+        let version = version.unwrap_or_else(|| release.clone());
+        let imp = match glibc::Glibc::open(&path, &release, &version) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("sframe-worker: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        return match forking::serve(&imp, std::io::stdin().lock(), std::io::stdout().lock()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("sframe-worker: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let imp: Box<dyn Implementation> = match (lib, name.as_deref()) {
         (Some(path), None) => {
             let Some(release) = release else {

@@ -1,14 +1,17 @@
 //! Building implementations by name from what is provisioned here.
 //!
 //! Names: `reference`, `simple-frame-rs`, `libsframe-<release>` (one per provisioned
-//! release, run in `sframe-worker`), `objdump-<release>` (the text of `objdump --sframe`),
+//! release, run in `sframe-worker`), `glibc-<release>` (glibc's SFrame reader built by
+//! `ci/glibc-reader`, run in `sframe-worker`), `objdump-<release>` (the text of `objdump --sframe`),
 //! and external programs added with [`Registry::add_external`].
 
 use super::objdump::ObjdumpImpl;
 use super::process::{Launch, ProcessImpl, DEFAULT_TIMEOUT};
 use super::reference::Reference;
 use super::simple_frame::SimpleFrame;
-use super::toolchains::{libsframe_releases, objdumps, worker_path, PROVISION_HINT};
+use super::toolchains::{
+    glibc_readers, libsframe_releases, objdumps, worker_path, GLIBC_HINT, PROVISION_HINT,
+};
 use super::{Implementation, Kind};
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,6 +67,26 @@ pub fn libsframe_launch(
         .timeout(timeout))
 }
 
+/// The launch line of a worker hosting glibc's reader from `path`.
+pub fn glibc_launch(
+    release: &str,
+    path: &std::path::Path,
+    version: &str,
+    timeout: Duration,
+) -> Result<Launch, String> {
+    let worker = worker_path().ok_or_else(|| {
+        "sframe-worker not found: build it (`cargo build -p sframe-conform --bin sframe-worker`) or set SFRAME_WORKER".to_string()
+    })?;
+    Ok(Launch::new(worker)
+        .arg("--glibc")
+        .arg(path.as_os_str())
+        .arg("--release")
+        .arg(release)
+        .arg("--version")
+        .arg(version)
+        .timeout(timeout))
+}
+
 impl Registry {
     /// Everything that can be built here: the reference, simple-frame-rs, every provisioned
     /// libsframe (through `sframe-worker`) and, with `opts.objdump`, every provisioned objdump.
@@ -82,6 +105,22 @@ impl Registry {
         for lib in libs {
             let name = format!("libsframe-{}", lib.release);
             match libsframe_launch(&lib.release, &lib.path, &lib.version, opts.timeout)
+                .and_then(|l| ProcessImpl::start(l, Kind::Worker))
+            {
+                Ok(p) => r.available.push(Arc::new(p)),
+                Err(reason) => r.unavailable.push(Unavailable { name, reason }),
+            }
+        }
+        let readers = glibc_readers();
+        if readers.is_empty() {
+            r.unavailable.push(Unavailable {
+                name: "glibc-*".into(),
+                reason: format!("glibc's SFrame reader is not built: {GLIBC_HINT}"),
+            });
+        }
+        for g in readers {
+            let name = format!("glibc-{}", g.release);
+            match glibc_launch(&g.release, &g.path, &g.version, opts.timeout)
                 .and_then(|l| ProcessImpl::start(l, Kind::Worker))
             {
                 Ok(p) => r.available.push(Arc::new(p)),

@@ -197,3 +197,33 @@ pub fn worker_path() -> Option<PathBuf> {
     .into_iter()
     .find(|p| p.is_file())
 }
+
+/// The command that builds glibc's SFrame reader (after `ci/upstream-sources`).
+pub const GLIBC_HINT: &str = "run `ci/upstream-sources && ci/glibc-reader` (it builds glibc's sysdeps/generic/sframe-read.c from Debian's source into $SFRAME_CONFORM_CACHE/glibc-<release>/)";
+
+/// glibc's SFrame reader as `ci/glibc-reader` built it (`$CACHE/glibc-<release>/glibc.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct GlibcReader {
+    /// Upstream release (`2.43`).
+    pub release: String,
+    /// Debian source version (`2.43-6`).
+    pub version: String,
+    /// The shared object (reader + worker/glibc/shim.c).
+    pub path: PathBuf,
+}
+
+/// Every glibc reader built here, oldest release first.
+pub fn glibc_readers() -> Vec<GlibcReader> {
+    let Ok(dir) = std::fs::read_dir(cache_dir()) else {
+        return Vec::new();
+    };
+    let mut out: Vec<GlibcReader> = dir
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("glibc-"))
+        .filter_map(|e| std::fs::read_to_string(e.path().join("glibc.json")).ok())
+        .filter_map(|t| serde_json::from_str::<GlibcReader>(&t).ok())
+        .filter(|g| g.path.is_file())
+        .collect();
+    out.sort_by_key(|g| release_sort_key(&g.release));
+    out
+}
