@@ -27,6 +27,20 @@ pub struct SignatureSummary {
     /// record or save).
     #[serde(skip)]
     pub input: Option<Vec<u8>>,
+    /// A finding that explained other occurrences, when this one (`first_case`, `example`)
+    /// is new or untriaged: an occurrence no finding explains is never hidden behind one
+    /// that a finding does explain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explained_elsewhere: Option<String>,
+}
+
+/// How well an occurrence is accounted for: new < untriaged < a finding.
+fn rank(finding: Option<&str>) -> u8 {
+    match finding {
+        None => 0,
+        Some(crate::ledger::UNTRIAGED) => 1,
+        Some(_) => 2,
+    }
 }
 
 /// The whole run.
@@ -66,21 +80,31 @@ impl Summary {
             }
             for d in &ir.discrepancies {
                 let finding = super::known(ledger, d);
+                let keep_input = rank(finding.as_deref()) < 2;
                 let e = self
                     .signatures
                     .entry(d.signature.to_string())
                     .or_insert_with(|| SignatureSummary {
                         signature: d.signature.to_string(),
                         count: 0,
-                        input: finding
-                            .as_deref()
-                            .is_none_or(|f| f == crate::ledger::UNTRIAGED)
-                            .then(|| data.to_vec()),
-                        finding,
+                        input: keep_input.then(|| data.to_vec()),
+                        finding: finding.clone(),
                         first_case: r.case.clone(),
                         example: d.clone(),
+                        explained_elsewhere: None,
                     });
                 e.count += 1;
+                if rank(finding.as_deref()) < rank(e.finding.as_deref()) {
+                    // This occurrence is less accounted for than the ones before: it is the
+                    // one the signature stands for now.
+                    let before = std::mem::replace(&mut e.finding, finding);
+                    if rank(before.as_deref()) == 2 {
+                        e.explained_elsewhere = before;
+                    }
+                    e.first_case = r.case.clone();
+                    e.example = d.clone();
+                    e.input = Some(data.to_vec());
+                }
             }
         }
     }
@@ -138,7 +162,11 @@ impl Summary {
                     "{:<64} {:>6}  {}\n",
                     s.signature,
                     s.count,
-                    s.finding.as_deref().unwrap_or("NEW")
+                    match (s.finding.as_deref(), s.explained_elsewhere.as_deref()) {
+                        (None, Some(f)) => format!("NEW (other occurrences: {f})"),
+                        (Some(u), Some(f)) => format!("{u} (other occurrences: {f})"),
+                        (f, None) => f.unwrap_or("NEW").to_string(),
+                    }
                 ));
             }
         }
@@ -167,5 +195,79 @@ impl Summary {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::{ImplResult, Op, Status};
+    use crate::ledger::{Finding, Kind, Verdict};
+
+    fn disc(explained_by: &[&str]) -> Discrepancy {
+        let sig: crate::signature::Signature = "diff:libsframe-2.47:v2:find_fre:row.cfa"
+            .parse()
+            .expect("a signature");
+        Discrepancy {
+            kind: Kind::Disagreement,
+            implementation: "libsframe-2.47".into(),
+            op: Op::FindFre,
+            detail: "row.cfa".into(),
+            signature: sig,
+            function: None,
+            fre: None,
+            pc: Some(0),
+            expected: "a".into(),
+            found: "b".into(),
+            explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn case(name: &str, d: Discrepancy) -> CaseResult {
+        CaseResult {
+            case: name.into(),
+            bytes: 0,
+            version: Some(2),
+            valid: true,
+            first_error: None,
+            pcs: 1,
+            results: vec![ImplResult {
+                implementation: "libsframe-2.47".into(),
+                status: Status::Discrepant,
+                discrepancies: vec![d],
+            }],
+        }
+    }
+
+    #[test]
+    fn an_unexplained_occurrence_is_not_hidden_behind_an_explained_one() {
+        let ledger = Ledger {
+            findings: vec![Finding {
+                id: "F9999-x".into(),
+                title: String::new(),
+                kind: Kind::Disagreement,
+                verdict: Verdict::ImplementationBug,
+                tools: vec![],
+                rules: vec![],
+                signatures: vec![],
+                reproducers: vec![],
+                reproduce: String::new(),
+                fixed_in: vec![],
+                notes: String::new(),
+                quirks: Default::default(),
+                upstream: vec![],
+            }],
+            ..Ledger::default()
+        };
+        let mut s = Summary::default();
+        s.add(&case("explained", disc(&["F9999-x"])), &[1], &ledger);
+        assert!(!s.has_new());
+        s.add(&case("unexplained", disc(&[])), &[2], &ledger);
+        assert!(s.has_new(), "the second occurrence is explained by nothing");
+        let e = s.signatures.values().next().expect("one signature");
+        assert_eq!(e.count, 2);
+        assert_eq!(e.first_case, "unexplained");
+        assert_eq!(e.input.as_deref(), Some(&[2u8][..]));
+        assert_eq!(e.explained_elsewhere.as_deref(), Some("F9999-x"));
     }
 }
