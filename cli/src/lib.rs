@@ -15,9 +15,9 @@ pub mod diff_cmd;
 pub mod dump;
 pub mod impls;
 pub mod matrix_cmd;
-pub mod produce_cmd;
 #[cfg(feature = "oracle")]
 pub mod oracle_cmd;
+pub mod produce_cmd;
 pub mod rules_cmd;
 #[cfg(feature = "oracle")]
 pub mod stackwalk;

@@ -33,11 +33,12 @@ pub fn producers(arch: Arch) -> Vec<Producer> {
         .filter_map(|e| {
             let n = e.file_name().into_string().ok()?;
             let rel = n.strip_prefix(&prefix)?;
-            rel.starts_with(|c: char| c.is_ascii_digit()).then(|| Producer {
-                name: format!("gnu-as-{rel}"),
-                arch,
-                path: e.path(),
-            })
+            rel.starts_with(|c: char| c.is_ascii_digit())
+                .then(|| Producer {
+                    name: format!("gnu-as-{rel}"),
+                    arch,
+                    path: e.path(),
+                })
         })
         .collect();
     v.sort_by(|a, b| a.name.cmp(&b.name));

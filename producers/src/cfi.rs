@@ -235,9 +235,7 @@ impl State {
             C::DefCfaSf {
                 register,
                 factored_offset,
-            } => {
-                self.cfa = CfaRule::RegOffset(register.0, factored_offset.wrapping_mul(daf))
-            }
+            } => self.cfa = CfaRule::RegOffset(register.0, factored_offset.wrapping_mul(daf)),
             C::DefCfaRegister { register } => match cfa_reg {
                 Some(_) => self.cfa = CfaRule::RegOffset(register.0, cfa_off),
                 None => return Err("def_cfa_register after a CFA expression".into()),
@@ -270,8 +268,10 @@ impl State {
                 register,
                 factored_offset,
             } => {
-                self.regs
-                    .insert(register.0, RegRule::Offset(factored_offset.wrapping_mul(daf)));
+                self.regs.insert(
+                    register.0,
+                    RegRule::Offset(factored_offset.wrapping_mul(daf)),
+                );
             }
             C::ValOffset {
                 register,

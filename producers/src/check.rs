@@ -188,9 +188,10 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> Outcome {
         Ok(Some(f)) => f,
         Ok(None) => {
             // No FDE at the start: left out, unless another PC of the function is covered.
-            let covered = fde.rows.iter().any(|r| {
-                matches!(sec.find_fde(rel(r.start)), Ok(Some(_))) && r.start != fde.start
-            });
+            let covered = fde
+                .rows
+                .iter()
+                .any(|r| matches!(sec.find_fde(rel(r.start)), Ok(Some(_))) && r.start != fde.start);
             if !covered {
                 return Outcome::Omitted(unexp);
             }
@@ -233,43 +234,78 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> Outcome {
         let e = expected(abi, row, fde.ra_column);
         let why = expressible(version, abi, &e).err();
         let off = pc - fde.start;
-        let mk = |kind, which: Option<Loc>, found: String| Mismatch {
-            pc_offset: off,
-            kind,
-            shape: format!("cfi-{kind}-{}", loc_shape(which, regs)),
-            expected: format!("{e:?}"),
-            found,
-            unexpressible: why,
+        // The shape: the field, the CFI's rule and the SFrame row's rule (`offset` when
+        // both have the same base and differ in the offset only).
+        let mk = |kind: &'static str, want: Option<Loc>, got: Option<Loc>, found: String| {
+            let w = loc_shape(want, regs);
+            let g = match (want, got) {
+                (
+                    Some(Loc::Expr {
+                        base: b1,
+                        deref: d1,
+                        ..
+                    }),
+                    Some(Loc::Expr {
+                        base: b2,
+                        deref: d2,
+                        ..
+                    }),
+                ) if b1 == b2 && d1 == d2 => "offset".to_string(),
+                (_, None) => "none".to_string(),
+                _ => loc_shape(got, regs),
+            };
+            Mismatch {
+                pc_offset: off,
+                kind,
+                shape: format!("cfi-{kind}-{w}-{g}"),
+                expected: format!("{e:?}"),
+                found,
+                unexpressible: why,
+            }
         };
         let found = match sec.find(rel(pc)) {
             Ok(Some(f)) => f,
-            Ok(None) => return Outcome::Disagrees(mk("no-row", e.cfa, "no row".into())),
-            Err(v) => return Outcome::Disagrees(mk("step-error", e.cfa, format!("{v:?}"))),
+            Ok(None) => {
+                let mut m = mk("no-row", e.cfa, None, "no row".into());
+                if sfde.num_fres == 0 {
+                    m.shape = "cfi-fde-without-fres".into();
+                }
+                return Outcome::Disagrees(m);
+            }
+            Err(v) => return Outcome::Disagrees(mk("step-error", e.cfa, None, format!("{v:?}"))),
         };
         let rec: Recovery = match sec.recovery(&found.fde, &found.fre) {
             Ok(r) => r,
             Err(rule) => {
-                return Outcome::Disagrees(mk("step-error", e.cfa, format!("breaks {rule:?}")))
+                return Outcome::Disagrees(mk(
+                    "step-error",
+                    e.cfa,
+                    None,
+                    format!("breaks {rule:?}"),
+                ))
             }
         };
         let found_s = format!("{rec:?}");
-        if e.ra == Some(Loc::Undefined) {
-            if rec.ra != Loc::Undefined {
-                return Outcome::Disagrees(mk("ra", e.ra, found_s));
+        // RA undefined (outermost frame) is about the RA, whatever the CFA says.
+        if e.ra == Some(Loc::Undefined) || rec.ra == Loc::Undefined {
+            if Some(rec.ra) != e.ra {
+                return Outcome::Disagrees(mk("ra", e.ra, Some(rec.ra), found_s));
             }
             continue;
         }
         if Some(rec.cfa) != e.cfa {
-            return Outcome::Disagrees(mk("cfa", e.cfa, found_s));
+            return Outcome::Disagrees(mk("cfa", e.cfa, Some(rec.cfa), found_s));
         }
         if Some(rec.ra) != e.ra {
-            return Outcome::Disagrees(mk("ra", e.ra, found_s));
+            return Outcome::Disagrees(mk("ra", e.ra, Some(rec.ra), found_s));
         }
         if Some(rec.fp) != e.fp {
-            return Outcome::Disagrees(mk("fp", e.fp, found_s));
+            return Outcome::Disagrees(mk("fp", e.fp, Some(rec.fp), found_s));
         }
         if rec.ra_mangled != e.ra_mangled {
-            return Outcome::Disagrees(mk("ra", e.ra, found_s));
+            let mut m = mk("ra", e.ra, Some(rec.ra), found_s);
+            m.shape = format!("cfi-ra-mangled-{}", e.ra_mangled);
+            return Outcome::Disagrees(m);
         }
     }
     if version == Version::V3 && sfde.signal(version) != fde.signal {

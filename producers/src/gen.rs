@@ -191,13 +191,13 @@ fn aarch64_ops() -> &'static [&'static str] {
 
 fn s390x_ops() -> &'static [&'static str] {
     &[
-        "nopr",               // 2
-        "nop",                // 4
-        "lgr %r11, %r15",     // 4
-        "aghi %r15, -160",    // 4
+        "nopr",                     // 2
+        "nop",                      // 4
+        "lgr %r11, %r15",           // 4
+        "aghi %r15, -160",          // 4
         "stmg %r6, %r15, 48(%r15)", // 6
         "lay %r15, -4096(%r15)",    // 6
-        "lgr %r1, %r15",      // 4
+        "lgr %r1, %r15",            // 4
     ]
 }
 

@@ -8,7 +8,11 @@ use std::path::Path;
 
 /// The smallest program found that still gives `sig` through `p`.
 pub fn minimize(p: &Producer, prog: &Program, sig: &str, work: &Path) -> Program {
-    let test = |pr: &Program| crate::signatures_of(p, &pr.to_asm(), work).iter().any(|s| s == sig);
+    let test = |pr: &Program| {
+        crate::signatures_of(p, &pr.to_asm(), work)
+            .iter()
+            .any(|s| s == sig)
+    };
     let mut best = prog.clone();
     // One function alone, if one does it.
     for f in &prog.funcs {
