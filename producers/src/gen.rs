@@ -244,10 +244,10 @@ fn offset(u: &mut Unstructured<'_>, arch: Arch) -> Result<i64> {
     })
 }
 
-/// A register save offset: a multiple of the data alignment factor (8 on x86-64 and
-/// s390x, 4 on AArch64: gas refuses others).
-fn slot_offset(u: &mut Unstructured<'_>, arch: Arch) -> Result<i64> {
-    let unit: i64 = if arch == Arch::Aarch64 { 4 } else { 8 };
+/// A register save offset: a multiple of the data alignment factor (gas uses 8 on all
+/// three targets and refuses others).
+fn slot_offset(u: &mut Unstructured<'_>, _arch: Arch) -> Result<i64> {
+    let unit: i64 = 8;
     Ok(match u.int_in_range(0u8..=8)? {
         0..=6 => unit * i64::from(u.int_in_range(-4i8..=8)?),
         7 => unit * i64::from(u.int_in_range(-4096i16..=4096)?),
