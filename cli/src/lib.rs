@@ -17,6 +17,7 @@ pub mod impls;
 pub mod matrix_cmd;
 #[cfg(feature = "oracle")]
 pub mod oracle_cmd;
+pub mod produce_cmd;
 pub mod rules_cmd;
 #[cfg(feature = "oracle")]
 pub mod stackwalk;

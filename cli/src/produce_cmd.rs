@@ -1,0 +1,295 @@
+//! `sframe-conform produce`: random functions through the SFrame producers (GNU as
+//! `--gsframe` of every provisioned release), their SFrame rows checked per PC against the
+//! object's own DWARF CFI (crate `sframe-producers`). Exit 0 when every disagreement is
+//! accounted for by the findings ledger, 1 when one is not, 2 on bad input.
+
+use serde::Serialize;
+use sframe_harness::ledger::Ledger;
+use sframe_producers::asm::{self, Producer};
+use sframe_producers::check::Outcome;
+use sframe_producers::gen::{self, Arch, Config};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+pub struct Args {
+    pub generate: u64,
+    pub seed: u64,
+    pub producer: Option<String>,
+    pub abi: Vec<String>,
+    pub json: bool,
+    pub jobs: usize,
+    pub ledger: Option<PathBuf>,
+    /// Write the minimized `.s` of each signature the ledger does not account for here.
+    pub minimize: Option<PathBuf>,
+}
+
+#[derive(Debug, Default, Clone, Serialize)]
+struct Counts {
+    producer: String,
+    version: String,
+    abi: String,
+    files: u64,
+    functions: u64,
+    fdes: u64,
+    agree: u64,
+    omitted_expressible: u64,
+    omitted_unexpressible: u64,
+    disagree: u64,
+    assembler_errors: u64,
+    read_errors: u64,
+    seconds: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct SigInfo {
+    count: u64,
+    finding: Option<String>,
+    first_case: u64,
+    pc_offset: u64,
+    expected: String,
+    found: String,
+    unexpressible: Option<&'static str>,
+    minimized: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Report {
+    seed: u64,
+    functions_per_pair: u64,
+    producers: Vec<Counts>,
+    signatures: BTreeMap<String, SigInfo>,
+    assembler_errors: BTreeMap<String, u64>,
+}
+
+pub fn run(args: &Args) -> Result<ExitCode, String> {
+    let ledger_dir = args.ledger.clone().unwrap_or_else(Ledger::default_dir);
+    let ledger = Ledger::load(&ledger_dir).map_err(|e| e.to_string())?;
+    let archs: Vec<Arch> = if args.abi.is_empty() {
+        vec![Arch::X86_64]
+    } else {
+        args.abi
+            .iter()
+            .map(|a| Arch::from_name(a).ok_or_else(|| format!("unknown ABI {a:?}")))
+            .collect::<Result<_, _>>()?
+    };
+    let mut report = Report {
+        seed: args.seed,
+        functions_per_pair: args.generate,
+        producers: vec![],
+        signatures: BTreeMap::new(),
+        assembler_errors: BTreeMap::new(),
+    };
+    let jobs = if args.jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        args.jobs
+    };
+    let scratch = std::env::temp_dir().join(format!("sframe-produce-{}", std::process::id()));
+    for arch in archs {
+        let cfg = Config::new(arch);
+        let producers: Vec<Producer> = asm::producers(arch)
+            .into_iter()
+            .filter(|p| args.producer.as_ref().is_none_or(|n| &p.name == n))
+            .collect();
+        if producers.is_empty() {
+            return Err(format!(
+                "no producer for {} in {}",
+                arch.abi_name(),
+                asm::bin_dir().display()
+            ));
+        }
+        for p in &producers {
+            let t0 = Instant::now();
+            let counts = Mutex::new(Counts {
+                producer: p.name.clone(),
+                version: p.version(),
+                abi: arch.abi_name().into(),
+                ..Default::default()
+            });
+            let sigs: Mutex<BTreeMap<String, (SigInfo, gen::Program)>> =
+                Mutex::new(BTreeMap::new());
+            let errors: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
+            let next = AtomicU64::new(0);
+            let functions = AtomicU64::new(0);
+            let bar = if args.json {
+                indicatif::ProgressBar::hidden()
+            } else {
+                indicatif::ProgressBar::new(args.generate)
+            };
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{msg:24} {bar:40} {pos}/{len} functions {elapsed} ({per_sec})",
+                )
+                .map_err(|e| e.to_string())?,
+            );
+            bar.set_message(format!("{} {}", p.name, arch.abi_name()));
+            std::thread::scope(|s| {
+                for j in 0..jobs {
+                    let work = scratch.join(format!("{}-{}-{j}", p.name, arch.abi_name()));
+                    let (counts, sigs, errors, next, functions, bar, cfg) =
+                        (&counts, &sigs, &errors, &next, &functions, &bar, &cfg);
+                    s.spawn(move || loop {
+                        if functions.load(Ordering::SeqCst) >= args.generate {
+                            break;
+                        }
+                        let case = next.fetch_add(1, Ordering::SeqCst);
+                        let prog = gen::program(args.seed, case, cfg);
+                        let nf = prog.funcs.len() as u64;
+                        functions.fetch_add(nf, Ordering::SeqCst);
+                        let r = sframe_producers::run_asm(p, &prog.to_asm(), &work);
+                        bar.inc(nf);
+                        let mut c = counts.lock().unwrap_or_else(|e| e.into_inner());
+                        c.files += 1;
+                        c.functions += nf;
+                        if let Some(e) = &r.assembler_error {
+                            c.assembler_errors += 1;
+                            let key = first_error(e);
+                            *errors
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .entry(key)
+                                .or_default() += 1;
+                            continue;
+                        }
+                        if r.read_error.is_some() {
+                            c.read_errors += 1;
+                        }
+                        for o in &r.outcomes {
+                            c.fdes += 1;
+                            match o {
+                                Outcome::Agrees => c.agree += 1,
+                                Outcome::Omitted(None) => c.omitted_expressible += 1,
+                                Outcome::Omitted(Some(_)) => c.omitted_unexpressible += 1,
+                                Outcome::Disagrees(m) => {
+                                    c.disagree += 1;
+                                    let sig =
+                                        sframe_producers::signature(&p.name, arch.abi_name(), m);
+                                    let mut g = sigs.lock().unwrap_or_else(|e| e.into_inner());
+                                    let e = g.entry(sig).or_insert_with(|| {
+                                        (
+                                            SigInfo {
+                                                count: 0,
+                                                finding: None,
+                                                first_case: case,
+                                                pc_offset: m.pc_offset,
+                                                expected: m.expected.clone(),
+                                                found: m.found.clone(),
+                                                unexpressible: m.unexpressible,
+                                                minimized: None,
+                                            },
+                                            prog.clone(),
+                                        )
+                                    });
+                                    e.0.count += 1;
+                                }
+                            }
+                        }
+                    });
+                }
+            });
+            bar.finish_and_clear();
+            let mut c = counts.into_inner().unwrap_or_else(|e| e.into_inner());
+            c.seconds = t0.elapsed().as_secs_f64();
+            for (sig, (mut info, prog)) in sigs.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                info.finding = ledger.accounted_signature(&sig);
+                if info.finding.is_none() {
+                    if let Some(dir) = &args.minimize {
+                        let small = sframe_producers::minimize::minimize(
+                            p,
+                            &prog,
+                            &sig,
+                            &scratch.join("min"),
+                        );
+                        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+                        let name = sig.replace(':', "_");
+                        let path = dir.join(format!("{name}.s"));
+                        std::fs::write(&path, small.to_asm()).map_err(|e| e.to_string())?;
+                        info.minimized = Some(path.display().to_string());
+                    }
+                }
+                report.signatures.insert(sig, info);
+            }
+            for (k, n) in errors.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                *report
+                    .assembler_errors
+                    .entry(format!("{}: {k}", p.name))
+                    .or_default() += n;
+            }
+            report.producers.push(c);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    let new: Vec<&String> = report
+        .signatures
+        .iter()
+        .filter(|(_, i)| i.finding.is_none())
+        .map(|(s, _)| s)
+        .collect();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!(
+            "{:<14} {:<8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9}",
+            "producer",
+            "abi",
+            "functions",
+            "fdes",
+            "agree",
+            "omit-expr",
+            "omit-unex",
+            "disagree",
+            "asm-err",
+            "fn/s"
+        );
+        for c in &report.producers {
+            println!(
+                "{:<14} {:<8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9.0}",
+                c.producer,
+                c.abi,
+                c.functions,
+                c.fdes,
+                c.agree,
+                c.omitted_expressible,
+                c.omitted_unexpressible,
+                c.disagree,
+                c.assembler_errors,
+                c.functions as f64 / c.seconds.max(1e-9)
+            );
+        }
+        for (s, i) in &report.signatures {
+            println!(
+                "{s}: {} ({})",
+                i.count,
+                i.finding.as_deref().unwrap_or("NEW")
+            );
+        }
+        for (k, n) in &report.assembler_errors {
+            println!("assembler error {k}: {n}");
+        }
+    }
+    if let Some(s) = new.first() {
+        eprintln!("sframe-conform: producer disagreement not in the findings ledger: {s}");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The first error line of an assembler's stderr, without the file name and line.
+fn first_error(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("Error") || l.contains("rror:"))
+        .or_else(|| stderr.lines().next())
+        .unwrap_or("");
+    match line.find("Error") {
+        Some(i) => line[i..].to_string(),
+        None => line.to_string(),
+    }
+}

@@ -1,0 +1,330 @@
+//! The DWARF CFI of an object's `.eh_frame`, as rows per PC.
+//!
+//! gimli parses the section (after this module applies its relocations in the synthetic
+//! layout of [`sframe_elf::section_addresses`], the same one `sframe_elf::load` gives
+//! `.sframe`); the rows are evaluated here, keeping apart an explicit `DW_CFA_undefined`
+//! and a register without a rule (gimli's own table does not), since SFrame's "not saved"
+//! is the latter.
+
+use gimli::{BaseAddresses, CallFrameInstruction, CieOrFde, EhFrame, LittleEndian, UnwindSection};
+use goblin::elf::Elf;
+use std::collections::BTreeMap;
+
+/// A register's rule (DWARF 6.4.1), as far as SFrame cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RegRule {
+    /// `DW_CFA_undefined`.
+    Undefined,
+    /// `DW_CFA_same_value`, or no rule at all.
+    SameValue,
+    /// Saved at CFA + n.
+    Offset(i64),
+    /// Value is CFA + n.
+    ValOffset(i64),
+    /// In another register.
+    Register(u16),
+    /// A DWARF expression.
+    Expression,
+}
+
+/// The CFA rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CfaRule {
+    RegOffset(u16, i64),
+    Expression,
+}
+
+/// One row: from `start` (absolute, in the synthetic layout) to the next row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub start: u64,
+    pub cfa: CfaRule,
+    pub regs: BTreeMap<u16, RegRule>,
+    /// AArch64 `RA_SIGN_STATE` (toggled by `DW_CFA_AARCH64_negate_ra_state`).
+    pub ra_signed: bool,
+}
+
+impl Row {
+    pub fn reg(&self, r: u16) -> RegRule {
+        self.regs.get(&r).copied().unwrap_or(RegRule::SameValue)
+    }
+}
+
+/// One FDE's function and rows.
+#[derive(Debug, Clone)]
+pub struct FdeRows {
+    pub start: u64,
+    pub len: u64,
+    pub signal: bool,
+    pub ra_column: u16,
+    pub rows: Vec<Row>,
+}
+
+impl FdeRows {
+    /// The row at `pc`.
+    pub fn row_at(&self, pc: u64) -> Option<&Row> {
+        self.rows.iter().rev().find(|r| r.start <= pc)
+    }
+}
+
+/// Relocated bytes and address of a section named `name` of a relocatable object (or the
+/// bytes as they are in a linked file).
+pub fn relocated_section(file: &[u8], elf: &Elf<'_>, name: &str) -> Option<(Vec<u8>, u64)> {
+    let machine = match elf.header.e_machine {
+        goblin::elf::header::EM_X86_64 => sframe_elf::Machine::X86_64,
+        goblin::elf::header::EM_AARCH64 => sframe_elf::Machine::Aarch64,
+        goblin::elf::header::EM_S390 => sframe_elf::Machine::S390x,
+        _ => return None,
+    };
+    let (idx, sh) = elf
+        .section_headers
+        .iter()
+        .enumerate()
+        .find(|(_, s)| elf.shdr_strtab.get_at(s.sh_name) == Some(name))?;
+    let start = usize::try_from(sh.sh_offset).ok()?;
+    let mut bytes = file
+        .get(start..start.checked_add(usize::try_from(sh.sh_size).ok()?)?)?
+        .to_vec();
+    let addrs = sframe_elf::section_addresses(elf);
+    let vaddr = addrs.get(idx).copied().unwrap_or(0);
+    if elf.header.e_type == goblin::elf::header::ET_REL {
+        for (_, relocs) in elf.shdr_relocs.iter().filter(|(ri, _)| {
+            elf.section_headers
+                .get(*ri)
+                .is_some_and(|r| r.sh_info as usize == idx)
+        }) {
+            for r in relocs.iter() {
+                let sym = elf.syms.get(r.r_sym)?;
+                let s = addrs
+                    .get(sym.st_shndx)
+                    .copied()
+                    .unwrap_or(0)
+                    .wrapping_add(sym.st_value);
+                let a = r.r_addend.unwrap_or(0) as u64;
+                let p = vaddr.wrapping_add(r.r_offset);
+                let (value, width) = sframe_elf::reloc_value(machine, r.r_type, s, a, p)?;
+                let off = usize::try_from(r.r_offset).ok()?;
+                let dst = bytes.get_mut(off..off + width)?;
+                if elf.little_endian {
+                    dst.copy_from_slice(&value.to_le_bytes()[..width]);
+                } else {
+                    dst.copy_from_slice(&value.to_be_bytes()[8 - width..]);
+                }
+            }
+        }
+    }
+    Some((bytes, vaddr))
+}
+
+/// Every FDE of `.eh_frame` with its rows. Errors are strings (the producer wrote
+/// something gimli cannot read).
+pub fn read_eh_frame(file: &[u8], elf: &Elf<'_>) -> Result<Vec<FdeRows>, String> {
+    if !elf.little_endian {
+        return read_eh_frame_endian(file, elf, gimli::BigEndian);
+    }
+    read_eh_frame_endian(file, elf, LittleEndian)
+}
+
+fn read_eh_frame_endian<E: gimli::Endianity>(
+    file: &[u8],
+    elf: &Elf<'_>,
+    endian: E,
+) -> Result<Vec<FdeRows>, String> {
+    let Some((bytes, vaddr)) = relocated_section(file, elf, ".eh_frame") else {
+        return Ok(vec![]);
+    };
+    let eh = EhFrame::new(&bytes, endian);
+    let bases = BaseAddresses::default().set_eh_frame(vaddr);
+    let mut entries = eh.entries(&bases);
+    let mut out = Vec::new();
+    while let Some(e) = entries.next().map_err(|e| e.to_string())? {
+        let CieOrFde::Fde(partial) = e else { continue };
+        let fde = partial
+            .parse(EhFrame::cie_from_offset)
+            .map_err(|e| e.to_string())?;
+        let cie = fde.cie();
+        let caf = cie.code_alignment_factor();
+        let daf = cie.data_alignment_factor();
+        let ra_column = cie.return_address_register().0;
+        let start = fde.initial_address();
+        let mut st = State {
+            cfa: CfaRule::RegOffset(0, 0),
+            regs: BTreeMap::new(),
+            ra_signed: false,
+        };
+        let mut stack: Vec<State> = Vec::new();
+        let mut ins = cie.instructions(&eh, &bases);
+        while let Some(i) = ins.next().map_err(|e| e.to_string())? {
+            st.apply(&i, daf, None, &mut stack)?;
+        }
+        let initial = st.clone();
+        let mut rows: Vec<Row> = Vec::new();
+        let mut pc = start;
+        let mut ins = fde.instructions(&eh, &bases);
+        while let Some(i) = ins.next().map_err(|e| e.to_string())? {
+            let next_pc = match i {
+                CallFrameInstruction::AdvanceLoc { delta } => {
+                    Some(pc.wrapping_add(u64::from(delta).wrapping_mul(caf)))
+                }
+                CallFrameInstruction::SetLoc { address } => Some(address),
+                _ => None,
+            };
+            if let Some(n) = next_pc {
+                push_row(&mut rows, pc, &st);
+                pc = n;
+                continue;
+            }
+            st.apply(&i, daf, Some(&initial), &mut stack)?;
+        }
+        push_row(&mut rows, pc, &st);
+        out.push(FdeRows {
+            start,
+            len: fde.len(),
+            signal: fde.is_signal_trampoline(),
+            ra_column,
+            rows,
+        });
+    }
+    Ok(out)
+}
+
+fn push_row(rows: &mut Vec<Row>, pc: u64, st: &State) {
+    let row = Row {
+        start: pc,
+        cfa: st.cfa,
+        regs: st.regs.clone(),
+        ra_signed: st.ra_signed,
+    };
+    if let Some(last) = rows.last_mut() {
+        if last.start == pc {
+            *last = row;
+            return;
+        }
+    }
+    rows.push(row);
+}
+
+#[derive(Debug, Clone)]
+struct State {
+    cfa: CfaRule,
+    regs: BTreeMap<u16, RegRule>,
+    ra_signed: bool,
+}
+
+impl State {
+    fn apply<T: gimli::ReaderOffset>(
+        &mut self,
+        i: &CallFrameInstruction<T>,
+        daf: i64,
+        initial: Option<&State>,
+        stack: &mut Vec<State>,
+    ) -> Result<(), String> {
+        use CallFrameInstruction as C;
+        let cfa_reg = match self.cfa {
+            CfaRule::RegOffset(r, _) => Some(r),
+            CfaRule::Expression => None,
+        };
+        let cfa_off = match self.cfa {
+            CfaRule::RegOffset(_, o) => o,
+            CfaRule::Expression => 0,
+        };
+        match *i {
+            C::DefCfa { register, offset } => {
+                self.cfa = CfaRule::RegOffset(register.0, offset as i64)
+            }
+            C::DefCfaSf {
+                register,
+                factored_offset,
+            } => self.cfa = CfaRule::RegOffset(register.0, factored_offset.wrapping_mul(daf)),
+            C::DefCfaRegister { register } => match cfa_reg {
+                Some(_) => self.cfa = CfaRule::RegOffset(register.0, cfa_off),
+                None => return Err("def_cfa_register after a CFA expression".into()),
+            },
+            C::DefCfaOffset { offset } => match cfa_reg {
+                Some(r) => self.cfa = CfaRule::RegOffset(r, offset as i64),
+                None => return Err("def_cfa_offset after a CFA expression".into()),
+            },
+            C::DefCfaOffsetSf { factored_offset } => match cfa_reg {
+                Some(r) => self.cfa = CfaRule::RegOffset(r, factored_offset.wrapping_mul(daf)),
+                None => return Err("def_cfa_offset_sf after a CFA expression".into()),
+            },
+            C::DefCfaExpression { .. } => self.cfa = CfaRule::Expression,
+            C::Undefined { register } => {
+                self.regs.insert(register.0, RegRule::Undefined);
+            }
+            C::SameValue { register } => {
+                self.regs.insert(register.0, RegRule::SameValue);
+            }
+            C::Offset {
+                register,
+                factored_offset,
+            } => {
+                self.regs.insert(
+                    register.0,
+                    RegRule::Offset((factored_offset as i64).wrapping_mul(daf)),
+                );
+            }
+            C::OffsetExtendedSf {
+                register,
+                factored_offset,
+            } => {
+                self.regs.insert(
+                    register.0,
+                    RegRule::Offset(factored_offset.wrapping_mul(daf)),
+                );
+            }
+            C::ValOffset {
+                register,
+                factored_offset,
+            } => {
+                self.regs.insert(
+                    register.0,
+                    RegRule::ValOffset((factored_offset as i64).wrapping_mul(daf)),
+                );
+            }
+            C::ValOffsetSf {
+                register,
+                factored_offset,
+            } => {
+                self.regs.insert(
+                    register.0,
+                    RegRule::ValOffset(factored_offset.wrapping_mul(daf)),
+                );
+            }
+            C::Register {
+                dest_register,
+                src_register,
+            } => {
+                self.regs
+                    .insert(dest_register.0, RegRule::Register(src_register.0));
+            }
+            C::Expression { register, .. } | C::ValExpression { register, .. } => {
+                self.regs.insert(register.0, RegRule::Expression);
+            }
+            C::Restore { register } => {
+                let Some(init) = initial else {
+                    return Err("DW_CFA_restore in a CIE".into());
+                };
+                match init.regs.get(&register.0) {
+                    Some(r) => {
+                        self.regs.insert(register.0, *r);
+                    }
+                    None => {
+                        self.regs.remove(&register.0);
+                    }
+                }
+            }
+            C::RememberState => stack.push(self.clone()),
+            C::RestoreState => {
+                let Some(s) = stack.pop() else {
+                    return Err("DW_CFA_restore_state without a remembered state".into());
+                };
+                // The location is not part of the remembered state.
+                *self = s;
+            }
+            C::NegateRaState => self.ra_signed = !self.ra_signed,
+            C::ArgsSize { .. } | C::Nop | C::SetLoc { .. } | C::AdvanceLoc { .. } => {}
+        }
+        Ok(())
+    }
+}

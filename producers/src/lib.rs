@@ -1,0 +1,111 @@
+//! # sframe-producers
+//!
+//! csmith for SFrame producers: random functions ([`gen`]) with real instructions and
+//! well-formed `.cfi_*` directives go through a producer ([`asm`]: `as --gsframe` of each
+//! provisioned binutils release); the object's SFrame rows, read with the reference reader,
+//! are checked per PC against the same object's `.eh_frame` CFI ([`cfi`], [`check`]).
+//! Disagreements get an oracle-class signature
+//! `oracle:<producer>:<abi>:cfi-<kind>-<cfi shape>:<kind>` and are minimized
+//! ([`minimize`]) to the smallest `.s` that still gives the same signature.
+
+pub mod asm;
+pub mod cfi;
+pub mod check;
+pub mod gen;
+pub mod minimize;
+
+use asm::Producer;
+use check::{Mismatch, Outcome};
+use gen::{Func, Program};
+use std::path::Path;
+
+/// The result of one file through one producer.
+#[derive(Debug, Clone)]
+pub struct FileResult {
+    /// The assembler refused the file (its stderr).
+    pub assembler_error: Option<String>,
+    /// Per CFI FDE, in `.eh_frame` order.
+    pub outcomes: Vec<Outcome>,
+    /// Something could not be read (the object, `.eh_frame`, `.sframe`).
+    pub read_error: Option<String>,
+}
+
+/// The signature of a mismatch.
+pub fn signature(producer: &str, abi: &str, m: &Mismatch) -> String {
+    format!("oracle:{producer}:{abi}:{}:{}", m.shape, m.kind)
+}
+
+/// Check an object's SFrame section against its CFI.
+pub fn check_object(obj: &[u8]) -> Result<Vec<Outcome>, String> {
+    let elf = goblin::elf::Elf::parse(obj).map_err(|e| e.to_string())?;
+    let fdes = cfi::read_eh_frame(obj, &elf)?;
+    let loaded = match sframe_elf::load(obj) {
+        Ok(l) => l,
+        Err(sframe_elf::LoadError::NoSframeSection) => {
+            return Ok(fdes
+                .iter()
+                .map(|_| Outcome::Omitted(Some("no-sframe-section")))
+                .collect())
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    let sec = sframe_spec::SectionRef::parse(&loaded.bytes).map_err(|v| format!("{v:?}"))?;
+    Ok(fdes
+        .iter()
+        .map(|f| check::check_fde(&sec, loaded.vaddr, f))
+        .collect())
+}
+
+/// Assemble `asm` with `p` and check the object.
+pub fn run_asm(p: &Producer, asm: &str, work: &Path) -> FileResult {
+    let a = match p.assemble(asm, work) {
+        Ok(a) => a,
+        Err(e) => {
+            return FileResult {
+                assembler_error: Some(e.to_string()),
+                outcomes: vec![],
+                read_error: None,
+            }
+        }
+    };
+    let Some(obj) = a.object else {
+        return FileResult {
+            assembler_error: Some(a.stderr),
+            outcomes: vec![],
+            read_error: None,
+        };
+    };
+    match check_object(&obj) {
+        Ok(outcomes) => FileResult {
+            assembler_error: None,
+            outcomes,
+            read_error: None,
+        },
+        Err(e) => FileResult {
+            assembler_error: None,
+            outcomes: vec![],
+            read_error: Some(e),
+        },
+    }
+}
+
+/// The first signature of a file through `p` (for the minimizer's predicate).
+pub fn signatures_of(p: &Producer, asm: &str, work: &Path) -> Vec<String> {
+    let r = run_asm(p, asm, work);
+    let abi = p.arch.abi_name();
+    r.outcomes
+        .iter()
+        .filter_map(|o| match o {
+            Outcome::Disagrees(m) => Some(signature(&p.name, abi, m)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A one-function program.
+pub fn single(arch: gen::Arch, f: Func) -> Program {
+    Program {
+        arch,
+        funcs: vec![f],
+    }
+}

@@ -1,0 +1,74 @@
+//! Seeded smoke run: random functions through every provisioned GNU as for x86-64; the
+//! checker reads every object, and every disagreement is one the findings ledger names
+//! (its signature is listed by a finding). Skipped when no producer is provisioned.
+
+use sframe_producers::asm;
+use sframe_producers::check::Outcome;
+use sframe_producers::gen::{self, Arch, Config};
+
+fn ledger_signatures() -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/findings");
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path().join("finding.json");
+        if let Ok(t) = std::fs::read_to_string(&p) {
+            let j: serde_json::Value = serde_json::from_str(&t).unwrap();
+            for s in j["signatures"].as_array().unwrap() {
+                v.push(s.as_str().unwrap().to_string());
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn generation_is_deterministic() {
+    let cfg = Config::new(Arch::X86_64);
+    assert_eq!(gen::program(7, 3, &cfg), gen::program(7, 3, &cfg));
+    assert_ne!(gen::program(7, 3, &cfg), gen::program(7, 4, &cfg));
+    assert!(gen::program(7, 3, &cfg).to_asm().contains(".cfi_startproc"));
+}
+
+#[test]
+fn seeded_functions_agree_or_are_ledgered() {
+    let producers = asm::producers(Arch::X86_64);
+    if producers.is_empty() {
+        eprintln!("no x86_64 GNU as provisioned: skipped");
+        return;
+    }
+    let known = ledger_signatures();
+    let cfg = Config::new(Arch::X86_64);
+    let work = std::env::temp_dir().join(format!("sframe-producers-smoke-{}", std::process::id()));
+    let mut agreed = 0;
+    for p in &producers {
+        for case in 0..60 {
+            let prog = gen::program(11, case, &cfg);
+            let r = sframe_producers::run_asm(p, &prog.to_asm(), &work);
+            assert!(r.read_error.is_none(), "{}: {:?}", p.name, r.read_error);
+            for o in &r.outcomes {
+                match o {
+                    Outcome::Agrees => agreed += 1,
+                    Outcome::Omitted(_) => {}
+                    Outcome::Disagrees(m) => {
+                        let s = sframe_producers::signature(&p.name, "amd64", m);
+                        assert!(known.contains(&s), "case {case}: {s} not in the ledger");
+                    }
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    assert!(agreed > 0);
+}
+
+#[test]
+fn hand_written_frame_agrees() {
+    let producers = asm::producers(Arch::X86_64);
+    let asm_text = "\t.text\n\t.globl f\n\t.type f,@function\nf:\n\t.cfi_startproc\n\tpush %rbp\n\t.cfi_def_cfa_offset 16\n\t.cfi_offset %rbp, -16\n\tmov %rsp, %rbp\n\t.cfi_def_cfa_register %rbp\n\tnop\n\tpop %rbp\n\t.cfi_def_cfa %rsp, 8\n\tret\n\t.cfi_endproc\n";
+    let work = std::env::temp_dir().join(format!("sframe-producers-hand-{}", std::process::id()));
+    for p in &producers {
+        let r = sframe_producers::run_asm(p, asm_text, &work);
+        assert_eq!(r.outcomes, vec![Outcome::Agrees], "{}", p.name);
+    }
+    let _ = std::fs::remove_dir_all(&work);
+}
