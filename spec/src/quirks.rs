@@ -206,11 +206,17 @@ pub enum Quirk {
     /// after the PC (libsframe 2.40 `sframe_get_funcdesc_with_addr`, 2.44
     /// `sframe_get_funcdesc_with_addr_internal`; F0127).
     SearchEqualStartFirstProbed,
+    /// An FRE with more data words than libsframe 2.47 holds (`MAX_NUM_DATAWORDS`, 6) is
+    /// printed from a frame-row entry `sframe_decoder_get_fre` refused to fill, whose
+    /// contents are whatever the stack held: its start and rules are unknown, the rows
+    /// after it are printed as usual (objdump 2.47 `dump_sframe_func_fres_*` does not check
+    /// the getter's result; F0134).
+    UnfilledFrePrinted,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 39] = [
+    pub const ALL: [Quirk; 40] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -250,6 +256,7 @@ impl Quirk {
         Quirk::PerFunctionErrors,
         Quirk::SearchAbsoluteU64,
         Quirk::SearchEqualStartFirstProbed,
+        Quirk::UnfilledFrePrinted,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -291,11 +298,16 @@ impl Quirk {
             Quirk::PcIncInt32Range => "pcinc-int32-range",
             Quirk::ForeignEndianRefused => "foreign-endian-refused",
             Quirk::SearchEqualStartFirstProbed => "search-equal-start-first-probed",
+            Quirk::UnfilledFrePrinted => "unfilled-fre-printed",
             Quirk::FresReadToSectionEnd => "fres-read-to-section-end",
             Quirk::PerFunctionErrors => "per-function-errors",
             Quirk::SearchAbsoluteU64 => "search-absolute-u64",
         }
     }
+
+    /// libsframe 2.47's `MAX_NUM_DATAWORDS`: the data words a frame-row entry holds
+    /// ([`Quirk::UnfilledFrePrinted`]).
+    pub const LIBSFRAME_2_47_MAX_DATAWORDS: usize = 6;
 
     /// The quirk of a ledger name.
     pub fn from_name(name: &str) -> Option<Quirk> {

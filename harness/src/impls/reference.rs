@@ -53,6 +53,12 @@ pub fn facts_of_with(s: &Section, quirks: Quirks) -> Decoded {
                 .fres
                 .iter()
                 .map(|fre| {
+                    if quirks.has(Quirk::UnfilledFrePrinted)
+                        && fre.datawords.len() > Quirk::LIBSFRAME_2_47_MAX_DATAWORDS
+                    {
+                        // Printed from a row libsframe refused to fill: no known value.
+                        return FreFacts::default();
+                    }
                     let row = match s.recovery_with(f, fre, quirks) {
                         Ok(r) => Row {
                             cfa: Some(r.cfa),
