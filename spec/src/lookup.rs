@@ -160,22 +160,21 @@ impl<'a> SectionRef<'a> {
             }
         };
         let (start, size) = range(idx)?;
-        if q.has(Quirk::PerFunctionErrors) {
-            if !contains(start, size) {
-                return Ok(None);
-            }
-            return self.fde_for_lookup(idx, start);
-        }
-        let mut fde = self.fde(idx)?;
         // libsframe 2.40 and 2.44 check a PC-mask function's end only through its FREs, and
-        // 2.40 a PC-increment function's too.
-        let unbounded = match fde.pc_type() {
-            PcType::Mask => q.has(Quirk::MaskSectionPcModulo) || q.has(Quirk::MaskLowByte),
-            PcType::Inc => q.has(Quirk::PcIncLow32Unsigned) || q.has(Quirk::PcIncInt32Range),
+        // a PC-increment function's too (2.40's low-32-bit scan, 2.44's int32 ranges).
+        let mask = self.fde_fields(idx)?.info & 0x10 != 0;
+        let unbounded = if mask {
+            q.has(Quirk::MaskSectionPcModulo) || q.has(Quirk::MaskLowByte)
+        } else {
+            q.has(Quirk::PcIncLow32Unsigned) || q.has(Quirk::PcIncInt32Range)
         };
         if !contains(start, size) && !(unbounded && start <= pc) {
             return Ok(None);
         }
+        if q.has(Quirk::PerFunctionErrors) {
+            return self.fde_for_lookup(idx, start);
+        }
+        let mut fde = self.fde(idx)?;
         // The look-up's own reading of the start (it differs from the decoder's only under
         // a quirk).
         fde.start = start;

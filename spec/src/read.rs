@@ -102,6 +102,9 @@ pub struct SectionRef<'a> {
     abi: Abi,
     /// Absolute offset of the FDE sub-section.
     fde_start: usize,
+    /// How far the FDE sub-section was placed after the header: `sfh_fdeoff`, or 0 when the
+    /// reader does not read it ([`Quirk::SubsectionOffsetsIgnored`]).
+    fdeoff_applied: usize,
     /// Absolute offsets of the FRE sub-section, `[fre_start, fre_end)`.
     fre_start: usize,
     fre_end: usize,
@@ -191,6 +194,7 @@ impl<'a> SectionRef<'a> {
             header,
             abi,
             fde_start: fde_start as usize,
+            fdeoff_applied: (fde_start - hsize as u64) as usize,
             fre_start: fre_start as usize,
             fre_end: fre_end as usize,
             quirks,
@@ -285,11 +289,13 @@ impl<'a> SectionRef<'a> {
         }
     }
 
-    /// The offset a PC-relative start is relative to: its field's, less `sfh_fdeoff` with
-    /// [`Quirk::PcrelFieldOffsetWithoutFdeoff`].
+    /// The offset a PC-relative start is relative to: its field's, or with
+    /// [`Quirk::PcrelFieldOffsetWithoutFdeoff`] where the field would be if the FDE
+    /// sub-section followed the header (less the `sfh_fdeoff` this reader applied: none when
+    /// it ignores the sub-section offsets too).
     fn pcrel_field_offset(&self, field_off: usize) -> usize {
         if self.quirks.has(Quirk::PcrelFieldOffsetWithoutFdeoff) {
-            field_off.wrapping_sub(self.header.fdeoff as usize)
+            field_off.wrapping_sub(self.fdeoff_applied)
         } else {
             field_off
         }
