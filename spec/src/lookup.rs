@@ -298,9 +298,10 @@ impl<'a> SectionRef<'a> {
                 return Ok(Some(None));
             }
             let masked = i64::from((pc as i32).wrapping_rem(rep as i32));
-            let hit = with_ends()?
-                .into_iter()
-                .find(|&(_, f, end)| i64::from(f.start) <= masked && end - 1 >= masked);
+            // sframe_fre_check_range_p takes the FRE's start and end offsets as int32_t.
+            let hit = with_ends()?.into_iter().find(|&(_, f, end)| {
+                i64::from(f.start as i32) <= masked && i64::from((end - 1) as i32) >= masked
+            });
             return Ok(Some(hit.map(|(k, f, _)| (k, f))));
         }
         if q.has(Quirk::MaskLowByte) {

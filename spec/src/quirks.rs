@@ -75,8 +75,8 @@ pub enum Quirk {
     MaskAbsolutePcFirstMatch,
     /// PC-mask look-up on the section-relative PC: `masked = (i32)pc % rep_size` (C
     /// remainder), the first FRE `k` with `start_k <= masked <= end_k`, where `end_k` is the
-    /// next FRE's start less 1 (the function's size less 1 for the last); the function's
-    /// end is not checked (libsframe 2.44 `sframe_fre_check_range_p`; F0139).
+    /// next FRE's start less 1 (the function's size less 1 for the last), both taken as
+    /// `int32_t`; the function's end is not checked (libsframe 2.44 `sframe_fre_check_range_p`; F0139).
     MaskSectionPcModulo,
     /// PC-mask look-up on the low bytes of section-relative addresses: FRE `k` is taken when
     /// `(start + start_k) & 0xff <= pc & 0xff < (start + end_k) & 0xff` in order, where
