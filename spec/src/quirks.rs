@@ -212,11 +212,16 @@ pub enum Quirk {
     /// after it are printed as usual (objdump 2.47 `dump_sframe_func_fres_*` does not check
     /// the getter's result; F0134).
     UnfilledFrePrinted,
+    /// A PC-relative start is resolved in 32 bits: `int32_t` field plus its offset in the
+    /// section, wrapping (glibc 2.43 `sframe_decoder_get_secrel_func_start_addr`: `int32_t
+    /// func_start_addr; ... return func_start_addr + offsetof_fde_in_sec;`; F0126).
+    #[cfg_attr(feature = "serde", serde(rename = "pcrel-start-int32"))]
+    PcrelStartInt32,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 40] = [
+    pub const ALL: [Quirk; 41] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -257,6 +262,7 @@ impl Quirk {
         Quirk::SearchAbsoluteU64,
         Quirk::SearchEqualStartFirstProbed,
         Quirk::UnfilledFrePrinted,
+        Quirk::PcrelStartInt32,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -299,6 +305,7 @@ impl Quirk {
             Quirk::ForeignEndianRefused => "foreign-endian-refused",
             Quirk::SearchEqualStartFirstProbed => "search-equal-start-first-probed",
             Quirk::UnfilledFrePrinted => "unfilled-fre-printed",
+            Quirk::PcrelStartInt32 => "pcrel-start-int32",
             Quirk::FresReadToSectionEnd => "fres-read-to-section-end",
             Quirk::PerFunctionErrors => "per-function-errors",
             Quirk::SearchAbsoluteU64 => "search-absolute-u64",

@@ -283,7 +283,7 @@ impl<'a> SectionRef<'a> {
             Version::V3 => self.quirks.has(Quirk::LookupV3StartAlwaysPcrel),
         };
         if always {
-            raw.wrapping_add(self.pcrel_field_offset(field_off) as i64)
+            self.pcrel_start(field_off, raw)
         } else {
             self.resolve_start(field_off, raw)
         }
@@ -307,9 +307,20 @@ impl<'a> SectionRef<'a> {
     /// and §2.3.1; v1 is read the same way, see the discrepancy list).
     pub fn resolve_start(&self, field_off: usize, raw: i64) -> i64 {
         if self.is_pcrel() {
-            raw.wrapping_add(self.pcrel_field_offset(field_off) as i64)
+            self.pcrel_start(field_off, raw)
         } else {
             raw
+        }
+    }
+
+    /// A PC-relative start: the field's value plus where it is relative to (in 32 bits,
+    /// wrapping, with [`Quirk::PcrelStartInt32`]).
+    fn pcrel_start(&self, field_off: usize, raw: i64) -> i64 {
+        let start = raw.wrapping_add(self.pcrel_field_offset(field_off) as i64);
+        if self.quirks.has(Quirk::PcrelStartInt32) {
+            i64::from(start as i32)
+        } else {
+            start
         }
     }
 
