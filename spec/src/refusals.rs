@@ -62,9 +62,12 @@ pub(crate) fn refusal(s: &SectionRef<'_>, quirks: Quirks) -> Option<Violation> {
     if foreign && quirks.has(Quirk::ForeignEndianTrailingZero) {
         let ok = walk(s).is_some_and(|w| {
             let end = h.size() as u64 + u64::from(h.freoff) + w.fre_bytes;
+            // The padding is checked in the buffer as swapped so far: FREs (and v3 FDE
+            // attributes) the walk swapped may lie past `end` when their blocks have gaps.
+            let swapped = swapped_by_walk(s);
             w.fres == u64::from(h.num_fres)
                 && w.fre_bytes <= u64::from(h.fre_len)
-                && s.data()
+                && swapped
                     .get(usize::try_from(end).unwrap_or(usize::MAX)..)
                     .is_none_or(|rest| rest.iter().all(|&b| b == 0))
         });
@@ -82,6 +85,31 @@ fn flag_refusal(found: u8) -> Violation {
 fn section_end_refusal(s: &SectionRef<'_>) -> Violation {
     Violation::new(Rule::HeaderSectionEnd, header_offsets::FRE_LEN)
         .found(i64::from(s.header().fre_len))
+}
+
+/// The section's bytes after libsframe 2.47's byte-swapping walk: every v3 FDE attribute's
+/// FRE count, every FRE's start address and data words reversed in place, in walk order.
+fn swapped_by_walk(s: &SectionRef<'_>) -> Vec<u8> {
+    let mut buf = s.data().to_vec();
+    let mut flip = |at: usize, len: usize| {
+        if let Some(b) = buf.get_mut(at..at.saturating_add(len)) {
+            b.reverse();
+        }
+    };
+    for i in 0..s.num_fdes() {
+        let Ok(fde) = s.fde(i) else { return buf };
+        if let Some(a) = fde.attr_offset {
+            flip(a, 2);
+        }
+        for fre in s.fres(&fde) {
+            let Ok(fre) = fre else { return buf };
+            flip(fre.offset, fde.fre_type.addr_size());
+            for k in 0..fre.dataword_count() {
+                flip(fre.dataword_offset(k), fre.dataword_size.bytes());
+            }
+        }
+    }
+    buf
 }
 
 /// What a byte-swapping walk over every FDE and its FREs covers: the FREs it swapped and
