@@ -115,15 +115,7 @@ pub fn decode_per_function_with(
                     if total > budget {
                         return Err(Violation::new(Rule::FreFits, fre.offset).at_function(i));
                     }
-                    fres.push(Fre {
-                        start: fre.start,
-                        base_reg: fre.base_reg(),
-                        mangled_ra: fre.mangled_ra(),
-                        dataword_size: fre.dataword_size,
-                        datawords: (0..fre.dataword_count())
-                            .map(|k| fre.dataword(k).unwrap_or_default() as i32)
-                            .collect(),
-                    });
+                    fres.push(fre_model(&fre));
                 }
                 Err(v) => {
                     error = Some(v);
@@ -131,23 +123,7 @@ pub fn decode_per_function_with(
                 }
             }
         }
-        let function = Function {
-            start,
-            size: fde.size,
-            fre_type: fde.fre_type,
-            pc_type: fde.pc_type(),
-            fde_type: fde.fde_type,
-            pauth_key: fde.pauth_key(),
-            signal: fde.signal(version),
-            rep_size: fde.rep_size,
-            reserved: ReservedBits {
-                info: fde.info_unused_bits(version),
-                info2: fde.info2_unused_bits(),
-                padding: fde.padding,
-            },
-            fre_offset: Some(fde.fre_off),
-            fres,
-        };
+        let function = function_model(&fde, version, start, fres);
         out.push(FunctionRead {
             fields,
             start,
@@ -177,22 +153,32 @@ pub fn decode_function(
     let mut fres = Vec::new();
     let mut iter = s.fres(fde);
     for fre in iter.by_ref() {
-        let fre = fre?;
-        let datawords = (0..fre.dataword_count())
-            .map(|k| fre.dataword(k).unwrap_or_default() as i32)
-            .collect();
-        fres.push(Fre {
-            start: fre.start,
-            base_reg: fre.base_reg(),
-            mangled_ra: fre.mangled_ra(),
-            dataword_size: fre.dataword_size,
-            datawords,
-        });
+        fres.push(fre_model(&fre?));
     }
     let block_start = fde.attr_offset.unwrap_or(fde.data_start);
     let block_end = iter.position();
-    let function = Function {
-        start: fde.start,
+    let function = function_model(fde, version, fde.start, fres);
+    Ok((function, (block_start, block_end)))
+}
+
+/// The model of an FRE as read.
+fn fre_model(fre: &crate::read::FreRef<'_>) -> Fre {
+    Fre {
+        start: fre.start,
+        base_reg: fre.base_reg(),
+        mangled_ra: fre.mangled_ra(),
+        dataword_size: fre.dataword_size,
+        datawords: (0..fre.dataword_count())
+            .map(|k| fre.dataword(k).unwrap_or_default() as i32)
+            .collect(),
+    }
+}
+
+/// The model of the function `fde` (of a section of `version`) describes, starting at
+/// `start` (the start as the caller resolved it), with `fres`.
+fn function_model(fde: &FdeRef, version: crate::Version, start: i64, fres: Vec<Fre>) -> Function {
+    Function {
+        start,
         size: fde.size,
         fre_type: fde.fre_type,
         pc_type: fde.pc_type(),
@@ -207,8 +193,7 @@ pub fn decode_function(
         },
         fre_offset: Some(fde.fre_off),
         fres,
-    };
-    Ok((function, (block_start, block_end)))
+    }
 }
 
 /// Disjoint half-open intervals; empty intervals are accepted and never overlap.

@@ -54,17 +54,7 @@ pub fn libsframe_launch(
     version: &str,
     timeout: Duration,
 ) -> Result<Launch, String> {
-    let worker = worker_path().ok_or_else(|| {
-        "sframe-worker not found: build it (`cargo build -p sframe-conform --bin sframe-worker`) or set SFRAME_WORKER".to_string()
-    })?;
-    Ok(Launch::new(worker)
-        .arg("--libsframe")
-        .arg(path.as_os_str())
-        .arg("--release")
-        .arg(release)
-        .arg("--version")
-        .arg(version)
-        .timeout(timeout))
+    worker_launch("--libsframe", release, path, version, timeout)
 }
 
 /// The launch line of a worker hosting glibc's reader from `path`.
@@ -74,11 +64,22 @@ pub fn glibc_launch(
     version: &str,
     timeout: Duration,
 ) -> Result<Launch, String> {
+    worker_launch("--glibc", release, path, version, timeout)
+}
+
+/// `sframe-worker <library flag> PATH --release R --version V`.
+fn worker_launch(
+    library: &str,
+    release: &str,
+    path: &std::path::Path,
+    version: &str,
+    timeout: Duration,
+) -> Result<Launch, String> {
     let worker = worker_path().ok_or_else(|| {
         "sframe-worker not found: build it (`cargo build -p sframe-conform --bin sframe-worker`) or set SFRAME_WORKER".to_string()
     })?;
     Ok(Launch::new(worker)
-        .arg("--glibc")
+        .arg(library)
         .arg(path.as_os_str())
         .arg("--release")
         .arg(release)
