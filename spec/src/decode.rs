@@ -77,17 +77,30 @@ pub struct FunctionRead {
 ///
 /// Functions may share bytes here (nothing checks their blocks are disjoint), so the FREs
 /// read in all are bounded by the input's length (each takes two bytes or more) times 4:
-/// past that the section is refused as a whole (rule FRE-FITS).
+/// past that the section is refused as a whole (rule FRE-FITS). [`decode_per_function_within`]
+/// takes another bound.
 ///
 /// [`Quirk::PerFunctionErrors`]: crate::Quirk::PerFunctionErrors
 pub fn decode_per_function_with(
     data: &[u8],
     quirks: crate::Quirks,
 ) -> Result<(Section, Vec<FunctionRead>), Violation> {
+    decode_per_function_within(data, quirks, data.len().saturating_mul(4))
+}
+
+/// [`decode_per_function_with`], reading at most `max_fres` FREs in all before refusing the
+/// section (rule FRE-FITS). A caller comparing with a reader that kept more rows in memory
+/// (functions that share a block of garbage FREs) passes that reader's count: the bound stays
+/// the caller's, never the input's.
+pub fn decode_per_function_within(
+    data: &[u8],
+    quirks: crate::Quirks,
+    max_fres: usize,
+) -> Result<(Section, Vec<FunctionRead>), Violation> {
     let s = SectionRef::parse_with(data, quirks)?;
     let h = *s.header();
     let version = s.version();
-    let budget = data.len().saturating_mul(4);
+    let budget = max_fres;
     let mut total = 0usize;
     let mut out = Vec::with_capacity(s.num_fdes());
     for i in 0..s.num_fdes() {

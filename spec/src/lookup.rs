@@ -284,14 +284,20 @@ impl<'a> SectionRef<'a> {
         }
         if q.has(Quirk::MaskAbsolutePcFirstMatch) && !v1 {
             let off = pc.wrapping_sub(fde.start);
-            if !fde.contains_offset(off) || rep == 0 {
+            if !fde.contains_offset(off) {
                 return Ok(Some(None));
             }
-            let in_block = SIMPLE_FRAME_RS_BASE.wrapping_add(pc as u64) % rep as u64;
-            let hit = with_ends()?
-                .into_iter()
-                .find(|(_, f, _)| in_block >= u64::from(f.start));
-            return Ok(Some(hit.map(|(k, f, _)| (k, f))));
+            // FREs are read one at a time up to the first match (an unreadable FRE after it
+            // is never seen); with `rep_size` 0 nothing matches, but every FRE is read.
+            let in_block =
+                (rep != 0).then(|| SIMPLE_FRAME_RS_BASE.wrapping_add(pc as u64) % rep as u64);
+            for (k, f) in self.fres(fde).enumerate() {
+                let f = f?;
+                if in_block.is_some_and(|b| b >= u64::from(f.start)) {
+                    return Ok(Some(Some((k, f))));
+                }
+            }
+            return Ok(Some(None));
         }
         if q.has(Quirk::MaskSectionPcModulo) && !v1 {
             if rep == 0 {

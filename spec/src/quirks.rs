@@ -71,7 +71,9 @@ pub enum Quirk {
     MaskV1NeverMatches,
     /// v2/v3 PC-mask look-up on the absolute PC (the section loaded at 2^48, as the harness
     /// loads it for simple-frame-rs): the first FRE whose start is at most
-    /// `(2^48 + pc) % rep_size`; none when `rep_size` is 0 (simple-frame-rs 0.3.0; F0138).
+    /// `(2^48 + pc) % rep_size`, FREs read one at a time up to it (an unreadable FRE after
+    /// the match is never seen); none when `rep_size` is 0, after reading every FRE (an
+    /// unreadable one refuses the look-up) (simple-frame-rs 0.3.0; F0138).
     MaskAbsolutePcFirstMatch,
     /// PC-mask look-up on the section-relative PC: `masked = (i32)pc % rep_size` (C
     /// remainder), the first FRE `k` with `start_k <= masked <= end_k`, where `end_k` is the

@@ -1,7 +1,7 @@
 //! The quirks that reproduce simple-frame-rs 0.3.0's readings (F0140, F0152, F0153, F0154),
 //! on sections built byte by byte here.
 
-use sframe_spec::decode::{decode_per_function_with, decode_with};
+use sframe_spec::decode::{decode_per_function_with, decode_per_function_within, decode_with};
 use sframe_spec::{Loc, Quirk, Quirks, SectionRef};
 
 /// A little-endian header: version, flags, ABI 3 (AMD64), fixed FP 0, fixed RA -8.
@@ -173,4 +173,70 @@ fn an_unknown_v3_fde_type_is_read_as_default_by_a_per_function_reader() {
     let f = fns[0].function.as_ref().unwrap();
     assert_eq!(f.fde_type, sframe_spec::FdeType::Default);
     assert_eq!(f.fres.len(), 1);
+}
+
+/// v2 AMD64, sorted: one PC-mask function at 0 of 64 bytes with `rep_size`, an FRE at 0 (one
+/// data word) and an unreadable FRE at 4 (data-word size 3).
+fn mask_then_unreadable(rep_size: u8) -> Vec<u8> {
+    let mut s = header(2, 0x01, 1, 2, 5, 20);
+    let mut f = fde_v2(0, 64, 0, 2, 0x10);
+    f[17] = rep_size;
+    s.extend(f);
+    s.extend([0, 0x03, 8, 4, 0x62]);
+    s
+}
+
+#[test]
+fn a_pc_mask_look_up_reads_fres_up_to_the_first_match_only() {
+    let q = Quirks::NONE.with(Quirk::MaskAbsolutePcFirstMatch);
+    let s = mask_then_unreadable(16);
+    // The reference reads every FRE and meets the unreadable one.
+    assert!(SectionRef::parse(&s).unwrap().find(2).is_err());
+    // simple-frame-rs's `while let Some(fre) = iter.next()?` returns at FRE 0.
+    let sfr = SectionRef::parse_with(&s, q).unwrap();
+    assert_eq!(sfr.find(2).unwrap().map(|f| f.fre_index), Some(0));
+}
+
+#[test]
+fn a_pc_mask_look_up_with_rep_size_0_reads_every_fre_and_finds_none() {
+    let q = Quirks::NONE.with(Quirk::MaskAbsolutePcFirstMatch);
+    // The loop tests `self.func_rep_size != 0` after reading each FRE: the unreadable one
+    // refuses the look-up...
+    let sfr_bad = mask_then_unreadable(0);
+    assert!(SectionRef::parse_with(&sfr_bad, q)
+        .unwrap()
+        .find(2)
+        .is_err());
+    // ...and readable ones give no row.
+    let mut ok = mask_then_unreadable(0);
+    let last = ok.len() - 1;
+    ok[last] = 0x03;
+    ok.push(8);
+    ok[16] = 6; // sfh_fre_len
+    assert!(SectionRef::parse_with(&ok, q)
+        .unwrap()
+        .find(2)
+        .unwrap()
+        .is_none());
+}
+
+#[test]
+fn a_per_function_decode_keeps_as_many_shared_fres_as_its_caller_allows() {
+    // 20 functions that all read the same 1,000 FREs: 20,000 rows from 3,428 bytes, more
+    // than the default bound of four per byte.
+    let mut s = header(2, 0x01, 20, 1000, 3000, 400);
+    for i in 0..20 {
+        s.extend(fde_v2(i * 16, 16, 0, 1000, 0));
+    }
+    for _ in 0..1000 {
+        s.extend([0, 0x03, 8]);
+    }
+    let q = Quirks::NONE.with(Quirk::PerFunctionErrors);
+    assert!(decode_per_function_with(&s, q).is_err());
+    let (_, fns) = decode_per_function_within(&s, q, 20_000).unwrap();
+    assert_eq!(fns.len(), 20);
+    assert!(fns
+        .iter()
+        .all(|f| f.function.as_ref().map(|f| f.fres.len()) == Some(1000)));
+    assert!(decode_per_function_within(&s, q, 19_999).is_err());
 }

@@ -230,7 +230,7 @@ impl CaseContext {
         let decoded = imp.decode(data);
         let mut ds = classify_decode(&name, &self.verdict, &decoded);
         if ds.iter().any(value_discrepancy) {
-            let explanation = explain::decode(causes, data);
+            let explanation = explain::decode(causes, data, &decoded);
             ds = classify_decode_explained(&name, &self.verdict, &decoded, explanation.as_ref());
         }
         let unsupported = matches!(decoded, Outcome::Unsupported { .. });

@@ -159,16 +159,26 @@ fn find_matches(quirky: &Outcome<Option<Found>>, found: &Outcome<Option<Found>>)
     }
 }
 
-/// Prepare the explanation of an implementation's decode (`None` when it has no causes).
-pub fn decode<'a>(causes: &'a [Cause], data: &[u8]) -> Option<DecodeExplanation<'a>> {
+/// Prepare the explanation of an implementation's decode, `found` (`None` when it has no
+/// causes). The quirky reference keeps as many FREs as `found` holds (and at least four per
+/// input byte), one more than that meaning it is not the implementation's answer.
+pub fn decode<'a>(
+    causes: &'a [Cause],
+    data: &[u8],
+    found: &Outcome<Decoded>,
+) -> Option<DecodeExplanation<'a>> {
     if causes.is_empty() {
         return None;
     }
+    let kept = found.value().map_or(0, |d| {
+        d.functions.iter().map(|f| f.fres.len() + 1).sum::<usize>()
+    });
+    let max_fres = data.len().saturating_mul(4).max(kept);
     let variants = Variants::new(causes);
     let answers = variants
         .sets()
         .into_iter()
-        .map(|q| Quirky(q).decode(data))
+        .map(|q| Quirky(q).decode(data, max_fres))
         .collect();
     Some(DecodeExplanation { variants, answers })
 }

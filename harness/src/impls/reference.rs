@@ -7,7 +7,7 @@
 
 use super::BenchTiming;
 use super::{Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation, Outcome, Row};
-use sframe_spec::decode::{decode_per_function_with, decode_with, FunctionRead};
+use sframe_spec::decode::{decode_per_function_within, decode_with, FunctionRead};
 use sframe_spec::{
     decode, FdeType, FreType, Quirk, Quirks, Section, SectionRef, Version, Violation,
 };
@@ -220,9 +220,12 @@ pub fn find_in(s: &SectionRef<'_>, pc: i64) -> Outcome<Option<Found>> {
 pub struct Quirky(pub Quirks);
 
 impl Quirky {
-    pub fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
+    /// Decode `data`; with [`Quirk::PerFunctionErrors`], reading at most `max_fres` FREs
+    /// in all (functions may share garbage blocks: the caller bounds what is kept, see
+    /// [`decode_per_function_within`]).
+    pub fn decode(&self, data: &[u8], max_fres: usize) -> Outcome<Decoded> {
         if self.0.has(Quirk::PerFunctionErrors) {
-            return match decode_per_function_with(data, self.0) {
+            return match decode_per_function_within(data, self.0, max_fres) {
                 Ok((s, functions)) => Outcome::ok(facts_per_function(&s, &functions, self.0)),
                 Err(v) => rejected(&v),
             };
