@@ -123,6 +123,18 @@ pub fn decode_per_function_within(
         let mut error = None;
         for fre in s.fres(&fde) {
             match fre {
+                Ok(fre)
+                    if fre.dataword_count() > crate::Quirk::LIBSFRAME_2_47_MAX_DATAWORDS
+                        && quirks.has(crate::Quirk::DataWordsAbove6Unreadable) =>
+                {
+                    error = Some(
+                        Violation::new(Rule::FreCountMax, fre.offset)
+                            .at_function(i)
+                            .at_fre(fres.len())
+                            .found(fre.dataword_count() as i64),
+                    );
+                    break;
+                }
                 Ok(fre) => {
                     total += 1;
                     if total > budget {

@@ -219,11 +219,19 @@ pub enum Quirk {
     /// func_start_addr; ... return func_start_addr + offsetof_fde_in_sec;`; F0126).
     #[cfg_attr(feature = "serde", serde(rename = "pcrel-start-int32"))]
     PcrelStartInt32,
+    /// An FRE of more than [`Quirk::LIBSFRAME_2_47_MAX_DATAWORDS`] (6) data words fails the
+    /// FRE sanity check: reading it ends its function's FREs with an error, and a look-up
+    /// that finds it gets the getters' error value `SFRAME_ERR` (-1) as `true` from
+    /// `sframe_fre_get_ra_undefined_p` and `sframe_fre_get_ra_mangled_p`: the outermost
+    /// frame, RA mangled (libsframe 2.47 `sframe_fre_sanity_check_p`: `if (dataword_cnt >
+    /// MAX_NUM_DATAWORDS) return false;`; F0134).
+    #[cfg_attr(feature = "serde", serde(rename = "data-words-above-6-unreadable"))]
+    DataWordsAbove6Unreadable,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 41] = [
+    pub const ALL: [Quirk; 42] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -265,6 +273,7 @@ impl Quirk {
         Quirk::SearchEqualStartFirstProbed,
         Quirk::UnfilledFrePrinted,
         Quirk::PcrelStartInt32,
+        Quirk::DataWordsAbove6Unreadable,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -311,6 +320,7 @@ impl Quirk {
             Quirk::FresReadToSectionEnd => "fres-read-to-section-end",
             Quirk::PerFunctionErrors => "per-function-errors",
             Quirk::SearchAbsoluteU64 => "search-absolute-u64",
+            Quirk::DataWordsAbove6Unreadable => "data-words-above-6-unreadable",
         }
     }
 

@@ -194,18 +194,26 @@ impl Libsframe {
     }
 
     /// The function the row `fre` found for `pc` belongs to, as the library's own search
-    /// resolves starts: among the functions containing `pc`, the last one that has an FRE
-    /// identical to `fre` (functions may overlap), else the last one containing `pc`.
-    fn containing(&self, d: &Decoder<'_>, version: u8, pc: i64, fre: &FreBuf) -> Option<(i64, u8)> {
+    /// resolves starts. `sframe_find_fre` does not say which function it searched, so it is
+    /// named only when the row identifies it: the one function containing `pc` (as the
+    /// release decides containment), or the one among several (functions may overlap) that
+    /// has an FRE identical to `fre`. Otherwise `None`: not reported, so not compared.
+    /// Also the function's FDE type, when every function that may hold the row has the same.
+    fn containing(
+        &self,
+        d: &Decoder<'_>,
+        version: u8,
+        pc: i64,
+        fre: &FreBuf,
+    ) -> (Option<i64>, Option<u8>) {
         let mut candidates = Vec::new();
         for i in 0..d.num_fidx().min(1 << 20) {
             let Some(Ok(fd)) = d.funcdesc(i, version) else {
-                return None;
+                return (None, None);
             };
-            let start = match self.lib.api {
-                Api::R247 => fd
-                    .raw_start
-                    .wrapping_add(i64::from(d.offsetof_fde_start(i)?)),
+            let start = match (self.lib.api, d.offsetof_fde_start(i)) {
+                (Api::R247, Some(o)) => fd.raw_start.wrapping_add(i64::from(o)),
+                (Api::R247, None) => return (None, None),
                 _ => fd.raw_start,
             };
             // Containment as the release's FDE search decides it: 2.47 on a 32-bit distance
@@ -224,14 +232,28 @@ impl Libsframe {
                 ));
             }
         }
-        let same =
-            |i: u32, n: u32| (0..n.min(64)).any(|j| d.fre(i, j).is_ok_and(|f| f.same_as(fre)));
-        candidates
+        if let [only] = candidates.as_slice() {
+            return (Some(only.1), Some(only.2));
+        }
+        // A function may hold the row: it has an identical FRE among those read, or more
+        // FREs than are read here.
+        const READ: u32 = 4096;
+        let may_hold =
+            |i: u32, n: u32| n > READ || (0..n).any(|j| d.fre(i, j).is_ok_and(|f| f.same_as(fre)));
+        let holding: Vec<_> = candidates
             .iter()
-            .rev()
-            .find(|(i, _, _, n)| same(*i, *n))
-            .or(candidates.last())
-            .map(|&(_, start, t, _)| (start, t))
+            .filter(|(i, _, _, n)| may_hold(*i, *n))
+            .collect();
+        let start = match holding.as_slice() {
+            [only] => Some(only.1),
+            _ => None,
+        };
+        // The FDE type (how the row's data words read) is known when they all agree.
+        let fde_type = holding
+            .first()
+            .map(|c| c.2)
+            .filter(|&t| holding.iter().all(|c| c.2 == t));
+        (start, fde_type)
     }
 }
 
@@ -354,11 +376,8 @@ impl Implementation for Libsframe {
                 Err(()) => Outcome::unsupported("the PC does not fit sframe_find_fre's int32_t"),
                 Ok(None) => Outcome::ok(None),
                 Ok(Some(fre)) => {
-                    let (function_start, fde_type) =
-                        match self.containing(&d, ctx.version, pc, &fre) {
-                            Some((s, t)) => (Some(s), t),
-                            None => (None, 0),
-                        };
+                    let (function_start, fde_type) = self.containing(&d, ctx.version, pc, &fre);
+                    let fde_type = fde_type.unwrap_or(0);
                     Outcome::ok(Some(Found {
                         function_start,
                         fre_start: Some(fre.start()),
