@@ -124,8 +124,8 @@ pub fn decode_per_function_within(
         for fre in s.fres(&fde) {
             match fre {
                 Ok(fre)
-                    if fre.dataword_count() > crate::Quirk::LIBSFRAME_2_47_MAX_DATAWORDS
-                        && quirks.has(crate::Quirk::DataWordsAbove6Unreadable) =>
+                    if crate::Quirk::readable_data_words(quirks)
+                        .is_some_and(|max| fre.dataword_count() > max) =>
                 {
                     error = Some(
                         Violation::new(Rule::FreCountMax, fre.offset)

@@ -364,6 +364,12 @@ impl<'a> SectionRef<'a> {
             if low(fs.wrapping_add(i64::from(f.start))) > low(pc) {
                 return Ok(None);
             }
+            // 2.40 sanity-checks the next FRE before it looks at the end.
+            if fres.get(k + 1).is_some_and(|n| {
+                self.quirks().has(Quirk::DataWordsAbove3Unreadable) && n.dataword_count() > 3
+            }) {
+                return Ok(None);
+            }
             if low(fs.wrapping_add(end)) > low(pc) {
                 return Ok(Some((k, *f)));
             }
@@ -411,6 +417,14 @@ impl<'a> SectionRef<'a> {
             cfa_fixed_ra_offset: self.header().cfa_fixed_ra_offset,
             quirks: self.quirks(),
         }
+    }
+
+    /// Whether this reader reports `fre`'s RA as mangled: its flag, or `true` where the
+    /// getter fails and its error value reads as true ([`Quirk::DataWordsAbove3Unreadable`],
+    /// [`Quirk::DataWordsAbove6Unreadable`]).
+    pub fn reported_ra_mangled(&self, fre: &FreRef<'_>) -> bool {
+        fre.mangled_ra()
+            || Quirk::readable_data_words(self.quirks()).is_some_and(|m| fre.dataword_count() > m)
     }
 
     /// The recovery rules of an FRE of `fde`.

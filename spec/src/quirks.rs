@@ -227,11 +227,19 @@ pub enum Quirk {
     /// MAX_NUM_DATAWORDS) return false;`; F0134).
     #[cfg_attr(feature = "serde", serde(rename = "data-words-above-6-unreadable"))]
     DataWordsAbove6Unreadable,
+    /// As [`Quirk::DataWordsAbove6Unreadable`] with libsframe 2.40's and 2.44's limit,
+    /// `MAX_NUM_STACK_OFFSETS` (3): reading an FRE of more data words ends its function's
+    /// FREs with an error; a look-up that finds one gets no CFA, RA or FP from the getters
+    /// (`SFRAME_ERR_FRE_INVAL`) and `true` from `sframe_fre_get_ra_mangled_p`; 2.40's scan
+    /// also sanity-checks the FRE after the one that matches and finds no row when it fails
+    /// (`sframe_find_fre`: "Sanity check the next FRE").
+    #[cfg_attr(feature = "serde", serde(rename = "data-words-above-3-unreadable"))]
+    DataWordsAbove3Unreadable,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 42] = [
+    pub const ALL: [Quirk; 43] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -274,6 +282,7 @@ impl Quirk {
         Quirk::UnfilledFrePrinted,
         Quirk::PcrelStartInt32,
         Quirk::DataWordsAbove6Unreadable,
+        Quirk::DataWordsAbove3Unreadable,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -321,12 +330,26 @@ impl Quirk {
             Quirk::PerFunctionErrors => "per-function-errors",
             Quirk::SearchAbsoluteU64 => "search-absolute-u64",
             Quirk::DataWordsAbove6Unreadable => "data-words-above-6-unreadable",
+            Quirk::DataWordsAbove3Unreadable => "data-words-above-3-unreadable",
         }
     }
 
     /// libsframe 2.47's `MAX_NUM_DATAWORDS`: the data words a frame-row entry holds
     /// ([`Quirk::UnfilledFrePrinted`]).
     pub const LIBSFRAME_2_47_MAX_DATAWORDS: usize = 6;
+
+    /// The most data words an FRE may have for a reader with `quirks` to read it
+    /// ([`Quirk::DataWordsAbove3Unreadable`], [`Quirk::DataWordsAbove6Unreadable`]); `None`:
+    /// the format's own limit (15).
+    pub fn readable_data_words(quirks: Quirks) -> Option<usize> {
+        if quirks.has(Quirk::DataWordsAbove3Unreadable) {
+            Some(3)
+        } else if quirks.has(Quirk::DataWordsAbove6Unreadable) {
+            Some(Quirk::LIBSFRAME_2_47_MAX_DATAWORDS)
+        } else {
+            None
+        }
+    }
 
     /// The quirk of a ledger name.
     pub fn from_name(name: &str) -> Option<Quirk> {

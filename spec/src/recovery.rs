@@ -127,6 +127,11 @@ fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
 /// The recovery rules of a row, or the rule its data words break.
 pub fn recovery_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     let w = row.words;
+    if w.len() > 3 && ctx.quirks.has(Quirk::DataWordsAbove3Unreadable) {
+        // Every getter fails (the caller reports the RA as mangled: see
+        // `SectionRef::reported_ra_mangled`).
+        return Err(Rule::FreCountMax);
+    }
     if w.len() > Quirk::LIBSFRAME_2_47_MAX_DATAWORDS
         && ctx.quirks.has(Quirk::DataWordsAbove6Unreadable)
     {

@@ -199,7 +199,7 @@ pub fn find_in(s: &SectionRef<'_>, pc: i64) -> Outcome<Option<Found>> {
                     ra_mangled: Some(r.ra_mangled),
                 },
                 Err(_) => Row {
-                    ra_mangled: Some(found.fre.mangled_ra()),
+                    ra_mangled: Some(s.reported_ra_mangled(&found.fre)),
                     ..Row::default()
                 },
             };
