@@ -327,18 +327,25 @@ impl<'a> SectionRef<'a> {
     ) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
         let start = fde.start as i32;
         let pc = pc as i32;
-        let fres: Vec<FreRef<'a>> = self.fres(fde).collect::<Result<_, _>>()?;
-        for (k, f) in fres.iter().enumerate() {
-            let end = fres
-                .get(k + 1)
-                .map_or(fde.size.wrapping_sub(1), |n| n.start.wrapping_sub(1));
+        // FRE k is read whole, then only the next one's start address (for where FRE k
+        // ends): the FREs after the one that matches are never read.
+        let mut fres = self.fres(fde);
+        let n = fde.num_fres as usize;
+        for k in 0..n {
+            let Some(f) = fres.next() else { break };
+            let f = f?;
+            let end = if k + 1 < n {
+                self.fre_start_at(fde, fres.position())?.wrapping_sub(1)
+            } else {
+                fde.size.wrapping_sub(1)
+            };
             let lo = start.wrapping_add(f.start as i32);
             let hi = start.wrapping_add(end as i32);
             if k == 0 && lo > pc {
                 return Ok(None);
             }
             if lo <= pc && hi >= pc {
-                return Ok(Some((k, *f)));
+                return Ok(Some((k, f)));
             }
         }
         Ok(None)

@@ -468,6 +468,18 @@ impl<'a> SectionRef<'a> {
         })
     }
 
+    /// The start address of the FRE of `fde` at absolute offset `off`, reading nothing else
+    /// of it (a reader that looks ahead for where the current row ends). FRE-FITS when the
+    /// start address is not inside the FRE sub-section.
+    pub fn fre_start_at(&self, fde: &FdeRef, off: usize) -> Result<u32, Violation> {
+        let asz = fde.fre_type.addr_size();
+        off.checked_add(asz)
+            .filter(|&end| end <= self.fre_end)
+            .and_then(|_| self.endian.read_uint(self.data, off, asz))
+            .map(|v| v as u32)
+            .ok_or_else(|| Violation::new(Rule::FreFits, off).at_function(fde.index))
+    }
+
     /// Iterate over FDE `i`'s FREs.
     pub fn fres(&self, fde: &FdeRef) -> FreIter<'a> {
         FreIter {

@@ -497,7 +497,10 @@ impl Lib {
         let mut err: c_int = 0;
         // SAFETY: `data` is a valid buffer of `data.len()` bytes, alive for the decoder's
         // lifetime ('a); `err` is a valid out-pointer.
+        // The decoder's own copies of the section on guard pages: a read past them crashes.
+        let guarded = crate::guarded_heap::guarding();
         let ctx = unsafe { (self.decode)(data.as_ptr() as *const c_char, data.len(), &mut err) };
+        drop(guarded);
         if ctx.is_null() {
             Err(err)
         } else {
@@ -761,6 +764,8 @@ impl Lib {
         functions: &[EncFunction],
         sort: bool,
     ) -> Result<Vec<u8>, String> {
+        // The encoder's buffers on guard pages (see `guarded_heap`).
+        let _guarded = crate::guarded_heap::guarding();
         let mut err: c_int = 0;
         // SAFETY: scalar arguments and a valid out-pointer.
         let mut ectx = unsafe {

@@ -19,6 +19,7 @@
 mod ffi;
 mod forking;
 mod glibc;
+pub mod guarded_heap;
 mod libsframe;
 
 use sframe_harness::impls::protocol::serve;

@@ -4,6 +4,9 @@
 use sframe_conform::impls::simple_frame::SimpleFrame;
 use std::process::ExitCode;
 
+// The hosted library's heap blocks on guard pages (see `sframe_worker::guarded_heap`).
+sframe_worker::export_guarded_heap!();
+
 fn main() -> ExitCode {
     sframe_worker::main(&[("simple-frame-rs", || Box::new(SimpleFrame))])
 }
