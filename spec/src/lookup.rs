@@ -280,6 +280,10 @@ impl<'a> SectionRef<'a> {
                 .collect())
         };
         if q.has(Quirk::MaskV1NeverMatches) && v1 {
+            // No FRE matches, but each is read: an unreadable one refuses the look-up.
+            for f in self.fres(fde) {
+                f?;
+            }
             return Ok(Some(None));
         }
         if q.has(Quirk::MaskAbsolutePcFirstMatch) && !v1 {

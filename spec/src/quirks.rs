@@ -65,8 +65,9 @@ pub enum Quirk {
     /// `sfh_freoff` is not read: the FRE sub-section is taken to follow the FDEs
     /// (llvm-readobj's SFrameParser; F0141).
     FreOffsetIgnored,
-    /// v1 PC-mask FREs never match: the test `pc % start >= start` cannot hold
-    /// (simple-frame-rs 0.3.0 `src/v1.rs`; F0138).
+    /// v1 PC-mask FREs never match: the test `pc % start >= start` cannot hold; every FRE
+    /// is still read, an unreadable one refusing the look-up (simple-frame-rs 0.3.0
+    /// `src/v1.rs`; F0138).
     #[cfg_attr(feature = "serde", serde(rename = "mask-v1-never-matches"))]
     MaskV1NeverMatches,
     /// v2/v3 PC-mask look-up on the absolute PC (the section loaded at 2^48, as the harness
@@ -100,7 +101,8 @@ pub enum Quirk {
     S390xV2Unknown,
     /// Which data word holds the RA or the FP follows the ABI, not the header's fixed
     /// offsets: on AMD64 the RA is the header's fixed RA and the FP word 1; elsewhere the RA
-    /// is word 1 and the FP word 2 (simple-frame-rs 0.3.0, llvm-readobj; F0138, F0141).
+    /// is word 1 and the FP word 2, in v2 and v3 sections (simple-frame-rs 0.3.0 `src/v2.rs`,
+    /// `src/v3.rs`, whose `src/v1.rs` follows the header; llvm-readobj; F0138, F0141).
     RaFpByAbi,
     /// Flag bits other than `SFRAME_F_FDE_SORTED` and `SFRAME_F_FRAME_POINTER` refuse the
     /// section, `SFRAME_F_FDE_FUNC_START_PCREL` included (libsframe 2.40 and 2.44

@@ -202,7 +202,7 @@ fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
         offset: cfa_offset,
         deref: false,
     };
-    if ctx.quirks.has(Quirk::RaFpByAbi) {
+    if ctx.quirks.has(Quirk::RaFpByAbi) && ctx.version != Version::V1 {
         let word = |i: usize, is_ra| w.get(i).map_or(Loc::SameValue, |&o| tracked(ctx, o, is_ra));
         let (ra, fp) = if ctx.abi == Abi::Amd64 {
             (

@@ -240,3 +240,46 @@ fn a_per_function_decode_keeps_as_many_shared_fres_as_its_caller_allows() {
         .all(|f| f.function.as_ref().map(|f| f.fres.len()) == Some(1000)));
     assert!(decode_per_function_within(&s, q, 19_999).is_err());
 }
+
+/// A v1 FDE.
+fn fde_v1(start: i32, size: u32, fre_off: u32, num_fres: u32, info: u8) -> Vec<u8> {
+    let mut f = fde_v2(start, size, fre_off, num_fres, info);
+    f.truncate(17);
+    f
+}
+
+#[test]
+fn a_v1_pc_mask_look_up_finds_nothing_but_reads_every_fre() {
+    let q = Quirks::NONE.with(Quirk::MaskV1NeverMatches);
+    // One PC-mask function (info bit 4): a readable FRE, then one of data-word size 3.
+    let mut s = header(1, 0x01, 1, 2, 5, 17);
+    s.extend(fde_v1(0, 64, 0, 2, 0x10));
+    s.extend([0, 0x03, 8, 4, 0x62]);
+    assert!(SectionRef::parse_with(&s, q).unwrap().find(2).is_err());
+    let last = s.len() - 1;
+    s[last] = 0x03;
+    s.push(8);
+    s[16] = 6; // sfh_fre_len
+    assert!(SectionRef::parse_with(&s, q).unwrap().find(2).unwrap().is_none());
+}
+
+#[test]
+fn simple_frame_rs_reads_v1_fp_and_ra_as_the_header_says() {
+    // v1 AMD64 with a fixed FP offset of 16 (and the fixed RA of -8): an FRE with two data
+    // words (CFA 8, then -16). src/v1.rs's get_fp_offset returns the fixed offset first.
+    let mut s = header(1, 0x01, 1, 1, 4, 17);
+    s[5] = 16;
+    s.extend(fde_v1(0, 16, 0, 1, 0));
+    s.extend([0, 0x05, 8, 0xf0]);
+    let q = Quirks::NONE.with(Quirk::RaFpByAbi);
+    let sec = decode_with(&s, q).unwrap();
+    let f = &sec.functions[0];
+    let r = sec.recovery_with(f, &f.fres[0], q).unwrap();
+    let at = |offset| Loc::Expr {
+        base: sframe_spec::Base::Cfa,
+        offset,
+        deref: true,
+    };
+    assert_eq!(r.fp, at(16));
+    assert_eq!(r.ra, at(-8));
+}
