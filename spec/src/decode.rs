@@ -123,10 +123,7 @@ pub fn decode_per_function_within(
         let mut error = None;
         for fre in s.fres(&fde) {
             match fre {
-                Ok(fre)
-                    if crate::Quirk::readable_data_words(quirks)
-                        .is_some_and(|max| fre.dataword_count() > max) =>
-                {
+                Ok(fre) if s.fails_sanity(&fre) => {
                     error = Some(
                         Violation::new(Rule::FreCountMax, fre.offset)
                             .at_function(i)

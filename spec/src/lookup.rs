@@ -265,20 +265,6 @@ impl<'a> SectionRef<'a> {
         let q = self.quirks();
         let v1 = self.version() == Version::V1;
         let rep = i64::from(fde.rep_size);
-        // Each FRE with the start of the next one (the function's size for the last).
-        let with_ends = || -> Result<Vec<(usize, FreRef<'a>, i64)>, Violation> {
-            let fres: Vec<FreRef<'a>> = self.fres(fde).collect::<Result<_, _>>()?;
-            Ok(fres
-                .iter()
-                .enumerate()
-                .map(|(k, f)| {
-                    let end = fres
-                        .get(k + 1)
-                        .map_or(i64::from(fde.size), |n| i64::from(n.start));
-                    (k, *f, end)
-                })
-                .collect())
-        };
         if q.has(Quirk::MaskV1NeverMatches) && v1 {
             // No FRE matches, but each is read: an unreadable one refuses the look-up.
             for f in self.fres(fde) {
@@ -303,16 +289,30 @@ impl<'a> SectionRef<'a> {
             }
             return Ok(Some(None));
         }
-        if q.has(Quirk::MaskSectionPcModulo) && !v1 {
+        // libsframe 2.44 reads v1 as v2 (`V1ReadAsV2`): one PC-mask rule for both.
+        if q.has(Quirk::MaskSectionPcModulo) && (!v1 || q.has(Quirk::V1ReadAsV2)) {
             if rep == 0 {
                 return Ok(Some(None));
             }
             let masked = i64::from((pc as i32).wrapping_rem(rep as i32));
-            // sframe_fre_check_range_p takes the FRE's start and end offsets as int32_t.
-            let hit = with_ends()?.into_iter().find(|&(_, f, end)| {
-                i64::from(f.start as i32) <= masked && i64::from((end - 1) as i32) >= masked
-            });
-            return Ok(Some(hit.map(|(k, f, _)| (k, f))));
+            // FRE k is read whole, then only the next one's start (where FRE k ends); the
+            // FREs after the one that matches are never read. sframe_fre_check_range_p takes
+            // the FRE's start and end offsets as int32_t.
+            let mut fres = self.fres(fde);
+            let n = fde.num_fres as usize;
+            for k in 0..n {
+                let Some(f) = fres.next() else { break };
+                let f = f?;
+                let end = if k + 1 < n {
+                    i64::from(self.fre_start_at(fde, fres.position())?)
+                } else {
+                    i64::from(fde.size)
+                };
+                if i64::from(f.start as i32) <= masked && i64::from((end - 1) as i32) >= masked {
+                    return Ok(Some(Some((k, f))));
+                }
+            }
+            return Ok(Some(None));
         }
         if q.has(Quirk::MaskLowByte) {
             return self.scan_low_bits(fde, pc, 0xff).map(Some);
@@ -376,9 +376,7 @@ impl<'a> SectionRef<'a> {
                 return Ok(None);
             }
             // 2.40 sanity-checks the next FRE before it looks at the end.
-            if fres.get(k + 1).is_some_and(|n| {
-                self.quirks().has(Quirk::DataWordsAbove3Unreadable) && n.dataword_count() > 3
-            }) {
+            if fres.get(k + 1).is_some_and(|n| self.fails_sanity(n)) {
                 return Ok(None);
             }
             if low(fs.wrapping_add(end)) > low(pc) {
@@ -434,12 +432,25 @@ impl<'a> SectionRef<'a> {
     /// getter fails and its error value reads as true ([`Quirk::DataWordsAbove3Unreadable`],
     /// [`Quirk::DataWordsAbove6Unreadable`]).
     pub fn reported_ra_mangled(&self, fre: &FreRef<'_>) -> bool {
-        fre.mangled_ra()
-            || Quirk::readable_data_words(self.quirks()).is_some_and(|m| fre.dataword_count() > m)
+        fre.mangled_ra() || self.fails_sanity(fre)
     }
 
-    /// The recovery rules of an FRE of `fde`.
+    /// The recovery rules of an FRE of `fde`. An FRE failing a libsframe quirk's sanity
+    /// check ([`SectionRef::fails_sanity`]) has none (every getter fails), except with
+    /// [`Quirk::DataWordsAbove6Unreadable`]: there `sframe_fre_get_ra_undefined_p` returns
+    /// its error value, -1, read as true: the outermost frame, RA mangled.
     pub fn recovery(&self, fde: &FdeRef, fre: &FreRef<'_>) -> Result<Recovery, Rule> {
+        if self.fails_sanity(fre) {
+            if self.quirks().has(Quirk::DataWordsAbove6Unreadable) {
+                return Ok(Recovery {
+                    cfa: crate::Loc::Undefined,
+                    ra: crate::Loc::Undefined,
+                    fp: crate::Loc::SameValue,
+                    ra_mangled: true,
+                });
+            }
+            return Err(Rule::FreCountMax);
+        }
         let mut words = [0i64; MAX_DATAWORD_COUNT as usize];
         let n = fre.dataword_count();
         for (k, w) in words.iter_mut().enumerate().take(n) {

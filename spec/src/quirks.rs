@@ -340,10 +340,12 @@ impl Quirk {
     /// ([`Quirk::UnfilledFrePrinted`]).
     pub const LIBSFRAME_2_47_MAX_DATAWORDS: usize = 6;
 
-    /// The most data words an FRE may have for a reader with `quirks` to read it
-    /// ([`Quirk::DataWordsAbove3Unreadable`], [`Quirk::DataWordsAbove6Unreadable`]); `None`:
-    /// the format's own limit (15).
-    pub fn readable_data_words(quirks: Quirks) -> Option<usize> {
+    /// libsframe's FRE sanity check (`sframe_fre_sanity_check_p`), with a quirk that names
+    /// its limit ([`Quirk::DataWordsAbove3Unreadable`], [`Quirk::DataWordsAbove6Unreadable`]):
+    /// the most data words an FRE may have. An FRE with more, or with the reserved data-word
+    /// size (read as 1-byte words when walking FREs), fails it: `sframe_decoder_get_fre`
+    /// refuses it and every getter fails on it. `None`: no such check.
+    pub fn libsframe_sanity_limit(quirks: Quirks) -> Option<usize> {
         if quirks.has(Quirk::DataWordsAbove3Unreadable) {
             Some(3)
         } else if quirks.has(Quirk::DataWordsAbove6Unreadable) {

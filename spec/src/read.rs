@@ -491,7 +491,16 @@ impl<'a> SectionRef<'a> {
             index: 0,
             function: fde.index,
             fre_type: fde.fre_type,
+            size3_as_bytes: Quirk::libsframe_sanity_limit(self.quirks).is_some(),
         }
+    }
+
+    /// Whether `fre` fails the FRE sanity check of a reader with a libsframe quirk
+    /// ([`Quirk::libsframe_sanity_limit`]): more data words than it holds, or the reserved
+    /// data-word size. Such an FRE is read (to walk past it) but none of its fields is.
+    pub fn fails_sanity(&self, fre: &FreRef<'_>) -> bool {
+        Quirk::libsframe_sanity_limit(self.quirks)
+            .is_some_and(|max| fre.dataword_count() > max || (fre.info >> 5) & 3 == 3)
     }
 }
 
@@ -639,6 +648,9 @@ pub struct FreIter<'a> {
     index: usize,
     function: usize,
     fre_type: FreType,
+    /// The reserved data-word size (3) is read as 1-byte words, as libsframe's
+    /// `sframe_fre_datawords_bytes_size` does ([`Quirk::libsframe_sanity_limit`]).
+    size3_as_bytes: bool,
 }
 
 impl<'a> FreIter<'a> {
@@ -674,7 +686,13 @@ impl<'a> Iterator for FreIter<'a> {
             self.remaining = 0;
             return fail(Rule::FreFits, off);
         };
-        let Some(size) = DataWordSize::from_u8((info >> 5) & 3) else {
+        let size_bits = (info >> 5) & 3;
+        let size = if self.size3_as_bytes && size_bits == 3 {
+            Some(DataWordSize::B1)
+        } else {
+            DataWordSize::from_u8(size_bits)
+        };
+        let Some(size) = size else {
             self.remaining = 0;
             return Some(Err(Violation::new(Rule::FreDataWordSize, info_off)
                 .at_function(self.function)

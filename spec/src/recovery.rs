@@ -127,22 +127,6 @@ fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
 /// The recovery rules of a row, or the rule its data words break.
 pub fn recovery_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     let w = row.words;
-    if w.len() > 3 && ctx.quirks.has(Quirk::DataWordsAbove3Unreadable) {
-        // Every getter fails (the caller reports the RA as mangled: see
-        // `SectionRef::reported_ra_mangled`).
-        return Err(Rule::FreCountMax);
-    }
-    if w.len() > Quirk::LIBSFRAME_2_47_MAX_DATAWORDS
-        && ctx.quirks.has(Quirk::DataWordsAbove6Unreadable)
-    {
-        // Every getter fails; the two predicates return SFRAME_ERR, which reads as true.
-        return Ok(Recovery {
-            cfa: Loc::Undefined,
-            ra: Loc::Undefined,
-            fp: Loc::SameValue,
-            ra_mangled: true,
-        });
-    }
     if w.is_empty() && ctx.version == Version::V2 && ctx.quirks.has(Quirk::RaUndefinedCfaErrorV2) {
         // SFRAME_ERR, what the getter returns for an absent data word.
         return Ok(default_rules(

@@ -260,7 +260,11 @@ fn a_v1_pc_mask_look_up_finds_nothing_but_reads_every_fre() {
     s[last] = 0x03;
     s.push(8);
     s[16] = 6; // sfh_fre_len
-    assert!(SectionRef::parse_with(&s, q).unwrap().find(2).unwrap().is_none());
+    assert!(SectionRef::parse_with(&s, q)
+        .unwrap()
+        .find(2)
+        .unwrap()
+        .is_none());
 }
 
 #[test]
