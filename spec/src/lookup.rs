@@ -367,20 +367,28 @@ impl<'a> SectionRef<'a> {
     ) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
         let low = |x: i64| (x as u32) & mask;
         let fs = fde.raw_start;
-        let fres: Vec<FreRef<'a>> = self.fres(fde).collect::<Result<_, _>>()?;
-        for (k, f) in fres.iter().enumerate() {
-            let end = fres
-                .get(k + 1)
-                .map_or(i64::from(fde.size), |n| i64::from(n.start));
+        // FREs are read as 2.40 reads them: FRE k, and FRE k + 1 only once FRE k passed the
+        // first test (for where FRE k ends); nothing after the one that matches.
+        let mut fres = self.fres(fde);
+        let n = fde.num_fres as usize;
+        let mut next = fres.next().transpose()?;
+        for k in 0..n {
+            let Some(f) = next else { break };
             if low(fs.wrapping_add(i64::from(f.start))) > low(pc) {
                 return Ok(None);
             }
+            next = if k + 1 < n {
+                fres.next().transpose()?
+            } else {
+                None
+            };
             // 2.40 sanity-checks the next FRE before it looks at the end.
-            if fres.get(k + 1).is_some_and(|n| self.fails_sanity(n)) {
+            if next.is_some_and(|n| self.fails_sanity(&n)) {
                 return Ok(None);
             }
+            let end = next.map_or(i64::from(fde.size), |n| i64::from(n.start));
             if low(fs.wrapping_add(end)) > low(pc) {
-                return Ok(Some((k, *f)));
+                return Ok(Some((k, f)));
             }
         }
         Ok(None)
