@@ -195,9 +195,9 @@ impl Libsframe {
 
     /// The function the row `fre` found for `pc` belongs to, as the library's own search
     /// resolves starts. `sframe_find_fre` does not say which function it searched, so it is
-    /// named only when the row identifies it: the one function containing `pc` (as the
-    /// release decides containment), or the one among several (functions may overlap) that
-    /// has an FRE identical to `fre`. Otherwise `None`: not reported, so not compared.
+    /// named only when the row identifies it: the one function the release's search may
+    /// have used for `pc`, or the one among several (at most 64) that has an FRE identical
+    /// to `fre`. Otherwise `None`: not reported, so not compared.
     /// Also the function's FDE type, when every function that may hold the row has the same.
     fn containing(
         &self,
@@ -216,12 +216,14 @@ impl Libsframe {
                 (Api::R247, None) => return (None, None),
                 _ => fd.raw_start,
             };
-            // Containment as the release's FDE search decides it: 2.47 on a 32-bit distance
-            // (`(uint32_t)(addr - start) < func_size` in sframe_get_funcdesc_with_addr_internal),
-            // so a function found across a 2^32 wrap is named as libsframe found it.
+            // The functions the release's search may have used: 2.47's checks containment on
+            // a 32-bit distance (`(uint32_t)(addr - start) < func_size` in
+            // sframe_get_funcdesc_with_addr_internal), so a function found across a 2^32
+            // wrap is named as libsframe found it; 2.40's and 2.44's check only that the
+            // function starts at or before the PC (its end only through its FREs).
             let inside = match self.lib.api {
                 Api::R247 => pc >= start && (pc.wrapping_sub(start) as u32) < fd.size,
-                _ => pc >= start && pc.wrapping_sub(start) < i64::from(fd.size),
+                _ => pc >= start,
             };
             if inside {
                 candidates.push((
@@ -234,6 +236,12 @@ impl Libsframe {
         }
         if let [only] = candidates.as_slice() {
             return (Some(only.1), Some(only.2));
+        }
+        // Too many to read each one's FREs per PC: not named.
+        const CANDIDATES: usize = 64;
+        if candidates.len() > CANDIDATES {
+            let t = candidates[0].2;
+            return (None, candidates.iter().all(|c| c.2 == t).then_some(t));
         }
         // A function may hold the row: it has an identical FRE among those read, or more
         // FREs than are read here.
