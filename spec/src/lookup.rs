@@ -171,7 +171,7 @@ impl<'a> SectionRef<'a> {
         if !contains(start, size) && !(unbounded && start <= pc) {
             return Ok(None);
         }
-        if q.has(Quirk::PerFunctionErrors) {
+        if q.has(Quirk::PerFunctionErrors) || q.has(Quirk::InvalidFreTypeNoRow) {
             return self.fde_for_lookup(idx, start);
         }
         let mut fde = self.fde(idx)?;
@@ -183,7 +183,8 @@ impl<'a> SectionRef<'a> {
 
     /// FDE `i` as the look-up reads it, its start as the look-up resolved it; with
     /// [`Quirk::PerFunctionErrors`] an FDE that is not readable as a function but has no FREs
-    /// gives no row rather than an error (nothing is read).
+    /// gives no row rather than an error (nothing is read), and with
+    /// [`Quirk::InvalidFreTypeNoRow`] one whose FRE type is invalid.
     fn fde_for_lookup(&self, i: usize, start: i64) -> Result<Option<FdeRef>, Violation> {
         match self.fde(i) {
             Ok(mut fde) => {
@@ -193,6 +194,11 @@ impl<'a> SectionRef<'a> {
             Err(_)
                 if self.quirks().has(Quirk::PerFunctionErrors)
                     && self.fde_fields(i)?.num_fres == 0 =>
+            {
+                Ok(None)
+            }
+            Err(v)
+                if v.rule == Rule::FdeFreType && self.quirks().has(Quirk::InvalidFreTypeNoRow) =>
             {
                 Ok(None)
             }
@@ -217,6 +223,9 @@ impl<'a> SectionRef<'a> {
         fde: &FdeRef,
         pc: i64,
     ) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
+        if self.quirks().has(Quirk::FreRangeScan) {
+            return self.scan_fre_ranges(fde, pc);
+        }
         if fde.pc_type() == PcType::Mask {
             if let Some(found) = self.find_mask_fre_quirky(fde, pc)? {
                 return Ok(found);
@@ -316,6 +325,46 @@ impl<'a> SectionRef<'a> {
         }
         if q.has(Quirk::MaskLowByte) {
             return self.scan_low_bits(fde, pc, 0xff).map(Some);
+        }
+        Ok(None)
+    }
+
+    /// glibc's FRE scan ([`Quirk::FreRangeScan`]), on the reader's `int32_t` PC and start.
+    fn scan_fre_ranges(
+        &self,
+        fde: &FdeRef,
+        pc: i64,
+    ) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
+        let (pc, start) = (pc as i32, fde.start as i32);
+        let off = pc.wrapping_sub(start) as u32;
+        let mask = fde.pc_type() == PcType::Mask;
+        let mut fres = self.fres(fde);
+        let n = fde.num_fres as usize;
+        for k in 0..n {
+            let Some(f) = fres.next() else { break };
+            let f = f?;
+            let end = if k + 1 < n {
+                self.fre_start_at(fde, fres.position())?.wrapping_sub(1)
+            } else {
+                fde.size.wrapping_sub(1)
+            };
+            if f.start > off {
+                return Ok(None);
+            }
+            if start > pc {
+                continue;
+            }
+            let at = if mask {
+                match u32::from(fde.rep_size) {
+                    0 => return Ok(None),
+                    rep => off % rep,
+                }
+            } else {
+                off
+            };
+            if f.start <= at && end >= at {
+                return Ok(Some((k, f)));
+            }
         }
         Ok(None)
     }

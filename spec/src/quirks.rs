@@ -237,11 +237,25 @@ pub enum Quirk {
     /// (`sframe_find_fre`: "Sanity check the next FRE").
     #[cfg_attr(feature = "serde", serde(rename = "data-words-above-3-unreadable"))]
     DataWordsAbove3Unreadable,
+    /// A look-up that lands in a function whose FRE type is not one of the three defined
+    /// finds no row, instead of refusing the section (glibc 2.43 `__sframe_find_fre`:
+    /// `addr_size = sframe_fre_start_addr_size (fre_type); if (addr_size == 0) return
+    /// _URC_END_OF_STACK;`; F0191).
+    #[cfg_attr(feature = "serde", serde(rename = "invalid-fre-type-no-row"))]
+    InvalidFreTypeNoRow,
+    /// The FRE of a function is found by ranges, in order, on 32-bit offsets: with `off =
+    /// (uint32_t)(pc - start)`, FRE `k` ends at the next FRE's start less 1 (wrapping; the
+    /// function's size less 1 for the last); the scan stops with no row at the first FRE
+    /// starting after `off`, and takes the first FRE with `start_k <= off' <= end_k`, where
+    /// `off'` is `off` (PC-increment) or `off % rep_size` (PC-mask). FREs after it are not
+    /// read (glibc 2.43 `__sframe_find_fre` and `sframe_fre_check_range_p`; F0192).
+    #[cfg_attr(feature = "serde", serde(rename = "fre-range-scan"))]
+    FreRangeScan,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 43] = [
+    pub const ALL: [Quirk; 45] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -285,6 +299,8 @@ impl Quirk {
         Quirk::PcrelStartInt32,
         Quirk::DataWordsAbove6Unreadable,
         Quirk::DataWordsAbove3Unreadable,
+        Quirk::InvalidFreTypeNoRow,
+        Quirk::FreRangeScan,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -333,6 +349,8 @@ impl Quirk {
             Quirk::SearchAbsoluteU64 => "search-absolute-u64",
             Quirk::DataWordsAbove6Unreadable => "data-words-above-6-unreadable",
             Quirk::DataWordsAbove3Unreadable => "data-words-above-3-unreadable",
+            Quirk::InvalidFreTypeNoRow => "invalid-fre-type-no-row",
+            Quirk::FreRangeScan => "fre-range-scan",
         }
     }
 
