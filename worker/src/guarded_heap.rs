@@ -8,8 +8,8 @@
 //! reproduce that, and no finding can say which bytes were read.
 //!
 //! While a [`Guarding`] lives, `malloc`, `calloc` and `realloc` place each new block at the
-//! very end of its own mapping, right before an inaccessible page, so that reading one byte
-//! past it faults. Such a block is only as aligned as its size makes it, not 16-byte aligned
+//! very end of its own mapping, right before 4 GiB of inaccessible address space, so that
+//! reading one byte past it, or anywhere a 32-bit offset from the section can reach, faults. Such a block is only as aligned as its size makes it, not 16-byte aligned
 //! as `malloc` promises: libsframe's blocks are byte buffers and structures of at most
 //! 8-byte alignment, which x86-64 reads unaligned (an aligned block would leave up to 15
 //! bytes of zeros where an overread goes unnoticed). `free`
@@ -32,6 +32,11 @@ extern "C" {
 thread_local! {
     static GUARDING: Cell<bool> = const { Cell::new(false) };
 }
+
+/// The inaccessible address space after each block: more than the farthest a reader can go
+/// from a block's start with a 32-bit offset taken from the section (`sfde_func_start_fre_off`,
+/// then the FREs it walks), so that such a read faults rather than lands in other memory.
+const GUARD: usize = (1 << 32) + (1 << 24);
 
 /// The guarded blocks alive: `(block, mapping, mapping length, block size)`. A fixed table:
 /// this module must not allocate. Past its capacity, blocks come from glibc unguarded.
@@ -100,29 +105,29 @@ unsafe fn guarded(n: usize) -> *mut c_void {
     }
     let pg = page();
     let body = n.max(1);
-    let Some(len) = body
-        .checked_add(pg - 1)
-        .map(|x| x / pg * pg)
-        .and_then(|x| x.checked_add(pg))
-    else {
+    let Some(data_len) = body.checked_add(pg - 1).map(|x| x / pg * pg) else {
         return std::ptr::null_mut();
     };
+    let Some(len) = data_len.checked_add(GUARD) else {
+        return std::ptr::null_mut();
+    };
+    // Address space only: the guard is never backed by memory.
     let map = libc::mmap(
         std::ptr::null_mut(),
         len,
-        libc::PROT_READ | libc::PROT_WRITE,
-        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+        libc::PROT_NONE,
+        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
         -1,
         0,
     );
     if map == libc::MAP_FAILED {
         return std::ptr::null_mut();
     }
-    let guard = map as usize + len - pg;
-    if libc::mprotect(guard as *mut c_void, pg, libc::PROT_NONE) != 0 {
+    if libc::mprotect(map, data_len, libc::PROT_READ | libc::PROT_WRITE) != 0 {
         libc::munmap(map, len);
         return std::ptr::null_mut();
     }
+    let guard = map as usize + data_len;
     let block = guard - body;
     t.live[t.count] = (block, map as usize, len, n);
     t.count += 1;
@@ -262,8 +267,18 @@ mod tests {
             let p = malloc(100) as *mut u8;
             assert!(!p.is_null());
             assert!((0..100).all(|i| *p.add(i) == 0));
-            // The block ends at a page boundary: the guard page.
+            // The block ends at a page boundary: the guard, whose far pages fault too.
             assert_eq!((p as usize + 100) % page(), 0);
+            let far = p as usize + 100 + (1usize << 32);
+            let mut vec = 0u8;
+            let probe = libc::mincore(
+                (far & !(page() - 1)) as *mut c_void,
+                page(),
+                &mut vec,
+            );
+            // mincore fails with ENOMEM on unmapped memory but succeeds on a PROT_NONE
+            // mapping: the far page is still ours, not someone else's.
+            assert_eq!(probe, 0);
             assert!(slot_of(p as usize).is_some());
             let q = realloc(p as *mut c_void, 5000) as *mut u8;
             assert!(slot_of(p as usize).is_none() && slot_of(q as usize).is_some());
