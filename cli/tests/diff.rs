@@ -135,6 +135,32 @@ fn corpus_and_seeds_agree_or_are_ledgered() {
     }
 }
 
+#[test]
+fn every_reproducer_of_the_ledger_is_explained_by_it() {
+    // The findings' reproducers (and the inputs of the former clusters, `untriaged-inputs/`)
+    // are where each quirk must keep giving exactly its implementation's answer.
+    let reg = registry(true);
+    let paths = sframe_harness::input::expand_paths(&[Ledger::default_dir()])
+        .expect("the findings directory is readable");
+    let cases: Vec<Case> = paths
+        .iter()
+        .filter_map(|p| {
+            sframe_harness::input::read_input(p).ok().map(|i| Case {
+                name: p.display().to_string(),
+                data: i.loaded.bytes,
+            })
+        })
+        .collect();
+    assert!(cases.len() >= 200, "only {} reproducers?", cases.len());
+    let l = ledger();
+    let (summary, _) = run(
+        &Engine::new(reg.available.clone()).with_ledger(&l),
+        &cases,
+        &l,
+    );
+    assert_ledgered(&summary);
+}
+
 /// Assemble `src` with the system's `as --gsframe` (binutils 2.40 here) and link it.
 fn assemble(dir: &Path, src: &str) -> Vec<PathBuf> {
     let s = dir.join("t.s");
