@@ -19,7 +19,7 @@ use crate::impls::registry::{Options, Registry};
 use crate::impls::{BenchTiming, Implementation, Outcome};
 use serde::Serialize;
 use serde_json::json;
-use sframe_harness::diff::mutate::Rng;
+use sframe_gen::rng::SplitMix64;
 use sframe_harness::input::{corpus_cases, corpus_dir};
 use sframe_spec::constants::flags;
 use sframe_spec::{
@@ -66,11 +66,11 @@ pub fn synthetic(version: Version, n: u32, pcrel: bool) -> Section {
 }
 
 fn pcs_in(s: &Section, count: usize, seed: u64) -> Vec<i64> {
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     (0..count)
         .filter_map(|_| {
-            let f = &s.functions[rng.below(s.functions.len())];
-            (f.size > 0).then(|| f.start + rng.below(f.size as usize) as i64)
+            let f = &s.functions[rng.index(s.functions.len())];
+            (f.size > 0).then(|| f.start + rng.index(f.size as usize) as i64)
         })
         .collect()
 }

@@ -14,6 +14,7 @@
 //! - [`strategy`]: proptest strategies driving the same generator (feature `proptest`, on
 //!   by default);
 //! - [`corpus`]: reproducible files on disk for `sframe-conform gen`;
+//! - [`rng`]: the one seeded pseudo-random generator of the workspace (SplitMix64);
 //! - [`check`]: the properties (valid: validates clean and round-trips; mutated: reports
 //!   its tags, and decodes exactly when not malformed);
 //! - [`drivers`]: `run(&mut Unstructured)` fuzz drivers, each also a seeded test;
@@ -45,6 +46,7 @@ pub mod generate;
 pub mod layout;
 pub mod mutate;
 pub mod reach;
+pub mod rng;
 pub mod rows;
 #[cfg(feature = "proptest")]
 pub mod strategy;

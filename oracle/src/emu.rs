@@ -26,10 +26,10 @@ use crate::checker::{self, Kind, Machine, Outcome, RowUsed, Values};
 use crate::disasm::Insn;
 use crate::error::OracleError;
 use crate::image::{FunctionKind, Image, PAGE};
-use crate::rng::Rng;
 use crate::shadow::{ShadowStack, TrueFrame};
 use crate::snapshot::{MemoryRange, SnapshotFrame, StackSnapshot};
 use crate::Options;
+use sframe_gen::rng::SplitMix64;
 use sframe_spec::unwind::{Frame, StepError};
 use sframe_spec::{Endian, SectionRef};
 use std::collections::{BTreeMap, HashSet};
@@ -236,7 +236,7 @@ struct Run {
     /// Instruction budget of this run.
     budget: u64,
     end: Option<RunEnd>,
-    rng: Rng,
+    rng: SplitMix64,
     flip: bool,
     mapped: Vec<u64>,
     /// Lowest SP seen (the stack is zeroed from there up after the run).
@@ -358,7 +358,7 @@ impl<'o> Engine<'o> {
                 icount: 0,
                 budget: 0,
                 end: None,
-                rng: Rng::new(0),
+                rng: SplitMix64::new(0),
                 flip: false,
                 mapped: Vec::new(),
                 min_sp: STACK_LO,
@@ -522,7 +522,7 @@ impl<'o> Engine<'o> {
         let cpu = image.cpu;
         let r = cpu.regs();
         let e = image.abi.endian();
-        let mut rng = Rng::derive(ctx.opts.seed, entry, u64::from(index));
+        let mut rng = SplitMix64::derive(ctx.opts.seed, entry, u64::from(index));
         let uc = &mut self.uc;
         for s in image.segments.iter().filter(|s| s.writable) {
             let _ = uc.mem_write(s.addr, &s.bytes);
@@ -657,8 +657,8 @@ impl<'o> Engine<'o> {
 }
 
 /// An argument of the run's distribution.
-fn arg_value(rng: &mut Rng, strategy: u32) -> u64 {
-    let heap_ptr = |rng: &mut Rng| HEAP + rng.below(HEAP_SIZE / 2) / 16 * 16;
+fn arg_value(rng: &mut SplitMix64, strategy: u32) -> u64 {
+    let heap_ptr = |rng: &mut SplitMix64| HEAP + rng.below(HEAP_SIZE / 2) / 16 * 16;
     match strategy {
         0 => rng.below(4),
         1 => heap_ptr(rng),

@@ -36,7 +36,6 @@ pub mod emu;
 pub mod error;
 pub mod image;
 pub mod report;
-pub mod rng;
 pub mod shadow;
 pub mod snapshot;
 
