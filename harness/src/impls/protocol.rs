@@ -100,14 +100,24 @@ fn json<T: Serialize>(v: &T) -> String {
 pub fn serve(
     imp: &dyn Implementation,
     input: impl BufRead,
+    output: impl Write,
+) -> std::io::Result<()> {
+    serve_with(input, output, |line| Ok(answer(imp, line)))
+}
+
+/// The protocol's loop: each non-blank request line of `input` answered by `respond` as one
+/// line of `output`, flushed at once, until `input` ends.
+pub fn serve_with(
+    input: impl BufRead,
     mut output: impl Write,
+    mut respond: impl FnMut(&str) -> std::io::Result<String>,
 ) -> std::io::Result<()> {
     for line in input.lines() {
         let line = line?;
         if line.trim().is_empty() {
             continue;
         }
-        let resp = answer(imp, &line);
+        let resp = respond(&line)?;
         output.write_all(resp.as_bytes())?;
         output.write_all(b"\n")?;
         output.flush()?;
