@@ -220,10 +220,14 @@ version_module!(v1, 1);
 version_module!(v2, 2, S390XBigEndian);
 version_module!(v3, 3, S390XBigEndian);
 
-/// Decode a section `s` of the crate's module `$m`: `$facts` are the facts of one FDE `fde`
-/// but its FREs, `$row` the row of one FRE `fre` of it (with `ctx`).
+/// Decode a section `s` of the crate's module `$m`. Per FDE `fde`: `$pc_type`, `$fde_type`
+/// and `$rep_size` are what differs between the versions' getters; per FRE `fre`, `$row` is
+/// its row (with `ctx`).
 macro_rules! decode_sections {
-    ($name:ident, $m:ident, |$s:ident, $ctx:ident, $fde:ident| $facts:expr, |$fre:ident| $row:expr) => {
+    (
+        $name:ident, $m:ident, |$s:ident, $ctx:ident, $fde:ident, $fre:ident|
+        pc_type: $pc_type:expr, fde_type: $fde_type:expr, rep_size: $rep_size:expr, row: $row:expr
+    ) => {
         fn $name($s: &$m::SFrameSection<'_>) -> Result<Decoded, SFrameError> {
             let $ctx = ctx!($m, $s);
             let mut d = Decoded {
@@ -232,7 +236,16 @@ macro_rules! decode_sections {
             };
             for i in 0..$s.get_fde_count() {
                 let Some($fde) = $s.get_fde(i)? else { break };
-                let mut f: FunctionFacts = $facts;
+                let mut f = FunctionFacts {
+                    start: Some($fde.get_pc($s) as i64),
+                    size: Some($fde.func_size),
+                    fre_type: $fde.func_info.get_fre_type().ok().map(|t| t as u8),
+                    pc_type: $pc_type.ok().map(|t| t as u8),
+                    fde_type: $fde_type,
+                    rep_size: $rep_size,
+                    num_fres: Some(u32::from($fde.func_num_fres)),
+                    ..FunctionFacts::default()
+                };
                 collect_fres(&mut f, $fde.iter_fre($s), |$fre: &$m::SFrameFRE| FreFacts {
                     start: Some($fre.start_address.get()),
                     row: $row,
@@ -244,52 +257,17 @@ macro_rules! decode_sections {
     };
 }
 
-decode_sections!(
-    decode_v1,
-    v1,
-    |s, ctx, fde| FunctionFacts {
-        start: Some(fde.get_pc(s) as i64),
-        size: Some(fde.func_size),
-        fre_type: fde.func_info.get_fre_type().ok().map(|t| t as u8),
-        pc_type: fde.func_info.get_fde_type().ok().map(|t| t as u8),
-        fde_type: Some(0),
-        num_fres: Some(fde.func_num_fres),
-        ..FunctionFacts::default()
-    },
-    |fre| default_fre_row!(ctx, s, fre)
-);
-
-decode_sections!(
-    decode_v2,
-    v2,
-    |s, ctx, fde| FunctionFacts {
-        start: Some(fde.get_pc(s) as i64),
-        size: Some(fde.func_size),
-        fre_type: fde.func_info.get_fre_type().ok().map(|t| t as u8),
-        pc_type: fde.func_info.get_fde_type().ok().map(|t| t as u8),
-        fde_type: Some(0),
-        rep_size: Some(fde.func_rep_size),
-        num_fres: Some(fde.func_num_fres),
-        ..FunctionFacts::default()
-    },
-    |fre| default_fre_row!(ctx, s, fre)
-);
-
-decode_sections!(
-    decode_v3,
-    v3,
-    |s, ctx, fde| FunctionFacts {
-        start: Some(fde.get_pc(s) as i64),
-        size: Some(fde.func_size),
-        fre_type: fde.func_info.get_fre_type().ok().map(|t| t as u8),
-        pc_type: fde.func_info.get_fde_pctype().ok().map(|t| t as u8),
-        fde_type: fde.get_fde_type().ok().map(|t| t as u8),
-        rep_size: Some(fde.func_rep_size),
-        num_fres: Some(u32::from(fde.func_num_fres)),
-        ..FunctionFacts::default()
-    },
-    |fre| v3_row(ctx, s, is_flex(&fde), fre)
-);
+decode_sections!(decode_v1, v1, |s, ctx, fde, fre|
+    pc_type: fde.func_info.get_fde_type(), fde_type: Some(0), rep_size: None,
+    row: default_fre_row!(ctx, s, fre));
+decode_sections!(decode_v2, v2, |s, ctx, fde, fre|
+    pc_type: fde.func_info.get_fde_type(), fde_type: Some(0), rep_size: Some(fde.func_rep_size),
+    row: default_fre_row!(ctx, s, fre));
+decode_sections!(decode_v3, v3, |s, ctx, fde, fre|
+    pc_type: fde.func_info.get_fde_pctype(),
+    fde_type: fde.get_fde_type().ok().map(|t| t as u8),
+    rep_size: Some(fde.func_rep_size),
+    row: v3_row(ctx, s, is_flex(&fde), fre));
 
 fn is_flex(fde: &v3::SFrameFDE) -> bool {
     matches!(fde.get_fde_type(), Ok(v3::SFrameFDEType::Flex))
