@@ -28,7 +28,6 @@ use sframe_spec::{Abi, Loc, Section, Version};
 use std::ffi::c_int;
 use std::hint::black_box;
 use std::path::Path;
-use std::time::Instant;
 
 /// Names of libsframe's error codes (`_SFRAME_ERRORS` in sframe-api.h, from 2000).
 const ERRORS: [&str; 12] = [
@@ -437,21 +436,12 @@ impl Implementation for Libsframe {
             Ok(d) => d,
             Err(code) => return Outcome::rejected(err_name(code), None),
         };
-        let mut found = 0u64;
-        let t = Instant::now();
-        for _ in 0..rounds {
-            for &pc in pcs {
-                if let Ok(Some(fre)) = d.find(black_box(pc)) {
-                    black_box(d.cfa_offset(&fre, 0));
-                    found += 1;
-                }
-            }
-        }
-        let nanos = t.elapsed().as_nanos() as u64;
-        Outcome::ok(BenchTiming {
-            lookups: u64::from(rounds) * pcs.len() as u64,
-            found,
-            nanos,
-        })
+        Outcome::ok(BenchTiming::measure(pcs, rounds, |pc| {
+            let Ok(Some(fre)) = d.find(pc) else {
+                return false;
+            };
+            black_box(d.cfa_offset(&fre, 0));
+            true
+        }))
     }
 }

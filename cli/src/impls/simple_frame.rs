@@ -24,7 +24,6 @@ use sframe_harness::impls::guard::guarded;
 use sframe_spec::{Abi, Base, Loc, Version};
 use simple_frame_rs::{SFrameError, SFrameFRE, SFrameSection};
 use std::hint::black_box;
-use std::time::Instant;
 
 /// The `simple-frame-rs` crate.
 #[derive(Debug, Default, Clone, Copy)]
@@ -355,25 +354,17 @@ impl Implementation for SimpleFrame {
                 Ok(s) => s,
                 Err(e) => return rejected(e),
             };
-            let mut found = 0u64;
-            let t = Instant::now();
-            for _ in 0..rounds {
-                for &pc in pcs {
-                    let pc = BASE.wrapping_add(black_box(pc) as u64);
-                    if let Ok(Some(fde)) = s.find_fde(pc) {
-                        if let Ok(Some(fre)) = fde.find_fre(&s, pc) {
-                            black_box(fre.get_cfa_offset(&s).ok());
-                            found += 1;
-                        }
-                    }
-                }
-            }
-            let nanos = t.elapsed().as_nanos() as u64;
-            Outcome::ok(BenchTiming {
-                lookups: u64::from(rounds) * pcs.len() as u64,
-                found,
-                nanos,
-            })
+            Outcome::ok(BenchTiming::measure(pcs, rounds, |pc| {
+                let pc = BASE.wrapping_add(pc as u64);
+                let Ok(Some(fde)) = s.find_fde(pc) else {
+                    return false;
+                };
+                let Ok(Some(fre)) = fde.find_fre(&s, pc) else {
+                    return false;
+                };
+                black_box(fre.get_cfa_offset(&s).ok());
+                true
+            }))
         })
     }
 }

@@ -215,6 +215,27 @@ pub struct BenchTiming {
     pub nanos: u64,
 }
 
+impl BenchTiming {
+    /// Time `rounds` passes of `find` over every PC of `pcs` (each PC through
+    /// [`std::hint::black_box`]); `find` answers whether it found a row.
+    pub fn measure(pcs: &[i64], rounds: u32, mut find: impl FnMut(i64) -> bool) -> BenchTiming {
+        let mut found = 0u64;
+        let t = std::time::Instant::now();
+        for _ in 0..rounds {
+            for &pc in pcs {
+                if find(std::hint::black_box(pc)) {
+                    found += 1;
+                }
+            }
+        }
+        BenchTiming {
+            lookups: u64::from(rounds) * pcs.len() as u64,
+            found,
+            nanos: t.elapsed().as_nanos() as u64,
+        }
+    }
+}
+
 /// One SFrame implementation.
 ///
 /// Methods take `&self`; implementations that keep state (a worker process) lock inside.
@@ -249,5 +270,5 @@ pub trait Implementation: Send + Sync {
 /// The format version byte of a section, if its magic is right.
 pub fn section_version(data: &[u8]) -> Option<Version> {
     sframe_spec::Endian::from_magic(data)?;
-    Version::from_u8(*data.get(2)?)
+    Version::from_u8(*data.get(sframe_spec::read::header_offsets::VERSION)?)
 }

@@ -12,7 +12,6 @@ use sframe_spec::{
     decode, FdeType, FreType, Quirk, Quirks, Section, SectionRef, Version, Violation,
 };
 use std::hint::black_box;
-use std::time::Instant;
 
 /// The `sframe-spec` crate.
 #[derive(Debug, Default, Clone, Copy)]
@@ -166,23 +165,14 @@ impl Implementation for Reference {
             Ok(s) => s,
             Err(v) => return rejected(&v),
         };
-        let mut found = 0u64;
-        let t = Instant::now();
-        for _ in 0..rounds {
-            for &pc in pcs {
-                if let Ok(Some(f)) = s.find(black_box(pc)) {
-                    // Read the CFA word as a consumer would.
-                    black_box(f.fre.dataword(0));
-                    found += 1;
-                }
-            }
-        }
-        let nanos = t.elapsed().as_nanos() as u64;
-        Outcome::ok(BenchTiming {
-            lookups: u64::from(rounds) * pcs.len() as u64,
-            found,
-            nanos,
-        })
+        Outcome::ok(BenchTiming::measure(pcs, rounds, |pc| {
+            let Ok(Some(f)) = s.find(pc) else {
+                return false;
+            };
+            // Read the CFA word as a consumer would.
+            black_box(f.fre.dataword(0));
+            true
+        }))
     }
 }
 
