@@ -13,7 +13,9 @@ use crate::layout::Layout;
 use crate::rows;
 use arbitrary::{Result, Unstructured};
 use sframe_spec::constants::{flags, FDE_ATTR_V3_SIZE, HEADER_SIZE, MAX_DATAWORD_COUNT};
+use sframe_spec::layout::{fde_info, fde_info2};
 use sframe_spec::read::header_offsets as ho;
+use sframe_spec::read::info_unused_mask;
 use sframe_spec::{
     encode, Abi, Control, DataWordSize, Endian, FdeType, FreType, PauthKey, PcType, Rule, Section,
     Version,
@@ -780,7 +782,7 @@ fn fre_type_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
     let t = edge::pick(u, &[3u8, 15], |u| u.int_in_range(3..=15))?;
     let at = c.layout.functions[i].info;
     let mut b = c.g.bytes.clone();
-    b[at] = (b[at] & 0xf0) | t;
+    b[at] = (b[at] & !fde_info::FRE_TYPE_MASK) | t;
     done(
         b,
         lost_fres(c, i, Rule::FdeFreType),
@@ -798,7 +800,7 @@ fn fde_type_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
     let t = edge::pick(u, &[2u8, 31], |u| u.int_in_range(2..=31))?;
     let at = c.layout.functions[i].info2.expect("v3 has info2");
     let mut b = c.g.bytes.clone();
-    b[at] = (b[at] & 0xe0) | t;
+    b[at] = (b[at] & fde_info2::UNUSED_MASK) | t;
     done(
         b,
         lost_fres(c, i, Rule::FdeType),
@@ -814,15 +816,17 @@ fn info_unused(c: &Ctx, u: &mut Unstructured) -> Out {
     let r = &mut s.functions[i].reserved;
     match c.v {
         Version::V3 => match u.int_in_range(0..=2u8)? {
-            0 => r.info = 0x40,
+            0 => r.info = info_unused_mask(Version::V3),
             1 => {
-                r.info2 = edge::pick(u, &[0x20u8, 0xe0], |u| {
-                    u.int_in_range(1..=7u8).map(|x| x << 5)
+                let unused = fde_info2::UNUSED_MASK;
+                r.info2 = edge::pick(u, &[1 << unused.trailing_zeros(), unused], |u| {
+                    u.int_in_range(1..=7u8)
+                        .map(|x| x << unused.trailing_zeros())
                 })?
             }
             _ => {
-                r.info = 0x40;
-                r.info2 = 0xe0;
+                r.info = info_unused_mask(Version::V3);
+                r.info2 = fde_info2::UNUSED_MASK;
             }
         },
         _ => r.info = *u.choose(&[0x40, 0x80, 0xc0])?,

@@ -24,6 +24,7 @@ use sframe_harness::impls::{
 };
 use sframe_harness::impls::{Implementation, Outcome, Row};
 use sframe_spec::constants::flags::FDE_FUNC_START_PCREL;
+use sframe_spec::layout::{fde_info, fde_info2, RawHeader};
 use sframe_spec::{Abi, Loc, Section, Version};
 use std::ffi::c_int;
 use std::hint::black_box;
@@ -170,7 +171,10 @@ fn row(d: &Decoder<'_>, ctx: Ctx, fre: &FreBuf, fde_type: u8) -> Row {
 
 impl Libsframe {
     fn ctx(&self, d: &Decoder<'_>, data: &[u8]) -> Ctx {
-        let version = d.version().or_else(|| data.get(2).copied()).unwrap_or(0);
+        let version = d
+            .version()
+            .or_else(|| RawHeader::of(data).version_byte())
+            .unwrap_or(0);
         Ctx {
             abi: Abi::from_u8(d.abi_arch()).unwrap_or(Abi::Amd64),
             version,
@@ -180,7 +184,9 @@ impl Libsframe {
     }
 
     fn flags_of(d: &Decoder<'_>, data: &[u8]) -> u8 {
-        d.flags().or_else(|| data.get(3).copied()).unwrap_or(0)
+        d.flags()
+            .or_else(|| RawHeader::of(data).flags())
+            .unwrap_or(0)
     }
 
     /// Section-relative start of function `i` as the format says to resolve the field.
@@ -218,7 +224,11 @@ impl Libsframe {
                 candidates.push((
                     i,
                     start,
-                    if version == 3 { fd.info2 & 0x1f } else { 0 },
+                    if version == 3 {
+                        fde_info2::fde_type(fd.info2)
+                    } else {
+                        0
+                    },
                     fd.num_fres,
                 ));
             }
@@ -287,9 +297,13 @@ impl Implementation for Libsframe {
                 Some(Ok(fd)) => {
                     f.start = Self::resolved_start(&d, i, fd.raw_start, pcrel);
                     f.size = Some(fd.size);
-                    f.fre_type = Some(fd.info & 0xf);
-                    f.pc_type = Some((fd.info >> 4) & 1);
-                    fde_type = if ctx.version == 3 { fd.info2 & 0x1f } else { 0 };
+                    f.fre_type = Some(fde_info::fre_type(fd.info));
+                    f.pc_type = Some(fde_info::pc_type(fd.info));
+                    fde_type = if ctx.version == 3 {
+                        fde_info2::fde_type(fd.info2)
+                    } else {
+                        0
+                    };
                     f.fde_type = Some(fde_type);
                     f.rep_size = fd.rep_size;
                     f.num_fres = Some(fd.num_fres);
@@ -382,40 +396,26 @@ impl Implementation for Libsframe {
         let functions: Vec<EncFunction> = m
             .functions
             .iter()
-            .map(|f| {
-                let signal = if m.version == Version::V3 && f.signal {
-                    0x80
-                } else {
-                    0
-                };
-                EncFunction {
-                    start: f.start,
-                    size: f.size,
-                    info: signal
-                        | f.reserved.info
-                        | ((f.pauth_key as u8) << 5)
-                        | ((f.pc_type as u8) << 4)
-                        | (f.fre_type as u8),
-                    info2: f.reserved.info2 | f.fde_type as u8,
-                    rep_size: f.rep_size,
-                    fres: f
-                        .fres
-                        .iter()
-                        .map(|fre| {
-                            let info = ((fre.mangled_ra as u8) << 7)
-                                | ((fre.dataword_size as u8) << 5)
-                                | ((fre.datawords.len() as u8) << 1)
-                                | (fre.base_reg as u8);
-                            let w = fre.dataword_size.bytes();
-                            let bytes: Vec<u8> = fre
-                                .datawords
-                                .iter()
-                                .flat_map(|&v| host_bytes(v, w))
-                                .collect();
-                            (fre.start, info, bytes)
-                        })
-                        .collect(),
-                }
+            .map(|f| EncFunction {
+                start: f.start,
+                size: f.size,
+                info: f.info_byte(m.version),
+                info2: f.info2_byte(),
+                rep_size: f.rep_size,
+                fres: f
+                    .fres
+                    .iter()
+                    .map(|fre| {
+                        let info = fre.info_byte();
+                        let w = fre.dataword_size.bytes();
+                        let bytes: Vec<u8> = fre
+                            .datawords
+                            .iter()
+                            .flat_map(|&v| host_bytes(v, w))
+                            .collect();
+                        (fre.start, info, bytes)
+                    })
+                    .collect(),
             })
             .collect();
         match self.lib.encode(

@@ -14,6 +14,8 @@
 
 use super::Case;
 use sframe_gen::rng::SplitMix64;
+use sframe_spec::constants::MAGIC;
+use sframe_spec::layout::{FdeLayout, Field, RawHeader, HEADER_BYTE_FIELDS, HEADER_WORD_FIELDS};
 use sframe_spec::{decode, encode, DataWordSize, FdeType, FreType, PcType, Version};
 
 const INTERESTING_U32: [u32; 10] = [
@@ -29,45 +31,26 @@ const INTERESTING_U32: [u32; 10] = [
     0xffff_ffff,
 ];
 
-fn endian_little(data: &[u8]) -> bool {
-    data.first() == Some(&0xe2)
-}
-
-fn put_u32_endian(data: &mut [u8], off: usize, v: u32, little: bool) {
-    if let Some(b) = data.get_mut(off..off + 4) {
-        b.copy_from_slice(&if little {
-            v.to_le_bytes()
-        } else {
-            v.to_be_bytes()
-        });
-    }
-}
-
-fn get_u32(data: &[u8], off: usize, little: bool) -> Option<u32> {
-    let b: [u8; 4] = data.get(off..off + 4)?.try_into().ok()?;
-    Some(if little {
-        u32::from_le_bytes(b)
-    } else {
-        u32::from_be_bytes(b)
-    })
-}
-
 /// One byte-level mutation.
 fn mutate_bytes(data: &mut Vec<u8>, rng: &mut SplitMix64) {
     if data.is_empty() {
-        data.push(0xe2);
+        // The first byte of the magic of a little-endian section.
+        data.push(MAGIC.to_le_bytes()[0]);
         return;
     }
-    let little = endian_little(data);
-    let version = data.get(2).copied().unwrap_or(2);
-    let fde_size = match version {
-        1 => 17,
-        3 => 16,
-        _ => 20,
-    };
-    let num_fdes = get_u32(data, 8, little).unwrap_or(0) as usize;
-    let auxlen = usize::from(data.get(7).copied().unwrap_or(0));
-    let fde_base = 28 + auxlen;
+    let h = RawHeader::of(data);
+    let endian = h.endian();
+    // An unknown version byte is havocked as v2; v1 FDEs have v2's fields mutated (the byte
+    // after a v1 FDE's info byte is the next FDE's first).
+    let version = h.version().unwrap_or(Version::V2);
+    let fde_size = FdeLayout::of(version).size_of;
+    let fde = FdeLayout::of(if version == Version::V3 {
+        Version::V3
+    } else {
+        Version::V2
+    });
+    let num_fdes = h.num_fdes().unwrap_or(0) as usize;
+    let fde_base = h.header_size();
     match rng.index(10) {
         0 => {
             let i = rng.index(data.len());
@@ -79,7 +62,7 @@ fn mutate_bytes(data: &mut Vec<u8>, rng: &mut SplitMix64) {
         }
         2 => {
             // A header byte field: flags, ABI, fixed offsets, aux length.
-            let off = [3usize, 4, 5, 6, 7][rng.index(5)];
+            let off = HEADER_BYTE_FIELDS[rng.index(HEADER_BYTE_FIELDS.len())];
             if let Some(b) = data.get_mut(off) {
                 *b = match rng.index(4) {
                     0 => b.wrapping_add(1),
@@ -91,37 +74,39 @@ fn mutate_bytes(data: &mut Vec<u8>, rng: &mut SplitMix64) {
         }
         3 => {
             // A header word: num_fdes, num_fres, fre_len, fdeoff, freoff.
-            let off = [8usize, 12, 16, 20, 24][rng.index(5)];
-            let cur = get_u32(data, off, little).unwrap_or(0);
+            let off = HEADER_WORD_FIELDS[rng.index(HEADER_WORD_FIELDS.len())];
+            let cur = h.word(off).unwrap_or(0);
             let v = match rng.index(3) {
                 0 => cur.wrapping_add(1 + rng.index(4) as u32),
                 1 => cur.wrapping_sub(1 + rng.index(4) as u32),
                 _ => INTERESTING_U32[rng.index(INTERESTING_U32.len())],
             };
-            put_u32_endian(data, off, v, little);
+            endian.write_at(data, off, u64::from(v), 4);
         }
         4 | 5 if num_fdes > 0 => {
             // A field of one FDE (or v3 index entry).
             let i = rng.index(num_fdes.min(4096));
             let base = fde_base + i * fde_size;
-            let fields: &[usize] = if version == 3 {
-                &[0, 8, 12]
-            } else {
-                &[0, 4, 8, 12, 16, 17]
-            };
-            let off = base + fields[rng.index(fields.len())];
-            if off == base + 16 || off == base + 17 {
+            let fields: Vec<Field> = [fde.start, fde.size, fde.fre_off]
+                .into_iter()
+                .chain(fde.num_fres)
+                .chain(fde.info)
+                .chain(fde.rep_size)
+                .collect();
+            let field = fields[rng.index(fields.len())];
+            let off = base + field.offset;
+            if field.width == 1 {
                 if let Some(b) = data.get_mut(off) {
                     *b ^= 1 << rng.index(8);
                 }
             } else {
-                let cur = get_u32(data, off, little).unwrap_or(0);
+                let cur = RawHeader::of(data).word(off).unwrap_or(0);
                 let v = match rng.index(3) {
                     0 => cur.wrapping_add(rng.index(64) as u32),
                     1 => cur.wrapping_sub(rng.index(64) as u32),
                     _ => INTERESTING_U32[rng.index(INTERESTING_U32.len())],
                 };
-                put_u32_endian(data, off, v, little);
+                endian.write_at(data, off, u64::from(v), 4);
             }
         }
         6 => {
@@ -332,9 +317,9 @@ pub fn inputs<'a>(seeds: &'a [Case], n: usize, seed: u64, versions: &[Version]) 
         .iter()
         .filter(|c| {
             versions.is_empty()
-                || c.data
-                    .get(2)
-                    .is_some_and(|b| versions.iter().any(|v| v.number() == *b))
+                || RawHeader::of(&c.data)
+                    .version_byte()
+                    .is_some_and(|b| versions.iter().any(|v| v.number() == b))
         })
         .collect();
     Inputs {
