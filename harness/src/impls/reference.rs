@@ -8,6 +8,7 @@
 use super::BenchTiming;
 use super::{Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation, Outcome, Row};
 use sframe_spec::decode::{decode_per_function_with, decode_with, FunctionRead};
+use sframe_spec::layout::{fde_info, fde_info2};
 use sframe_spec::{
     decode, FdeType, FreType, Quirk, Quirks, Section, SectionRef, Version, Violation,
 };
@@ -107,10 +108,10 @@ fn facts_per_function(s: &Section, functions: &[FunctionRead], quirks: Quirks) -
                 None => FunctionFacts {
                     start: Some(r.start),
                     size: Some(f.size),
-                    fre_type: FreType::from_u8(f.info & 0xf).map(|t| t as u8),
-                    pc_type: Some(u8::from(f.info & 0x10 != 0)),
+                    fre_type: FreType::from_u8(fde_info::fre_type(f.info)).map(|t| t as u8),
+                    pc_type: Some(fde_info::pc_type(f.info)),
                     fde_type: if v3 {
-                        FdeType::from_u8(f.info2 & 0x1f).map(|t| t as u8)
+                        FdeType::from_u8(fde_info2::fde_type(f.info2)).map(|t| t as u8)
                     } else {
                         Some(0)
                     },
@@ -121,7 +122,7 @@ fn facts_per_function(s: &Section, functions: &[FunctionRead], quirks: Quirks) -
             if v3 {
                 // An FDE type the reader does not know is reported as none (its rows were
                 // read as default-type ones).
-                facts.fde_type = FdeType::from_u8(f.info2 & 0x1f).map(|t| t as u8);
+                facts.fde_type = FdeType::from_u8(fde_info2::fde_type(f.info2)).map(|t| t as u8);
             }
             facts.num_fres = Some(f.num_fres);
             facts.error = r.error.as_ref().map(|v| v.rule.id().to_string());
