@@ -17,8 +17,8 @@
 //! | encoder funcdesc | `_add_funcdesc(start i32, size, info, num_fres)` | `_add_funcdesc_v2(start i32, size, info, rep, num_fres)` | `_add_funcdesc_v3(start i64, size, info, info2, rep, num_fres)` |
 //! | `sframe_encoder_write` | `(ectx, size*, errp)` | same | `(ectx, size*, sort_fde_p, errp)` |
 //!
-//! Inputs are handed to the library in a [`Guarded`] buffer (guard pages on both sides), so
-//! that out-of-bounds reads become crashes the harness sees.
+//! Inputs are handed to the library in a [`Guarded`](crate::guard::Guarded) buffer (guard pages
+//! on both sides), so that out-of-bounds reads become crashes the harness sees.
 //!
 //! `MAX_OFFSET_BYTES` is `SFRAME_FRE_OFFSET_4B * 2 * 3` = 12 (the enum value 2 times 2 is the
 //! 4-byte width); `MAX_DATAWORD_BYTES` is `SFRAME_FRE_DATAWORD_4B * 2 * 6` = 24.
@@ -48,97 +48,6 @@ impl Api {
         } else {
             Api::R247
         }
-    }
-}
-
-/// A copy of the input whose last byte is followed (and first byte preceded) by an
-/// inaccessible page, so that a read past either end faults at once instead of returning
-/// whatever the heap holds there.
-pub struct Guarded {
-    map: *mut u8,
-    map_len: usize,
-    data: *const u8,
-    len: usize,
-}
-
-impl Guarded {
-    pub fn new(bytes: &[u8]) -> Option<Guarded> {
-        Guarded::with_guards(bytes, 1, 1)
-    }
-
-    /// A copy with `before` inaccessible pages before it and `after` after it, for readers
-    /// that may jump far from the section (a length they take from it, not from the caller):
-    /// the guard is address space only (`PROT_NONE`, `MAP_NORESERVE`), however large.
-    pub fn with_guards(bytes: &[u8], before: usize, after: usize) -> Option<Guarded> {
-        // SAFETY: sysconf has no preconditions.
-        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
-            .ok()
-            .filter(|p| *p > 0)?;
-        let data_pages = bytes.len().div_ceil(page);
-        let map_len = before
-            .checked_add(data_pages)?
-            .checked_add(after)?
-            .checked_mul(page)?;
-        // SAFETY: an anonymous private mapping of a fresh range, inaccessible until the data
-        // pages are opened below; the result is checked.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if map == libc::MAP_FAILED {
-            return None;
-        }
-        let map = map as *mut u8;
-        // Owns the mapping from here on (unmapped on every return path).
-        let mut g = Guarded {
-            map,
-            map_len,
-            data: std::ptr::null(),
-            len: bytes.len(),
-        };
-        if data_pages > 0 {
-            // SAFETY: the data pages lie inside the mapping just made.
-            let ok = unsafe {
-                libc::mprotect(
-                    map.add(before * page) as *mut c_void,
-                    data_pages * page,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                ) == 0
-            };
-            if !ok {
-                return None;
-            }
-        }
-        let start = (before + data_pages) * page - bytes.len();
-        // SAFETY: `start..start + len` lies in the writable data pages of the mapping (an
-        // empty input points at the first guard page after them and is never read).
-        g.data = unsafe {
-            let p = map.add(start);
-            if !bytes.is_empty() {
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
-            }
-            p as *const u8
-        };
-        Some(g)
-    }
-
-    pub fn as_slice(&self) -> &[u8] {
-        // SAFETY: `data` points to `len` initialised bytes of the mapping, which lives as
-        // long as `self`.
-        unsafe { std::slice::from_raw_parts(self.data, self.len) }
-    }
-}
-
-impl Drop for Guarded {
-    fn drop(&mut self) {
-        // SAFETY: unmaps exactly the mapping made in `new`, once.
-        unsafe { libc::munmap(self.map as *mut c_void, self.map_len) };
     }
 }
 
@@ -856,104 +765,5 @@ impl Lib {
         // SAFETY: `ectx` came from sframe_encode and is freed exactly once.
         unsafe { (self.enc_free)(&mut ectx) };
         result
-    }
-}
-
-extern "C" {
-    /// glibc `backtrace(3)` (execinfo.h).
-    fn backtrace(buffer: *mut *mut c_void, size: c_int) -> c_int;
-}
-
-/// Append `s` to `buf` at `*n`, truncating at the buffer's end (no allocation).
-fn put(buf: &mut [u8], n: &mut usize, s: &[u8]) {
-    for &b in s {
-        if *n < buf.len() {
-            buf[*n] = b;
-            *n += 1;
-        }
-    }
-}
-
-/// The crash reporter: on SIGSEGV, SIGBUS, SIGFPE or SIGILL, write
-/// `sframe-worker: fault in <library> <symbol>` (the first frame inside libsframe, its nearest
-/// exported symbol, or `+0x<offset>` in the library when no exported symbol precedes it; `-
-/// outside-libsframe` when no frame is in libsframe) to stderr, then die of the same signal.
-extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut c_void) {
-    let mut frames = [std::ptr::null_mut::<c_void>(); 64];
-    let mut line = [0u8; 512];
-    let mut n = 0;
-    put(&mut line, &mut n, b"sframe-worker: fault in ");
-    // SAFETY: backtrace writes at most `frames.len()` pointers; dladdr only reads the
-    // loader's tables; the strings it returns are NUL-terminated and live while the
-    // objects stay loaded. Nothing here allocates.
-    unsafe {
-        let count = backtrace(frames.as_mut_ptr(), frames.len() as c_int).max(0) as usize;
-        let mut found = false;
-        for &f in &frames[..count] {
-            let mut info: libc::Dl_info = std::mem::zeroed();
-            if libc::dladdr(f as *const c_void, &mut info) == 0 || info.dli_fname.is_null() {
-                continue;
-            }
-            let file = CStr::from_ptr(info.dli_fname).to_bytes();
-            // GNU libsframe, or glibc's reader as ci/glibc-reader builds it.
-            if !file.windows(9).any(|w| w == b"libsframe")
-                && !file.windows(11).any(|w| w == b"sframe-read")
-            {
-                continue;
-            }
-            let base = file.rsplit(|&c| c == b'/').next().unwrap_or(file);
-            put(&mut line, &mut n, base);
-            put(&mut line, &mut n, b" ");
-            if info.dli_sname.is_null() {
-                // No exported symbol before it: the offset in the library.
-                let off = (f as usize).wrapping_sub(info.dli_fbase as usize);
-                put(&mut line, &mut n, b"+0x");
-                let mut digits = [0u8; 16];
-                let mut k = 0;
-                let mut v = off;
-                loop {
-                    digits[k] = b"0123456789abcdef"[v & 15];
-                    k += 1;
-                    v >>= 4;
-                    if v == 0 || k == digits.len() {
-                        break;
-                    }
-                }
-                digits[..k].reverse();
-                put(&mut line, &mut n, &digits[..k]);
-            } else {
-                put(&mut line, &mut n, CStr::from_ptr(info.dli_sname).to_bytes());
-            }
-            found = true;
-            break;
-        }
-        if !found {
-            put(&mut line, &mut n, b"- outside-libsframe");
-        }
-        put(&mut line, &mut n, b"\n");
-        libc::write(2, line.as_ptr() as *const c_void, n);
-        // Die of the same signal: restore the default action and re-raise.
-        libc::signal(sig, libc::SIG_DFL);
-        libc::raise(sig);
-    }
-}
-
-/// Install [`on_fault`] for the fault signals.
-pub fn install_crash_reporter() {
-    // The first backtrace(3) loads libgcc_s with dlopen; do it now, not in a signal handler
-    // on a corrupted heap.
-    let mut frames = [std::ptr::null_mut::<c_void>(); 4];
-    // SAFETY: writes at most 4 pointers into `frames`.
-    unsafe { backtrace(frames.as_mut_ptr(), frames.len() as c_int) };
-    for sig in [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL] {
-        // SAFETY: a zeroed sigaction with a valid SA_SIGINFO handler and an empty mask;
-        // the handler only does what is listed in its SAFETY comment.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_fault as *const () as usize;
-            sa.sa_flags = libc::SA_SIGINFO | libc::SA_RESETHAND;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
     }
 }

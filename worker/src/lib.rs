@@ -16,9 +16,11 @@
 //! (`cli/src/bin/sframe-worker.rs`, which calls [`main`] and adds the in-process adapters it
 //! has), so that it lands beside `sframe-conform`, where the registry looks for it.
 
+mod crash;
 mod ffi;
 mod forking;
 mod glibc;
+mod guard;
 mod libsframe;
 
 use sframe_harness::impls::protocol::serve;
@@ -71,7 +73,7 @@ pub fn main(hosted: &[Hosted]) -> ExitCode {
         let Some(release) = release else {
             return usage("--glibc needs --release");
         };
-        ffi::install_crash_reporter();
+        crash::install_crash_reporter();
         let version = version.unwrap_or_else(|| release.clone());
         let imp = match glibc::Glibc::open(&path, &release, &version) {
             Ok(g) => g,
@@ -93,7 +95,7 @@ pub fn main(hosted: &[Hosted]) -> ExitCode {
             let Some(release) = release else {
                 return usage("--libsframe needs --release");
             };
-            ffi::install_crash_reporter();
+            crash::install_crash_reporter();
             let version = version.unwrap_or_else(|| release.clone());
             match libsframe::Libsframe::open(&path, &release, &version) {
                 Ok(l) => Box::new(l),

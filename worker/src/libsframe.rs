@@ -18,7 +18,8 @@
 //!
 //! Sections are passed in a guarded buffer ([`Guarded`]): a read past their end crashes.
 
-use crate::ffi::{Api, Decoder, EncFunction, FreBuf, Guarded, Lib};
+use crate::ffi::{Api, Decoder, EncFunction, FreBuf, Lib};
+use crate::guard::Guarded;
 use sframe_harness::impls::{
     norm, section_version, BenchTiming, Decoded, Found, FreFacts, FunctionFacts, HeaderFacts,
 };
