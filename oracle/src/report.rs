@@ -317,38 +317,7 @@ fn truncate(s: &str, n: usize) -> String {
     }
 }
 
-/// `cfa=r7+16 ra=*(cfa-8) fp=*(cfa-16)`.
+/// `cfa=r7+16 ra=*(cfa-8) fp=*(cfa-16)` (the [`Display`](std::fmt::Display) of the rules).
 pub fn describe_rules(r: &sframe_spec::Recovery) -> String {
-    use sframe_spec::recovery::{Base, Loc};
-    let loc = |l: &Loc| match *l {
-        Loc::Expr {
-            base,
-            offset,
-            deref,
-        } => {
-            let b = match base {
-                Base::Cfa => "cfa".to_string(),
-                Base::Reg(n) => format!("r{n}"),
-            };
-            let e = if offset == 0 {
-                b
-            } else {
-                format!("{b}{offset:+}")
-            };
-            if deref {
-                format!("*({e})")
-            } else {
-                e
-            }
-        }
-        Loc::SameValue => "same".to_string(),
-        Loc::Undefined => "undefined".to_string(),
-    };
-    format!(
-        "cfa={} ra={} fp={}{}",
-        loc(&r.cfa),
-        loc(&r.ra),
-        loc(&r.fp),
-        if r.ra_mangled { " (ra mangled)" } else { "" }
-    )
+    r.to_string()
 }

@@ -38,6 +38,55 @@ pub enum Base {
     Reg(u32),
 }
 
+impl std::fmt::Display for Base {
+    /// `cfa`, or the DWARF register as `rN`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Base::Cfa => f.write_str("cfa"),
+            Base::Reg(n) => write!(f, "r{n}"),
+        }
+    }
+}
+
+impl std::fmt::Display for Loc {
+    /// `r7+16` (a value), `*(cfa-8)` (the value at an address), `same`, `undefined`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Loc::Expr {
+            base,
+            offset,
+            deref,
+        } = *self
+        else {
+            return f.write_str(if *self == Loc::SameValue {
+                "same"
+            } else {
+                "undefined"
+            });
+        };
+        let e = if offset == 0 {
+            base.to_string()
+        } else {
+            format!("{base}{offset:+}")
+        };
+        if deref {
+            write!(f, "*({e})")
+        } else {
+            f.write_str(&e)
+        }
+    }
+}
+
+impl std::fmt::Display for Recovery {
+    /// `cfa=r7+16 ra=*(cfa-8) fp=*(cfa-16)`, and ` (ra mangled)` when it is.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cfa={} ra={} fp={}", self.cfa, self.ra, self.fp)?;
+        if self.ra_mangled {
+            f.write_str(" (ra mangled)")?;
+        }
+        Ok(())
+    }
+}
+
 /// The rules of one row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
