@@ -141,36 +141,54 @@ fn s390x_cfa_decode(ctx: &RowContext, stored: i64) -> i64 {
     }
 }
 
-fn stack_slot(offset: i64) -> Loc {
-    Loc::Expr {
-        base: Base::Cfa,
-        offset,
-        deref: true,
+impl Loc {
+    /// The stack slot at CFA + `offset`.
+    pub const fn slot(offset: i64) -> Loc {
+        Loc::Expr {
+            base: Base::Cfa,
+            offset,
+            deref: true,
+        }
     }
-}
 
-fn fixed(offset: i8) -> Option<Loc> {
-    (offset != CFA_FIXED_OFFSET_INVALID).then(|| stack_slot(i64::from(offset)))
+    /// The rule for an RA or FP offset taken from the header: the slot at CFA + `offset`,
+    /// none for `SFRAME_CFA_FIXED_{FP,RA}_INVALID` (0).
+    pub fn fixed(offset: i8) -> Option<Loc> {
+        (offset != CFA_FIXED_OFFSET_INVALID).then(|| Loc::slot(i64::from(offset)))
+    }
+
+    /// The rule for an RA (`is_ra`) or FP offset tracked in an FRE of a default-type FDE:
+    /// the slot at CFA + `offset`, except on s390x (unless `s390x_as_slots`), where an RA
+    /// offset of `SFRAME_FRE_RA_OFFSET_INVALID` is unchanged and a v2 odd offset names a
+    /// DWARF register (v3 manual §1.3, §3.1.3).
+    pub fn tracked(
+        abi: Abi,
+        version: Version,
+        offset: i64,
+        is_ra: bool,
+        s390x_as_slots: bool,
+    ) -> Loc {
+        if abi == Abi::S390x && !s390x_as_slots {
+            if is_ra && offset == FRE_RA_OFFSET_INVALID {
+                return Loc::SameValue;
+            }
+            if version == Version::V2 && s390x_v2_offset_is_regnum(offset) {
+                let reg = s390x_v2_offset_decode_regnum(offset);
+                return Loc::Expr {
+                    base: Base::Reg(reg as u32),
+                    offset: 0,
+                    deref: false,
+                };
+            }
+        }
+        Loc::slot(offset)
+    }
 }
 
 /// Interpret a tracked RA/FP offset of a default-type FDE.
 fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
-    if ctx.abi == Abi::S390x
-        && !(ctx.version == Version::V2 && ctx.quirks.has(Quirk::S390xV2RegsAsSlots))
-    {
-        if is_ra && offset == FRE_RA_OFFSET_INVALID {
-            return Loc::SameValue;
-        }
-        if ctx.version == Version::V2 && s390x_v2_offset_is_regnum(offset) {
-            let reg = s390x_v2_offset_decode_regnum(offset);
-            return Loc::Expr {
-                base: Base::Reg(reg as u32),
-                offset: 0,
-                deref: false,
-            };
-        }
-    }
-    stack_slot(offset)
+    let as_slots = ctx.version == Version::V2 && ctx.quirks.has(Quirk::S390xV2RegsAsSlots);
+    Loc::tracked(ctx.abi, ctx.version, offset, is_ra, as_slots)
 }
 
 /// The recovery rules of a row, or the rule its data words break.
@@ -239,7 +257,7 @@ fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
         let word = |i: usize, is_ra| w.get(i).map_or(Loc::SameValue, |&o| tracked(ctx, o, is_ra));
         let (ra, fp) = if ctx.abi == Abi::Amd64 {
             (
-                fixed(ctx.cfa_fixed_ra_offset).unwrap_or(Loc::SameValue),
+                Loc::fixed(ctx.cfa_fixed_ra_offset).unwrap_or(Loc::SameValue),
                 word(1, false),
             )
         } else {
@@ -255,13 +273,13 @@ fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
     // v1/v2 "SFrame FRE": RA is tracked when the header gives no fixed RA offset; then the
     // second offset is the RA and the third the FP, else the second is the FP.
     let ra_tracked = ctx.cfa_fixed_ra_offset == CFA_FIXED_OFFSET_INVALID;
-    let ra = match fixed(ctx.cfa_fixed_ra_offset) {
+    let ra = match Loc::fixed(ctx.cfa_fixed_ra_offset) {
         Some(_) if ctx.quirks.has(Quirk::FixedRaUnreported) => Loc::SameValue,
         Some(l) => l,
         None => w.get(1).map_or(Loc::SameValue, |&o| tracked(ctx, o, true)),
     };
     let fp_idx = if ra_tracked { 2 } else { 1 };
-    let fp = match fixed(ctx.cfa_fixed_fp_offset) {
+    let fp = match Loc::fixed(ctx.cfa_fixed_fp_offset) {
         Some(_) if ctx.quirks.has(Quirk::FixedFpUnreported) => Loc::SameValue,
         Some(l) => l,
         None => w
@@ -320,7 +338,8 @@ impl Control {
     pub fn is_padding(self) -> bool {
         !self.reg_p && !self.deref_p && !self.unused && self.regnum == 0
     }
-    fn rule(self, offset: i64) -> Loc {
+    /// The rule of this control word with its `offset` word.
+    pub fn rule(self, offset: i64) -> Loc {
         let base = if self.reg_p {
             Base::Reg(self.regnum)
         } else {
@@ -361,7 +380,7 @@ fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     let cfa = cfa_ctl.rule(cfa_offset);
     let mut i = 2;
     // RA: a control/offset pair, or one padding word (then an FP pair must follow), or nothing.
-    let default_ra = fixed(ctx.cfa_fixed_ra_offset).unwrap_or(Loc::SameValue);
+    let default_ra = Loc::fixed(ctx.cfa_fixed_ra_offset).unwrap_or(Loc::SameValue);
     let ra = if w.len() > i {
         let c = ctl(i);
         if c.is_padding() {
@@ -389,7 +408,7 @@ fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     } else if ctx.quirks.has(Quirk::FlexFixedFpUnreported) {
         Loc::SameValue
     } else {
-        fixed(ctx.cfa_fixed_fp_offset).unwrap_or(Loc::SameValue)
+        Loc::fixed(ctx.cfa_fixed_fp_offset).unwrap_or(Loc::SameValue)
     };
     if w.len() > i {
         return Err(Rule::FlexLayout);

@@ -20,6 +20,7 @@
 
 use crate::ffi::{Api, Decoder, EncFunction, FreBuf, Lib};
 use crate::guard::Guarded;
+use sframe_harness::impls::norm::Ctx;
 use sframe_harness::impls::{
     norm, section_version, BenchTiming, Decoded, Found, FreFacts, FunctionFacts, HeaderFacts,
 };
@@ -82,15 +83,6 @@ impl Libsframe {
             version: version.into(),
         })
     }
-}
-
-/// Section-wide facts for reading rows.
-#[derive(Clone, Copy)]
-struct Ctx {
-    abi: Abi,
-    version: u8,
-    fixed_fp: i8,
-    fixed_ra: i8,
 }
 
 const NOT_PRESENT: c_int = 2011;

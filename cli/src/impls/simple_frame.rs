@@ -16,12 +16,13 @@
 //! A panic is reported as a crash with signal `panic`.
 
 use super::norm;
+use super::norm::Ctx;
 use super::{
     BenchTiming, Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation, Outcome, Row,
 };
 use fallible_iterator::FallibleIterator;
 use sframe_harness::impls::guard::guarded;
-use sframe_spec::{Abi, Base, Loc, Version};
+use sframe_spec::{Base, Loc, Version};
 use simple_frame_rs::{SFrameError, SFrameFRE, SFrameSection};
 use std::hint::black_box;
 
@@ -38,15 +39,6 @@ fn err_class(e: &SFrameError) -> String {
 
 fn rejected<T>(e: SFrameError) -> Outcome<T> {
     Outcome::rejected(err_class(&e), Some(e.to_string()))
-}
-
-/// Section-wide facts the row readings need.
-#[derive(Clone, Copy)]
-struct Ctx {
-    abi: Abi,
-    version: u8,
-    fixed_fp: i8,
-    fixed_ra: i8,
 }
 
 /// The [`Ctx`] of a section `$s` of the crate's module `$m` (`v1`, `v2`, `v3`: distinct types
@@ -195,7 +187,7 @@ where
 }
 
 /// The crate's per-version modules, with what this adapter needs of each beside the crate's
-/// own getters: the version number and the ABI enumeration as [`Abi`].
+/// own getters: the version number and the ABI enumeration as [`sframe_spec::Abi`].
 macro_rules! version_module {
     ($m:ident, $version:literal $(, $s390:ident)?) => {
         mod $m {
