@@ -99,6 +99,19 @@ pub struct Recovery {
     pub ra_mangled: bool,
 }
 
+impl Recovery {
+    /// The row of the outermost frame: RA undefined (an FRE without data words, v3 manual
+    /// §2.4.1, v2 Errata 2), and so no CFA; the FP unchanged.
+    pub const fn outermost(ra_mangled: bool) -> Recovery {
+        Recovery {
+            cfa: Loc::Undefined,
+            ra: Loc::Undefined,
+            fp: Loc::SameValue,
+            ra_mangled,
+        }
+    }
+}
+
 /// Section-wide facts that the interpretation of a row depends on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RowContext {
@@ -223,12 +236,7 @@ pub fn recovery_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule>
         if ctx.version == Version::V1 {
             return Err(Rule::FreCountZeroV1);
         }
-        return Ok(Recovery {
-            cfa: Loc::Undefined,
-            ra: Loc::Undefined,
-            fp: Loc::SameValue,
-            ra_mangled: row.mangled_ra,
-        });
+        return Ok(Recovery::outermost(row.mangled_ra));
     }
     match row.fde_type {
         FdeType::Default => Ok(default_rules(ctx, row)),

@@ -90,12 +90,7 @@ const NOT_PRESENT: c_int = 2011;
 fn row(d: &Decoder<'_>, ctx: Ctx, fre: &FreBuf, fde_type: u8) -> Row {
     let mangled = d.ra_mangled(fre);
     if d.ra_undefined(fre) == Some(true) {
-        return Row {
-            cfa: Some(Loc::Undefined),
-            ra: Some(Loc::Undefined),
-            fp: Some(Loc::SameValue),
-            ra_mangled: Some(mangled),
-        };
+        return Row::outermost(mangled);
     }
     let flex = fde_type == 1;
     let t = u32::from(fde_type);

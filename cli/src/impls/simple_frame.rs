@@ -73,12 +73,7 @@ fn default_row(
     mangled: bool,
 ) -> Row {
     if words == 0 && ctx.version == 3 {
-        return Row {
-            cfa: Some(Loc::Undefined),
-            ra: Some(Loc::Undefined),
-            fp: Some(Loc::SameValue),
-            ra_mangled: Some(mangled),
-        };
+        return Row::outermost(mangled);
     }
     Row {
         cfa: Some(cfa.map_or(Loc::Undefined, |o| {
@@ -127,18 +122,10 @@ fn v3_row(ctx: Ctx, s: &v3::SFrameSection<'_>, flex: bool, fre: &v3::SFrameFRE) 
         return default_fre_row!(ctx, s, fre);
     }
     if words == 0 {
-        return Row {
-            cfa: Some(Loc::Undefined),
-            ra: Some(Loc::Undefined),
-            fp: Some(Loc::SameValue),
-            ra_mangled: Some(mangled),
-        };
+        return Row::outermost(mangled);
     }
     let Some(rules) = fre.get_flex_recovery_rules() else {
-        return Row {
-            ra_mangled: Some(mangled),
-            ..Row::default()
-        };
+        return Row::unknown(mangled);
     };
     let fallback = |fixed: i8| norm::fixed(fixed).unwrap_or(Loc::SameValue);
     let ra = match &rules.ra {

@@ -25,7 +25,7 @@ pub mod protocol;
 pub mod reference;
 
 use serde::{Deserialize, Serialize};
-use sframe_spec::{Loc, Section, Version};
+use sframe_spec::{Loc, Recovery, Section, Version};
 
 /// The answer of an implementation to one question.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -129,6 +129,33 @@ pub struct Row {
     pub fp: Option<Loc>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ra_mangled: Option<bool>,
+}
+
+impl Row {
+    /// A row none of whose rules is known (the reader could not interpret it), but whether
+    /// the RA is mangled.
+    pub fn unknown(ra_mangled: bool) -> Row {
+        Row {
+            ra_mangled: Some(ra_mangled),
+            ..Row::default()
+        }
+    }
+
+    /// The row of the outermost frame ([`Recovery::outermost`]).
+    pub fn outermost(ra_mangled: bool) -> Row {
+        Recovery::outermost(ra_mangled).into()
+    }
+}
+
+impl From<Recovery> for Row {
+    fn from(r: Recovery) -> Row {
+        Row {
+            cfa: Some(r.cfa),
+            ra: Some(r.ra),
+            fp: Some(r.fp),
+            ra_mangled: Some(r.ra_mangled),
+        }
+    }
 }
 
 /// One frame row entry of a function.

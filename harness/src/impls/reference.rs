@@ -60,16 +60,8 @@ pub fn facts_of_with(s: &Section, quirks: Quirks) -> Decoded {
                         return FreFacts::default();
                     }
                     let row = match s.recovery_with(f, fre, quirks) {
-                        Ok(r) => Row {
-                            cfa: Some(r.cfa),
-                            ra: Some(r.ra),
-                            fp: Some(r.fp),
-                            ra_mangled: Some(r.ra_mangled),
-                        },
-                        Err(_) => Row {
-                            ra_mangled: Some(fre.mangled_ra),
-                            ..Row::default()
-                        },
+                        Ok(r) => Row::from(r),
+                        Err(_) => Row::unknown(fre.mangled_ra),
                     };
                     FreFacts {
                         start: Some(fre.start),
@@ -183,16 +175,8 @@ pub fn find_in(s: &SectionRef<'_>, pc: i64) -> Outcome<Option<Found>> {
         Ok(None) => Outcome::ok(None),
         Ok(Some(found)) => {
             let row = match s.recovery(&found.fde, &found.fre) {
-                Ok(r) => Row {
-                    cfa: Some(r.cfa),
-                    ra: Some(r.ra),
-                    fp: Some(r.fp),
-                    ra_mangled: Some(r.ra_mangled),
-                },
-                Err(_) => Row {
-                    ra_mangled: Some(found.fre.mangled_ra()),
-                    ..Row::default()
-                },
+                Ok(r) => Row::from(r),
+                Err(_) => Row::unknown(found.fre.mangled_ra()),
             };
             Outcome::ok(Some(Found {
                 function_start: Some(found.fde.start),
