@@ -241,6 +241,18 @@ unsafe fn sym<T: Copy>(lib: &Library, name: &str) -> Result<T, String> {
     }
 }
 
+/// [`sym`] where the release has the function (`present`), `None` where it does not.
+///
+/// SAFETY (for callers): as for [`sym`].
+unsafe fn sym_if<T: Copy>(present: bool, lib: &Library, name: &str) -> Result<Option<T>, String> {
+    if present {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe { sym(lib, name).map(Some) }
+    } else {
+        Ok(None)
+    }
+}
+
 impl Lib {
     /// `dlopen` the library and resolve the functions of `api`.
     pub fn open(path: &Path, api: Api) -> Result<Lib, String> {
@@ -258,143 +270,39 @@ impl Lib {
                 free: sym(&lib, "sframe_decoder_free")?,
                 num_fidx: sym(&lib, "sframe_decoder_get_num_fidx")?,
                 abi_arch: sym(&lib, "sframe_decoder_get_abi_arch")?,
-                version: if api == Api::R240 {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_decoder_get_version")?)
-                },
-                flags: if api == Api::R247 {
-                    Some(sym(&lib, "sframe_decoder_get_flags")?)
-                } else {
-                    None
-                },
+                version: sym_if(api != Api::R240, &lib, "sframe_decoder_get_version")?,
+                flags: sym_if(api == Api::R247, &lib, "sframe_decoder_get_flags")?,
                 fixed_fp: sym(&lib, "sframe_decoder_get_fixed_fp_offset")?,
                 fixed_ra: sym(&lib, "sframe_decoder_get_fixed_ra_offset")?,
                 get_fre: sym(&lib, "sframe_decoder_get_fre")?,
                 // 2.40's only getter; 2.44 keeps it for v1 sections (its `_v2` refuses them).
-                funcdesc_240: if api != Api::R247 {
-                    Some(sym(&lib, "sframe_decoder_get_funcdesc")?)
-                } else {
-                    None
-                },
-                funcdesc_v2: if api == Api::R240 {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_decoder_get_funcdesc_v2")?)
-                },
-                funcdesc_v3: if api == Api::R247 {
-                    Some(sym(&lib, "sframe_decoder_get_funcdesc_v3")?)
-                } else {
-                    None
-                },
-                base_reg_240: if api == Api::R240 {
-                    Some(sym(&lib, "sframe_fre_get_base_reg_id")?)
-                } else {
-                    None
-                },
-                base_reg: if api == Api::R240 {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_fre_get_base_reg_id")?)
-                },
-                cfa_old: if old {
-                    Some(sym(&lib, "sframe_fre_get_cfa_offset")?)
-                } else {
-                    None
-                },
-                fp_old: if old {
-                    Some(sym(&lib, "sframe_fre_get_fp_offset")?)
-                } else {
-                    None
-                },
-                ra_old: if old {
-                    Some(sym(&lib, "sframe_fre_get_ra_offset")?)
-                } else {
-                    None
-                },
-                cfa_new: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_fre_get_cfa_offset")?)
-                },
-                fp_new: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_fre_get_fp_offset")?)
-                },
-                ra_new: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_fre_get_ra_offset")?)
-                },
+                funcdesc_240: sym_if(api != Api::R247, &lib, "sframe_decoder_get_funcdesc")?,
+                funcdesc_v2: sym_if(api != Api::R240, &lib, "sframe_decoder_get_funcdesc_v2")?,
+                funcdesc_v3: sym_if(api == Api::R247, &lib, "sframe_decoder_get_funcdesc_v3")?,
+                base_reg_240: sym_if(api == Api::R240, &lib, "sframe_fre_get_base_reg_id")?,
+                base_reg: sym_if(api != Api::R240, &lib, "sframe_fre_get_base_reg_id")?,
+                cfa_old: sym_if(old, &lib, "sframe_fre_get_cfa_offset")?,
+                fp_old: sym_if(old, &lib, "sframe_fre_get_fp_offset")?,
+                ra_old: sym_if(old, &lib, "sframe_fre_get_ra_offset")?,
+                cfa_new: sym_if(!old, &lib, "sframe_fre_get_cfa_offset")?,
+                fp_new: sym_if(!old, &lib, "sframe_fre_get_fp_offset")?,
+                ra_new: sym_if(!old, &lib, "sframe_fre_get_ra_offset")?,
                 mangled: sym(&lib, "sframe_fre_get_ra_mangled_p")?,
-                ra_undefined: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_fre_get_ra_undefined_p")?)
-                },
-                udata: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_get_fre_udata")?)
-                },
-                find_old: if old {
-                    Some(sym(&lib, "sframe_find_fre")?)
-                } else {
-                    None
-                },
-                find_new: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_find_fre")?)
-                },
-                offsetof: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_decoder_get_offsetof_fde_start_addr")?)
-                },
-                encode_240: if api == Api::R240 {
-                    Some(sym(&lib, "sframe_encode")?)
-                } else {
-                    None
-                },
-                encode: if api == Api::R240 {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_encode")?)
-                },
+                ra_undefined: sym_if(!old, &lib, "sframe_fre_get_ra_undefined_p")?,
+                udata: sym_if(!old, &lib, "sframe_get_fre_udata")?,
+                find_old: sym_if(old, &lib, "sframe_find_fre")?,
+                find_new: sym_if(!old, &lib, "sframe_find_fre")?,
+                offsetof: sym_if(!old, &lib, "sframe_decoder_get_offsetof_fde_start_addr")?,
+                encode_240: sym_if(api == Api::R240, &lib, "sframe_encode")?,
+                encode: sym_if(api != Api::R240, &lib, "sframe_encode")?,
                 enc_free: sym(&lib, "sframe_encoder_free")?,
-                add_funcdesc_240: if api == Api::R240 {
-                    Some(sym(&lib, "sframe_encoder_add_funcdesc")?)
-                } else {
-                    None
-                },
-                add_funcdesc_v2: if api == Api::R244 {
-                    Some(sym(&lib, "sframe_encoder_add_funcdesc_v2")?)
-                } else {
-                    None
-                },
-                add_funcdesc_v3: if api == Api::R247 {
-                    Some(sym(&lib, "sframe_encoder_add_funcdesc_v3")?)
-                } else {
-                    None
-                },
+                add_funcdesc_240: sym_if(api == Api::R240, &lib, "sframe_encoder_add_funcdesc")?,
+                add_funcdesc_v2: sym_if(api == Api::R244, &lib, "sframe_encoder_add_funcdesc_v2")?,
+                add_funcdesc_v3: sym_if(api == Api::R247, &lib, "sframe_encoder_add_funcdesc_v3")?,
                 add_fre: sym(&lib, "sframe_encoder_add_fre")?,
-                write_old: if old {
-                    Some(sym(&lib, "sframe_encoder_write")?)
-                } else {
-                    None
-                },
-                write_new: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_encoder_write")?)
-                },
-                enc_offsetof: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_encoder_get_offsetof_fde_start_addr")?)
-                },
+                write_old: sym_if(old, &lib, "sframe_encoder_write")?,
+                write_new: sym_if(!old, &lib, "sframe_encoder_write")?,
+                enc_offsetof: sym_if(!old, &lib, "sframe_encoder_get_offsetof_fde_start_addr")?,
                 errmsg: sym(&lib, "sframe_errmsg")?,
                 _lib: lib,
             })
