@@ -18,3 +18,29 @@ pub fn run_seeded(
         let _ = harness(&mut Unstructured::new(&data));
     }
 }
+
+/// The `#[test]` of a harness `run` in the module where it is invoked: `seeded_test!(N,
+/// MAX_LEN)` runs it on `N` seeded inputs of up to `MAX_LEN` bytes; `seeded_test!(differential
+/// N, MAX_LEN)` first requires every implementation the differential targets compare.
+#[macro_export]
+macro_rules! seeded_test {
+    (differential $n:expr, $max_len:expr) => {
+        #[cfg(test)]
+        mod tests {
+            #[test]
+            fn seeded() {
+                $crate::differential::require_all();
+                $crate::seeded::run_seeded($n, $max_len, super::run);
+            }
+        }
+    };
+    ($n:expr, $max_len:expr) => {
+        #[cfg(test)]
+        mod tests {
+            #[test]
+            fn seeded() {
+                $crate::seeded::run_seeded($n, $max_len, super::run);
+            }
+        }
+    };
+}
