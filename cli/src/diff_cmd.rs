@@ -77,25 +77,46 @@ pub fn versions() -> String {
     out
 }
 
-/// Arguments of `sframe-conform diff`.
-#[derive(Debug, Clone, Default)]
+// The arguments of `sframe-conform diff` (its help text is the doc comments of the fields).
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct Args {
     pub files: Vec<PathBuf>,
+    /// Only these implementations (repeatable; default: all available).
+    #[arg(long = "impl")]
     pub impls: Vec<String>,
+    /// Add an external implementation: a command speaking the JSON-lines protocol.
+    #[arg(long)]
     pub external: Vec<String>,
+    /// Generate N inputs by mutating the FILEs (default: the corpus and built-in seeds).
+    #[arg(long)]
     pub generate: Option<usize>,
-    /// With `generate`: only these SFrame versions (all when empty).
+    /// With --generate: draw sections of this SFrame version only (repeatable).
+    #[arg(long = "version")]
     pub versions: Vec<u8>,
+    /// Seed of the generator.
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    #[arg(long)]
     pub json: bool,
+    /// Minimize new discrepancies and record them in the ledger.
+    #[arg(long)]
     pub record: bool,
-    pub producers: bool,
-    pub timeout_ms: u64,
-    pub max_pcs: usize,
-    pub ledger: Option<PathBuf>,
-    /// Write the first input of every signature no finding accounts for (new or untriaged)
-    /// to this directory, one raw section per signature.
+    /// Write the first input of every signature no finding accounts for (new or on the
+    /// untriaged list) to DIR, with an index.json.
+    #[arg(long, value_name = "DIR")]
     pub save_unexplained: Option<PathBuf>,
+    /// Also check the sections foreign encoders (libsframe) write from models.
+    #[arg(long)]
+    pub producers: bool,
+    /// Time limit per request to a worker or external program, in milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    pub timeout_ms: u64,
+    /// At most this many PCs looked up per section.
+    #[arg(long, default_value_t = 256)]
+    pub max_pcs: usize,
+    /// Findings ledger directory (default: corpus/findings).
+    #[arg(long)]
+    pub ledger: Option<PathBuf>,
 }
 
 fn select(reg: &Registry, wanted: &[String]) -> Result<Vec<Arc<dyn Implementation>>, String> {

@@ -137,45 +137,7 @@ enum Command {
     },
     /// Compare implementations on sections (files, directories) or on generated inputs;
     /// exit 1 when a discrepancy no finding of the ledger covers shows up.
-    Diff {
-        files: Vec<std::path::PathBuf>,
-        /// Only these implementations (repeatable; default: all available).
-        #[arg(long = "impl")]
-        impls: Vec<String>,
-        /// Add an external implementation: a command speaking the JSON-lines protocol.
-        #[arg(long)]
-        external: Vec<String>,
-        /// Generate N inputs by mutating the FILEs (default: the corpus and built-in seeds).
-        #[arg(long)]
-        generate: Option<usize>,
-        /// With --generate: draw sections of this SFrame version only (repeatable).
-        #[arg(long = "version")]
-        versions: Vec<u8>,
-        /// Seed of the generator.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        #[arg(long)]
-        json: bool,
-        /// Minimize new discrepancies and record them in the ledger.
-        #[arg(long)]
-        record: bool,
-        /// Write the first input of every signature no finding accounts for (new or on the
-        /// untriaged list) to DIR, with an index.json.
-        #[arg(long, value_name = "DIR")]
-        save_unexplained: Option<PathBuf>,
-        /// Also check the sections foreign encoders (libsframe) write from models.
-        #[arg(long)]
-        producers: bool,
-        /// Time limit per request to a worker or external program, in milliseconds.
-        #[arg(long, default_value_t = 10_000)]
-        timeout_ms: u64,
-        /// At most this many PCs looked up per section.
-        #[arg(long, default_value_t = 256)]
-        max_pcs: usize,
-        /// Findings ledger directory (default: corpus/findings).
-        #[arg(long)]
-        ledger: Option<std::path::PathBuf>,
-    },
+    Diff(sframe_conform::diff_cmd::Args),
     /// Write generated sections (valid, or malformed with a JSON sidecar naming the rules each
     /// breaks) as raw `.sframe` files, from the generator `sframe-gen`.
     Gen {
@@ -308,35 +270,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             seed,
             ledger,
         } => sframe_conform::matrix_cmd::run(json, mutations, seed, ledger),
-        Command::Diff {
-            files,
-            impls,
-            external,
-            generate,
-            versions,
-            seed,
-            json,
-            record,
-            producers,
-            timeout_ms,
-            max_pcs,
-            ledger,
-            save_unexplained,
-        } => sframe_conform::diff_cmd::run(&sframe_conform::diff_cmd::Args {
-            files,
-            impls,
-            external,
-            generate,
-            versions,
-            seed,
-            json,
-            record,
-            producers,
-            timeout_ms,
-            max_pcs,
-            ledger,
-            save_unexplained,
-        }),
+        Command::Diff(args) => sframe_conform::diff_cmd::run(&args),
         Command::Gen {
             version,
             abi,
