@@ -155,6 +155,24 @@ fn s390x_cfa_decode(ctx: &RowContext, stored: i64) -> i64 {
 }
 
 impl Loc {
+    /// The value of DWARF register `reg` plus `offset`.
+    pub const fn reg(reg: u32, offset: i64) -> Loc {
+        Loc::Expr {
+            base: Base::Reg(reg),
+            offset,
+            deref: false,
+        }
+    }
+
+    /// The value at the address in DWARF register `reg` plus `offset`.
+    pub const fn at_reg(reg: u32, offset: i64) -> Loc {
+        Loc::Expr {
+            base: Base::Reg(reg),
+            offset,
+            deref: true,
+        }
+    }
+
     /// The stack slot at CFA + `offset`.
     pub const fn slot(offset: i64) -> Loc {
         Loc::Expr {

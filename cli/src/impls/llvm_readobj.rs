@@ -497,7 +497,7 @@ pub fn parse_listing(text: &str, abi: Abi) -> Result<Decoded, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sframe_spec::{Base, Loc};
+    use sframe_spec::Loc;
 
     #[test]
     fn warning_classes_stop_at_the_first_number() {
@@ -545,30 +545,9 @@ mod tests {
             fp: Some(-16),
         };
         let r = row_of(&p, Abi::Amd64).unwrap();
-        assert_eq!(
-            r.cfa,
-            Some(Loc::Expr {
-                base: Base::Reg(6),
-                offset: 16,
-                deref: false
-            })
-        );
-        assert_eq!(
-            r.ra,
-            Some(Loc::Expr {
-                base: Base::Cfa,
-                offset: -8,
-                deref: true
-            })
-        );
-        assert_eq!(
-            r.fp,
-            Some(Loc::Expr {
-                base: Base::Cfa,
-                offset: -16,
-                deref: true
-            })
-        );
+        assert_eq!(r.cfa, Some(Loc::reg(6, 16)));
+        assert_eq!(r.ra, Some(Loc::slot(-8)));
+        assert_eq!(r.fp, Some(Loc::slot(-16)));
         let p = PrintedFre {
             base: Some(1),
             cfa: None,

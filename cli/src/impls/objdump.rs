@@ -228,11 +228,7 @@ fn column(c: &mut Cursor<'_>, abi: Abi) -> Option<Col> {
     }
     if c.eat("c") {
         let off = c.signed()?;
-        return Some(Col::Loc(Loc::Expr {
-            base: Base::Cfa,
-            offset: off,
-            deref: true,
-        }));
+        return Some(Col::Loc(Loc::slot(off)));
     }
     if c.eat("u") {
         return Some(Col::Loc(Loc::SameValue));
@@ -365,11 +361,7 @@ fn parse_row(rest: &str, abi: Abi, fixed_ra: Option<i8>, fixed_fp: Option<i8>) -
             if o == 0 {
                 Loc::SameValue
             } else {
-                Loc::Expr {
-                    base: Base::Cfa,
-                    offset: i64::from(o),
-                    deref: true,
-                }
+                Loc::slot(i64::from(o))
             }
         })
     };
@@ -407,23 +399,9 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Some(Loc::Expr {
-                base: Base::Reg(11),
-                offset: 1048592,
-                deref: false
-            })
-        );
+        assert_eq!(r.cfa, Some(Loc::reg(11, 1048592)));
         assert_eq!(r.fp, Some(Loc::SameValue));
-        assert_eq!(
-            r.ra,
-            Some(Loc::Expr {
-                base: Base::Cfa,
-                offset: -8,
-                deref: true
-            })
-        );
+        assert_eq!(r.ra, Some(Loc::slot(-8)));
         let r = parse_row(
             "  (fp-8)    (fp+0)    U            ",
             Abi::Amd64,
@@ -431,22 +409,8 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Some(Loc::Expr {
-                base: Base::Reg(6),
-                offset: -8,
-                deref: true
-            })
-        );
-        assert_eq!(
-            r.fp,
-            Some(Loc::Expr {
-                base: Base::Reg(6),
-                offset: 0,
-                deref: true
-            })
-        );
+        assert_eq!(r.cfa, Some(Loc::at_reg(6, -8)));
+        assert_eq!(r.fp, Some(Loc::at_reg(6, 0)));
         let r = parse_row(
             "  sp+16     c-16      c-8[s]       ",
             Abi::Aarch64Le,
@@ -455,14 +419,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.ra_mangled, Some(true));
-        assert_eq!(
-            r.ra,
-            Some(Loc::Expr {
-                base: Base::Cfa,
-                offset: -8,
-                deref: true
-            })
-        );
+        assert_eq!(r.ra, Some(Loc::slot(-8)));
         let r = parse_row(
             "  sp+-47    c+0       c+117[s]     ",
             Abi::Aarch64Le,
@@ -470,14 +427,7 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Some(Loc::Expr {
-                base: Base::Reg(31),
-                offset: -47,
-                deref: false
-            })
-        );
+        assert_eq!(r.cfa, Some(Loc::reg(31, -47)));
         let r = parse_row(
             "  sp+0      u         r0+0         ",
             Abi::Amd64,
@@ -485,14 +435,7 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!(
-            r.ra,
-            Some(Loc::Expr {
-                base: Base::Reg(0),
-                offset: 0,
-                deref: false
-            })
-        );
+        assert_eq!(r.ra, Some(Loc::reg(0, 0)));
     }
 
     #[test]

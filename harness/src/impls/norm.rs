@@ -73,36 +73,15 @@ mod tests {
     #[test]
     fn s390x_padding_and_v2_register_numbers() {
         assert_eq!(tracked(Abi::S390x, 3, 0, true), Loc::SameValue);
-        assert_eq!(
-            tracked(Abi::S390x, 2, (14 << 1) | 1, true),
-            Loc::Expr {
-                base: Base::Reg(14),
-                offset: 0,
-                deref: false
-            }
-        );
+        assert_eq!(tracked(Abi::S390x, 2, (14 << 1) | 1, true), Loc::reg(14, 0));
         assert_eq!(tracked(Abi::Amd64, 2, -16, false), slot(-16));
-        assert_eq!(
-            cfa(Abi::Aarch64Le, 1, 16),
-            Loc::Expr {
-                base: Base::Reg(31),
-                offset: 16,
-                deref: false
-            }
-        );
+        assert_eq!(cfa(Abi::Aarch64Le, 1, 16), Loc::reg(31, 16));
     }
 
     #[test]
     fn flex_control_words_follow_section_3_2() {
         // (RBP << 3) | deref | reg: *(rbp - 8)
-        assert_eq!(
-            flex((6 << 3) | 3, -8),
-            Loc::Expr {
-                base: Base::Reg(6),
-                offset: -8,
-                deref: true
-            }
-        );
+        assert_eq!(flex((6 << 3) | 3, -8), Loc::at_reg(6, -8));
         assert_eq!(flex(2, -8), slot(-8));
     }
 }
