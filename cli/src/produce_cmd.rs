@@ -15,15 +15,30 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+// The arguments of `sframe-conform produce` (its help text is the doc comments of the fields).
+#[derive(Debug, Clone, clap::Args)]
 pub struct Args {
+    /// Random functions per (producer, ABI).
+    #[arg(long, default_value_t = 1000)]
     pub generate: u64,
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Only this producer (e.g. gnu-as-2.44).
+    #[arg(long)]
     pub producer: Option<String>,
+    /// ABIs (amd64, aarch64, s390x); default amd64.
+    #[arg(long)]
     pub abi: Vec<String>,
+    #[arg(long)]
     pub json: bool,
+    /// Worker threads (0: all cores).
+    #[arg(long, default_value_t = 0)]
     pub jobs: usize,
+    /// Findings ledger directory (default: corpus/findings).
+    #[arg(long)]
     pub ledger: Option<PathBuf>,
-    /// Write the minimized `.s` of each signature the ledger does not account for here.
+    /// Minimize each disagreement the ledger does not account for into DIR/<sig>.s.
+    #[arg(long)]
     pub minimize: Option<PathBuf>,
 }
 

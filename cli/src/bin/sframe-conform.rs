@@ -87,30 +87,7 @@ enum Command {
     /// Random functions with CFI directives through the SFrame producers (GNU as
     /// `--gsframe` of each provisioned release); each function's SFrame rows are checked
     /// per PC against the object's own `.eh_frame` CFI.
-    Produce {
-        /// Random functions per (producer, ABI).
-        #[arg(long, default_value_t = 1000)]
-        generate: u64,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Only this producer (e.g. gnu-as-2.44).
-        #[arg(long)]
-        producer: Option<String>,
-        /// ABIs (amd64, aarch64, s390x); default amd64.
-        #[arg(long)]
-        abi: Vec<String>,
-        #[arg(long)]
-        json: bool,
-        /// Worker threads (0: all cores).
-        #[arg(long, default_value_t = 0)]
-        jobs: usize,
-        /// Findings ledger directory (default: corpus/findings).
-        #[arg(long)]
-        ledger: Option<PathBuf>,
-        /// Minimize each disagreement the ledger does not account for into DIR/<sig>.s.
-        #[arg(long)]
-        minimize: Option<PathBuf>,
-    },
+    Produce(sframe_conform::produce_cmd::Args),
     /// The conformance matrix: per implementation, the rules it enforces, accepts broken
     /// or crashes on (from a run on the corpus, the seeds and their mutations), and the
     /// quirks of the reference that reproduce its known deviations (from the ledger).
@@ -290,25 +267,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         ),
         Command::Suite { cmd } => sframe_conform::suite_cmd::run(cmd),
         Command::Bench { json, functions } => sframe_conform::bench::run(json, functions),
-        Command::Produce {
-            generate,
-            seed,
-            producer,
-            abi,
-            json,
-            jobs,
-            ledger,
-            minimize,
-        } => sframe_conform::produce_cmd::run(&sframe_conform::produce_cmd::Args {
-            generate,
-            seed,
-            producer,
-            abi,
-            json,
-            jobs,
-            ledger,
-            minimize,
-        }),
+        Command::Produce(args) => sframe_conform::produce_cmd::run(&args),
         Command::Oracle {
             files,
             runs,
