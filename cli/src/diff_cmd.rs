@@ -271,23 +271,12 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         for imp in impls.iter().filter(|i| i.name().starts_with("libsframe-")) {
             for (k, m) in models.iter().enumerate() {
                 let ds = producer::check(imp.as_ref(), m);
-                let r = sframe_harness::diff::CaseResult {
-                    case: format!("producer:{}:model {k}", imp.name()),
-                    bytes: 0,
-                    version: Some(m.version.number()),
-                    valid: true,
-                    first_error: None,
-                    pcs: 0,
-                    results: vec![sframe_harness::diff::ImplResult {
-                        implementation: format!("{} (encoder)", imp.name()),
-                        status: if ds.is_empty() {
-                            sframe_harness::diff::Status::Agree
-                        } else {
-                            sframe_harness::diff::Status::Discrepant
-                        },
-                        discrepancies: ds,
-                    }],
-                };
+                let r = producer::case_result(
+                    format!("producer:{}:model {k}", imp.name()),
+                    format!("{} (encoder)", imp.name()),
+                    m,
+                    ds,
+                );
                 let bytes = sframe_spec::encode(m).unwrap_or_default();
                 summary.add(&r, &bytes, &ledger);
                 if r.discrepancies().next().is_some() {

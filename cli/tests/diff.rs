@@ -268,23 +268,7 @@ fn libsframe_encoders_produce_what_the_reference_reads() {
             if !matches!(imp.encode(m), Outcome::Unsupported { .. }) {
                 encoded += 1;
             }
-            let r = CaseResult {
-                case: format!("{} model", imp.name()),
-                bytes: 0,
-                version: Some(m.version.number()),
-                valid: true,
-                first_error: None,
-                pcs: 0,
-                results: vec![sframe_harness::diff::ImplResult {
-                    implementation: imp.name(),
-                    status: if ds.is_empty() {
-                        sframe_harness::diff::Status::Agree
-                    } else {
-                        sframe_harness::diff::Status::Discrepant
-                    },
-                    discrepancies: ds,
-                }],
-            };
+            let r = producer::case_result(format!("{} model", imp.name()), imp.name(), m, ds);
             summary.add(&r, &[], &l);
         }
     }
