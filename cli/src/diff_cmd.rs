@@ -8,6 +8,7 @@ use sframe_harness::diff::report::Summary;
 use sframe_harness::diff::{mutate, producer, record, seeds, Case, Engine};
 pub use sframe_harness::input::{corpus_cases, corpus_dir, read_cases};
 use sframe_harness::ledger::{Ledger, ToolVersion};
+use sframe_harness::signature::{Tool, ToolName};
 use sframe_spec::Version;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -119,6 +120,13 @@ pub struct Args {
     pub ledger: Option<PathBuf>,
 }
 
+/// Whether an implementation named `name` is a text adapter (objdump, llvm-readobj), which
+/// the registry sets up only when asked.
+pub fn is_text_tool(name: &str) -> bool {
+    let t = Tool::named(name);
+    t.is(ToolName::Objdump) || t.is(ToolName::LlvmReadobj)
+}
+
 fn select(reg: &Registry, wanted: &[String]) -> Result<Vec<Arc<dyn Implementation>>, String> {
     if wanted.is_empty() {
         return Ok(reg.available.clone());
@@ -170,11 +178,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     } else {
         args.timeout_ms
     });
-    let want_text = args.impls.is_empty()
-        || args
-            .impls
-            .iter()
-            .any(|i| i.starts_with("objdump-") || i.starts_with("llvm-readobj-"));
+    let want_text = args.impls.is_empty() || args.impls.iter().any(|i| is_text_tool(i));
     let mut reg = Registry::discover(&Options {
         timeout,
         objdump: want_text,
@@ -268,7 +272,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 }
             }
         }
-        for imp in impls.iter().filter(|i| i.name().starts_with("libsframe-")) {
+        for imp in impls.iter().filter(|i| i.tool().is(ToolName::Libsframe)) {
             for (k, m) in models.iter().enumerate() {
                 let ds = producer::check(imp.as_ref(), m);
                 let r = producer::case_result(

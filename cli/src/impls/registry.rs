@@ -13,6 +13,7 @@ use super::toolchains::{
     glibc_readers, libsframe_releases, objdumps, worker_path, GLIBC_HINT, PROVISION_HINT,
 };
 use super::{Implementation, Kind};
+use sframe_harness::signature::ToolName;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -168,7 +169,7 @@ impl Registry {
     pub fn libsframes(&self) -> Vec<Arc<dyn Implementation>> {
         self.available
             .iter()
-            .filter(|i| i.name().starts_with("libsframe-"))
+            .filter(|i| i.tool().is(ToolName::Libsframe))
             .cloned()
             .collect()
     }

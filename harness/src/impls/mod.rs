@@ -24,6 +24,7 @@ pub mod process;
 pub mod protocol;
 pub mod reference;
 
+use crate::signature::{Tool, ToolKind};
 use serde::{Deserialize, Serialize};
 use sframe_spec::{Loc, Recovery, Section, Version};
 
@@ -269,6 +270,19 @@ impl BenchTiming {
 pub trait Implementation: Send + Sync {
     /// Stable name, e.g. `reference`, `libsframe-2.44`, `simple-frame-rs`, `objdump-2.47`.
     fn name(&self) -> String;
+    /// Which implementation this is, typed: what [`name`](Self::name) says for the adapters
+    /// of this suite; an external program is always a tool of its own, whatever it calls
+    /// itself ([`ToolKind::Other`]).
+    fn tool(&self) -> Tool {
+        if self.kind() == Kind::External {
+            Tool {
+                name: ToolKind::Other(self.name()),
+                release: None,
+            }
+        } else {
+            Tool::named(&self.name())
+        }
+    }
     /// Exact version of the code under test (package version, crate version, ...).
     fn version(&self) -> String;
     /// Whether the implementation claims to read sections of this format version.
