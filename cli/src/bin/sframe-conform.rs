@@ -60,30 +60,7 @@ enum Command {
     },
     /// Run ELF files' code in the emulator and check the SFrame row of every executed PC
     /// against the true CFA, return address and frame pointer (directories are searched).
-    Oracle {
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Runs per function with fresh random inputs.
-        #[arg(long, default_value_t = 8)]
-        runs: u32,
-        /// Seed of every random choice.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        #[arg(long)]
-        json: bool,
-        /// Print throughput (checked instructions per second).
-        #[arg(long)]
-        stats: bool,
-        /// Producer name used in mismatch signatures (default: corpus manifest, else file stem).
-        #[arg(long)]
-        producer: Option<String>,
-        /// Worker threads (0: all cores).
-        #[arg(long, default_value_t = 0)]
-        jobs: usize,
-        /// Findings ledger directory (default: corpus/findings).
-        #[arg(long)]
-        ledger: Option<PathBuf>,
-    },
+    Oracle(sframe_conform::oracle_cmd::Args),
     /// Random functions with CFI directives through the SFrame producers (GNU as
     /// `--gsframe` of each provisioned release); each function's SFrame rows are checked
     /// per PC against the object's own `.eh_frame` CFI.
@@ -268,25 +245,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Suite { cmd } => sframe_conform::suite_cmd::run(cmd),
         Command::Bench { json, functions } => sframe_conform::bench::run(json, functions),
         Command::Produce(args) => sframe_conform::produce_cmd::run(&args),
-        Command::Oracle {
-            files,
-            runs,
-            seed,
-            json,
-            stats,
-            producer,
-            jobs,
-            ledger,
-        } => sframe_conform::oracle_cmd::run(&sframe_conform::oracle_cmd::Args {
-            files,
-            runs,
-            seed,
-            json,
-            stats,
-            producer,
-            jobs,
-            ledger,
-        }),
+        Command::Oracle(args) => sframe_conform::oracle_cmd::run(&args),
     }
 }
 
