@@ -136,13 +136,7 @@ pub fn register_control(u: &mut Unstructured, abi: Abi, size: DataWordSize) -> R
 /// dereferenced (regnum 0, deref_p 1, reg_p 0: "RA = *(CFA + offset)").
 fn location_control(u: &mut Unstructured, abi: Abi, size: DataWordSize) -> Result<i32> {
     if u.ratio(1u8, 2)? {
-        return Ok(Control {
-            reg_p: false,
-            deref_p: true,
-            unused: false,
-            regnum: 0,
-        }
-        .to_word(size) as i32);
+        return Ok(Control::cfa(true).to_word(size) as i32);
     }
     register_control(u, abi, size)
 }

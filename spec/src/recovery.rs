@@ -330,6 +330,24 @@ pub struct Control {
 }
 
 impl Control {
+    /// The value of register `regnum` (with `deref`, the value at its address).
+    pub const fn register(regnum: u32, deref: bool) -> Control {
+        Control {
+            reg_p: true,
+            deref_p: deref,
+            unused: false,
+            regnum,
+        }
+    }
+    /// The CFA (with `deref`, the value at it): "RA = *(CFA + offset)" and the like.
+    pub const fn cfa(deref: bool) -> Control {
+        Control {
+            reg_p: false,
+            deref_p: deref,
+            unused: false,
+            regnum: 0,
+        }
+    }
     pub fn from_word(word: i64, size: DataWordSize) -> Control {
         let bits = 8 * size.bytes() as u32;
         let u = (word as u64) & ((1u64 << bits) - 1);
@@ -470,13 +488,6 @@ mod tests {
             words,
         }
     }
-    const fn slot(offset: i64) -> Loc {
-        Loc::Expr {
-            base: Base::Cfa,
-            offset,
-            deref: true,
-        }
-    }
 
     #[test]
     fn fixed_fp_quirks_report_the_fp_as_not_saved() {
@@ -485,30 +496,24 @@ mod tests {
         c.cfa_fixed_fp_offset = -16;
         let words = [16, -8];
         let r = recovery_rules(&c, &row(FdeType::Default, &words)).unwrap();
-        assert_eq!(r.fp, slot(-16));
+        assert_eq!(r.fp, Loc::slot(-16));
         c.quirks = Quirks::NONE.with(Quirk::FixedFpUnreported);
         let r = recovery_rules(&c, &row(FdeType::Default, &words)).unwrap();
         assert_eq!(r.fp, Loc::SameValue);
-        assert_eq!(r.ra, slot(-8));
+        assert_eq!(r.ra, Loc::slot(-8));
         // objdump 2.47: a flex row without FP words prints 'u' despite the fixed FP (F0151).
         let mut c = ctx(Version::V3, Abi::Amd64);
         c.cfa_fixed_fp_offset = -16;
-        let sp = Control {
-            reg_p: true,
-            deref_p: false,
-            unused: false,
-            regnum: 7,
-        }
-        .to_word(DataWordSize::B1);
+        let sp = Control::register(7, false).to_word(DataWordSize::B1);
         let words = [sp, 16];
         let r = recovery_rules(&c, &row(FdeType::Flex, &words)).unwrap();
-        assert_eq!(r.fp, slot(-16));
+        assert_eq!(r.fp, Loc::slot(-16));
         c.quirks = Quirks::NONE.with(Quirk::FlexFixedFpUnreported);
         let r = recovery_rules(&c, &row(FdeType::Flex, &words)).unwrap();
         assert_eq!(r.fp, Loc::SameValue);
         // Default FDEs keep the fixed FP (dump_sframe_func_fres_simple prints it).
         let r = recovery_rules(&c, &row(FdeType::Default, &[16])).unwrap();
-        assert_eq!(r.fp, slot(-16));
+        assert_eq!(r.fp, Loc::slot(-16));
     }
 
     #[test]
@@ -544,8 +549,8 @@ mod tests {
                 deref: false
             }
         );
-        assert_eq!(r.ra, slot(-8));
-        assert_eq!(r.fp, slot(-16));
+        assert_eq!(r.ra, Loc::slot(-8));
+        assert_eq!(r.fp, Loc::slot(-16));
     }
 
     #[test]
@@ -564,7 +569,7 @@ mod tests {
                 deref: false
             }
         );
-        assert_eq!((r.ra, r.fp), (slot(-8), slot(-16)));
+        assert_eq!((r.ra, r.fp), (Loc::slot(-8), Loc::slot(-16)));
         let r = recovery_rules(
             &ctx(Version::V3, Abi::Aarch64Le),
             &row(FdeType::Default, &[0]),
@@ -590,7 +595,7 @@ mod tests {
                 deref: false
             }
         );
-        assert_eq!((r.ra, r.fp), (Loc::SameValue, slot(-72)));
+        assert_eq!((r.ra, r.fp), (Loc::SameValue, Loc::slot(-72)));
     }
 
     #[test]
@@ -634,21 +639,9 @@ mod tests {
         // v3 manual §3.2 examples: CFA = *(RBP - 8): (RBP << 3) | (1 << 1) | 1, -8;
         // RA = *(CFA - 8): (0 << 3) | (1 << 1) | 0, -8; FP = *(RBP + 0).
         let s = DataWordSize::B1;
-        let rbp_deref = Control {
-            reg_p: true,
-            deref_p: true,
-            unused: false,
-            regnum: 6,
-        }
-        .to_word(s);
+        let rbp_deref = Control::register(6, true).to_word(s);
         assert_eq!(rbp_deref as u8, (6 << 3) | 2 | 1);
-        let cfa_deref = Control {
-            reg_p: false,
-            deref_p: true,
-            unused: false,
-            regnum: 0,
-        }
-        .to_word(s);
+        let cfa_deref = Control::cfa(true).to_word(s);
         let c = ctx(Version::V3, Abi::Amd64);
         let r = recovery_rules(
             &c,
@@ -663,7 +656,7 @@ mod tests {
                 deref: true
             }
         );
-        assert_eq!(r.ra, slot(-8));
+        assert_eq!(r.ra, Loc::slot(-8));
         assert_eq!(
             r.fp,
             Loc::Expr {
@@ -674,7 +667,7 @@ mod tests {
         );
         // padding word for RA, then FP pair: RA from the header's fixed offset.
         let r = recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, 0, rbp_deref, 0])).unwrap();
-        assert_eq!(r.ra, slot(-8));
+        assert_eq!(r.ra, Loc::slot(-8));
         // CFA without a register, padding without FP, FP control 0, trailing words.
         assert_eq!(
             recovery_rules(&c, &row(FdeType::Flex, &[cfa_deref, -8])),
@@ -712,13 +705,7 @@ mod tests {
         // GNU as 2.47 and libsframe 2.47 (finding F0107), confirmed by the emulator: a flex
         // CFA word of 0 based on r15 means CFA = r15 + 160.
         let s = DataWordSize::B1;
-        let r15 = Control {
-            reg_p: true,
-            deref_p: false,
-            unused: false,
-            regnum: 15,
-        }
-        .to_word(s);
+        let r15 = Control::register(15, false).to_word(s);
         let r = recovery_rules(
             &ctx(Version::V3, Abi::S390x),
             &row(FdeType::Flex, &[r15, 0]),
