@@ -522,14 +522,7 @@ mod tests {
         let mut c = ctx(Version::V2, Abi::Aarch64Le);
         c.quirks = Quirks::NONE.with(Quirk::RaUndefinedCfaErrorV2);
         let r = recovery_rules(&c, &row(FdeType::Default, &[])).unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(31),
-                offset: -1,
-                deref: false
-            }
-        );
+        assert_eq!(r.cfa, Loc::reg(31, -1));
         assert_eq!((r.ra, r.fp), (Loc::SameValue, Loc::SameValue));
     }
 
@@ -541,14 +534,7 @@ mod tests {
             &row(FdeType::Default, &[16, -16]),
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(7),
-                offset: 16,
-                deref: false
-            }
-        );
+        assert_eq!(r.cfa, Loc::reg(7, 16));
         assert_eq!(r.ra, Loc::slot(-8));
         assert_eq!(r.fp, Loc::slot(-16));
     }
@@ -561,14 +547,7 @@ mod tests {
             &row(FdeType::Default, &[32, -8, -16]),
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(31),
-                offset: 32,
-                deref: false
-            }
-        );
+        assert_eq!(r.cfa, Loc::reg(31, 32));
         assert_eq!((r.ra, r.fp), (Loc::slot(-8), Loc::slot(-16)));
         let r = recovery_rules(
             &ctx(Version::V3, Abi::Aarch64Le),
@@ -587,14 +566,7 @@ mod tests {
             &row(FdeType::Default, &[20, 0, -72]),
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(15),
-                offset: 320,
-                deref: false
-            }
-        );
+        assert_eq!(r.cfa, Loc::reg(15, 320));
         assert_eq!((r.ra, r.fp), (Loc::SameValue, Loc::slot(-72)));
     }
 
@@ -606,22 +578,8 @@ mod tests {
             &row(FdeType::Default, &[0, (16 << 1) | 1, (17 << 1) | 1]),
         )
         .unwrap();
-        assert_eq!(
-            r.ra,
-            Loc::Expr {
-                base: Base::Reg(16),
-                offset: 0,
-                deref: false
-            }
-        );
-        assert_eq!(
-            r.fp,
-            Loc::Expr {
-                base: Base::Reg(17),
-                offset: 0,
-                deref: false
-            }
-        );
+        assert_eq!(r.ra, Loc::reg(16, 0));
+        assert_eq!(r.fp, Loc::reg(17, 0));
     }
 
     #[test]
@@ -648,23 +606,9 @@ mod tests {
             &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref, -8, rbp_deref, 0]),
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(6),
-                offset: -8,
-                deref: true
-            }
-        );
+        assert_eq!(r.cfa, Loc::at_reg(6, -8));
         assert_eq!(r.ra, Loc::slot(-8));
-        assert_eq!(
-            r.fp,
-            Loc::Expr {
-                base: Base::Reg(6),
-                offset: 0,
-                deref: true
-            }
-        );
+        assert_eq!(r.fp, Loc::at_reg(6, 0));
         // padding word for RA, then FP pair: RA from the header's fixed offset.
         let r = recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, 0, rbp_deref, 0])).unwrap();
         assert_eq!(r.ra, Loc::slot(-8));
@@ -711,27 +655,13 @@ mod tests {
             &row(FdeType::Flex, &[r15, 0]),
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(15),
-                offset: 160,
-                deref: false
-            }
-        );
+        assert_eq!(r.cfa, Loc::reg(15, 160));
         let r = recovery_rules(
             &ctx(Version::V3, Abi::Amd64),
             &row(FdeType::Flex, &[r15, 0]),
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(15),
-                offset: 0,
-                deref: false
-            }
-        );
+        assert_eq!(r.cfa, Loc::reg(15, 0));
     }
 
     #[test]
