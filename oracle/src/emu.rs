@@ -421,14 +421,7 @@ impl<'o> Engine<'o> {
         uc.mem_map(TRAP, PAGE, Prot::ALL)
             .map_err(|e| uc_err("map trap", e))?;
         // Decodable code at the sentinel, so the code hook sees the return to it.
-        let fill: Vec<u8> = cpu
-            .return_fill()
-            .iter()
-            .copied()
-            .cycle()
-            .take(PAGE as usize)
-            .collect();
-        uc.mem_write(TRAP, &fill)
+        uc.mem_write(TRAP, &cpu.return_page(PAGE as usize))
             .map_err(|e| uc_err("write trap", e))?;
 
         uc.add_code_hook(1, 0, move |uc, pc, _size| on_code(ctx, uc, pc))
@@ -716,16 +709,7 @@ fn on_unmapped(
             uc.get_data_mut().run.mapped.push(page);
             if kind == MemType::FETCH_UNMAPPED {
                 // A wild jump or call: decodable code, returned from by the code hook.
-                let fill: Vec<u8> = ctx
-                    .image
-                    .cpu
-                    .return_fill()
-                    .iter()
-                    .copied()
-                    .cycle()
-                    .take(PAGE as usize)
-                    .collect();
-                let _ = uc.mem_write(page, &fill);
+                let _ = uc.mem_write(page, &ctx.image.cpu.return_page(PAGE as usize));
             }
         }
         if page >= last {

@@ -760,29 +760,28 @@ fn functions(
 mod tests {
     use super::*;
 
+    /// Symbol `s`, addend `a`, place `p`; no GOT.
+    fn reloc(s: u64, a: u64, p: u64) -> RelocCtx {
+        RelocCtx {
+            s,
+            a,
+            p,
+            g: 0,
+            got: 0,
+        }
+    }
+
     #[test]
     fn aarch64_branch_and_page_relocations_patch_the_right_bits() {
         // bl #0 at P = 0x1000 to S = 0x2000: imm26 = 0x400.
         let mut b = 0x9400_0000u32.to_le_bytes().to_vec();
-        let c = RelocCtx {
-            s: 0x2000,
-            a: 0,
-            p: 0x1000,
-            g: 0,
-            got: 0,
-        };
+        let c = reloc(0x2000, 0, 0x1000);
         assert!(apply(Machine::Aarch64, Endian::Little, 283, &c, &mut b, 0));
         assert_eq!(u32::from_le_bytes(b[..4].try_into().unwrap()), 0x9400_0400);
         // adrp x0, page(0x12345) from P = 0x1000: (0x12000 - 0x1000) >> 12 = 0x11:
         // immlo = 1, immhi = 4.
         let mut b = 0x9000_0000u32.to_le_bytes().to_vec();
-        let c = RelocCtx {
-            s: 0x12345,
-            a: 0,
-            p: 0x1000,
-            g: 0,
-            got: 0,
-        };
+        let c = reloc(0x12345, 0, 0x1000);
         assert!(apply(Machine::Aarch64, Endian::Little, 275, &c, &mut b, 0));
         assert_eq!(
             u32::from_le_bytes(b[..4].try_into().unwrap()),
@@ -793,13 +792,7 @@ mod tests {
     #[test]
     fn s390x_dbl_relocations_are_halfword_scaled_big_endian() {
         let mut b = vec![0xc0, 0xe5, 0, 0, 0, 0];
-        let c = RelocCtx {
-            s: 0x3000,
-            a: 2,
-            p: 0x1002,
-            g: 0,
-            got: 0,
-        };
+        let c = reloc(0x3000, 2, 0x1002);
         assert!(apply(Machine::S390x, Endian::Big, 20, &c, &mut b, 2));
         assert_eq!(b, [0xc0, 0xe5, 0, 0, 0x10, 0x00]);
         assert!(!apply(Machine::S390x, Endian::Big, 999, &c, &mut b, 2));
