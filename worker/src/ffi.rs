@@ -17,6 +17,10 @@
 //! | encoder funcdesc | `_add_funcdesc(start i32, size, info, num_fres)` | `_add_funcdesc_v2(start i32, size, info, rep, num_fres)` | `_add_funcdesc_v3(start i64, size, info, info2, rep, num_fres)` |
 //! | `sframe_encoder_write` | `(ectx, size*, errp)` | same | `(ectx, size*, sort_fde_p, errp)` |
 //!
+//! Each release is a type of its own ([`R240`], [`R244`], [`R247`], beside the functions
+//! all share): a function a release lacks is not there to call, and a call goes through the
+//! signature of the release it is made on.
+//!
 //! Inputs are handed to the library in a [`Guarded`](crate::guard::Guarded) buffer (guard pages
 //! on both sides), so that out-of-bounds reads become crashes the harness sees.
 //!
@@ -183,46 +187,83 @@ type WriteNewFn = unsafe extern "C" fn(*mut Ectx, *mut usize, bool, *mut c_int) 
 type EncOffsetofFn = unsafe extern "C" fn(*mut Ectx, u32, *mut c_int) -> u32;
 type ErrmsgFn = unsafe extern "C" fn(c_int) -> *const c_char;
 
-/// The loaded library and the functions this harness calls.
-pub struct Lib {
-    pub api: Api,
+/// The functions every release has, with the same signature in each.
+struct Common {
     decode: DecodeFn,
     free: FreeFn,
     num_fidx: CtxU32Fn,
     abi_arch: CtxU8Fn,
-    version: Option<CtxU8Fn>,
-    flags: Option<CtxU8Fn>,
     fixed_fp: CtxI8Fn,
     fixed_ra: CtxI8Fn,
     get_fre: GetFreFn,
-    funcdesc_240: Option<Funcdesc240Fn>,
-    funcdesc_v2: Option<FuncdescV2Fn>,
-    funcdesc_v3: Option<FuncdescV3Fn>,
-    base_reg_240: Option<BaseReg240Fn>,
-    base_reg: Option<BaseRegFn>,
-    cfa_old: Option<OffsetOldFn>,
-    fp_old: Option<OffsetOldFn>,
-    ra_old: Option<OffsetOldFn>,
-    cfa_new: Option<OffsetNewFn>,
-    fp_new: Option<OffsetNewFn>,
-    ra_new: Option<OffsetNewFn>,
     mangled: FrePredFn,
-    ra_undefined: Option<FrePredFn>,
-    udata: Option<UdataFn>,
-    find_old: Option<FindOldFn>,
-    find_new: Option<FindNewFn>,
-    offsetof: Option<OffsetofFn>,
-    encode_240: Option<Encode240Fn>,
-    encode: Option<EncodeFn>,
     enc_free: EncFreeFn,
-    add_funcdesc_240: Option<AddFuncdesc240Fn>,
-    add_funcdesc_v2: Option<AddFuncdescV2Fn>,
-    add_funcdesc_v3: Option<AddFuncdescV3Fn>,
     add_fre: AddFreFn,
-    write_old: Option<WriteOldFn>,
-    write_new: Option<WriteNewFn>,
-    enc_offsetof: Option<EncOffsetofFn>,
     errmsg: ErrmsgFn,
+}
+
+/// binutils 2.40 (`libsframe.so.0`): SFrame v1 only.
+struct R240 {
+    funcdesc: Funcdesc240Fn,
+    base_reg: BaseReg240Fn,
+    offsets: [OffsetOldFn; 3],
+    find: FindOldFn,
+    encode: Encode240Fn,
+    add_funcdesc: AddFuncdesc240Fn,
+    write: WriteOldFn,
+}
+
+/// binutils 2.44 (`libsframe.so.1`): v1 (through the old descriptor getter) and v2.
+struct R244 {
+    version: CtxU8Fn,
+    funcdesc_v1: Funcdesc240Fn,
+    funcdesc_v2: FuncdescV2Fn,
+    base_reg: BaseRegFn,
+    offsets: [OffsetOldFn; 3],
+    find: FindOldFn,
+    encode: EncodeFn,
+    add_funcdesc: AddFuncdescV2Fn,
+    write: WriteOldFn,
+}
+
+/// binutils 2.45 and later (sid, `libsframe.so.3`): v2 and v3.
+struct R247 {
+    version: CtxU8Fn,
+    flags: CtxU8Fn,
+    funcdesc_v2: FuncdescV2Fn,
+    funcdesc_v3: FuncdescV3Fn,
+    base_reg: BaseRegFn,
+    offsets: [OffsetNewFn; 3],
+    ra_undefined: FrePredFn,
+    udata: UdataFn,
+    find: FindNewFn,
+    offsetof: OffsetofFn,
+    encode: EncodeFn,
+    add_funcdesc: AddFuncdescV3Fn,
+    write: WriteNewFn,
+    enc_offsetof: EncOffsetofFn,
+}
+
+/// The functions of one release whose presence or signature is the release's own.
+enum Release {
+    R240(R240),
+    R244(R244),
+    R247(R247),
+}
+
+/// Which of the FRE offset getters (`sframe_fre_get_{cfa,fp,ra}_offset`).
+#[derive(Debug, Clone, Copy)]
+enum Which {
+    Cfa = 0,
+    Fp = 1,
+    Ra = 2,
+}
+
+/// The loaded library and the functions this harness calls.
+pub struct Lib {
+    pub api: Api,
+    common: Common,
+    release: Release,
     /// Keeps the code the pointers above point into mapped.
     _lib: Library,
 }
@@ -241,15 +282,17 @@ unsafe fn sym<T: Copy>(lib: &Library, name: &str) -> Result<T, String> {
     }
 }
 
-/// [`sym`] where the release has the function (`present`), `None` where it does not.
+/// The three FRE offset getters.
 ///
 /// SAFETY (for callers): as for [`sym`].
-unsafe fn sym_if<T: Copy>(present: bool, lib: &Library, name: &str) -> Result<Option<T>, String> {
-    if present {
-        // SAFETY: the caller's guarantee, passed on.
-        unsafe { sym(lib, name).map(Some) }
-    } else {
-        Ok(None)
+unsafe fn offset_getters<T: Copy>(lib: &Library) -> Result<[T; 3], String> {
+    // SAFETY: the caller's guarantee, passed on.
+    unsafe {
+        Ok([
+            sym(lib, "sframe_fre_get_cfa_offset")?,
+            sym(lib, "sframe_fre_get_fp_offset")?,
+            sym(lib, "sframe_fre_get_ra_offset")?,
+        ])
     }
 }
 
@@ -260,50 +303,65 @@ impl Lib {
         // preconditions (it only depends on libc).
         let lib =
             unsafe { Library::new(path) }.map_err(|e| format!("dlopen {}: {e}", path.display()))?;
-        let old = api != Api::R247;
         // SAFETY: every type below is the signature of the named function in the header of
-        // `api`'s release (module docs); functions missing in a release are not looked up.
+        // `api`'s release (module docs); each release's struct looks up only what it has.
         unsafe {
-            Ok(Lib {
-                api,
+            let common = Common {
                 decode: sym(&lib, "sframe_decode")?,
                 free: sym(&lib, "sframe_decoder_free")?,
                 num_fidx: sym(&lib, "sframe_decoder_get_num_fidx")?,
                 abi_arch: sym(&lib, "sframe_decoder_get_abi_arch")?,
-                version: sym_if(api != Api::R240, &lib, "sframe_decoder_get_version")?,
-                flags: sym_if(api == Api::R247, &lib, "sframe_decoder_get_flags")?,
                 fixed_fp: sym(&lib, "sframe_decoder_get_fixed_fp_offset")?,
                 fixed_ra: sym(&lib, "sframe_decoder_get_fixed_ra_offset")?,
                 get_fre: sym(&lib, "sframe_decoder_get_fre")?,
-                // 2.40's only getter; 2.44 keeps it for v1 sections (its `_v2` refuses them).
-                funcdesc_240: sym_if(api != Api::R247, &lib, "sframe_decoder_get_funcdesc")?,
-                funcdesc_v2: sym_if(api != Api::R240, &lib, "sframe_decoder_get_funcdesc_v2")?,
-                funcdesc_v3: sym_if(api == Api::R247, &lib, "sframe_decoder_get_funcdesc_v3")?,
-                base_reg_240: sym_if(api == Api::R240, &lib, "sframe_fre_get_base_reg_id")?,
-                base_reg: sym_if(api != Api::R240, &lib, "sframe_fre_get_base_reg_id")?,
-                cfa_old: sym_if(old, &lib, "sframe_fre_get_cfa_offset")?,
-                fp_old: sym_if(old, &lib, "sframe_fre_get_fp_offset")?,
-                ra_old: sym_if(old, &lib, "sframe_fre_get_ra_offset")?,
-                cfa_new: sym_if(!old, &lib, "sframe_fre_get_cfa_offset")?,
-                fp_new: sym_if(!old, &lib, "sframe_fre_get_fp_offset")?,
-                ra_new: sym_if(!old, &lib, "sframe_fre_get_ra_offset")?,
                 mangled: sym(&lib, "sframe_fre_get_ra_mangled_p")?,
-                ra_undefined: sym_if(!old, &lib, "sframe_fre_get_ra_undefined_p")?,
-                udata: sym_if(!old, &lib, "sframe_get_fre_udata")?,
-                find_old: sym_if(old, &lib, "sframe_find_fre")?,
-                find_new: sym_if(!old, &lib, "sframe_find_fre")?,
-                offsetof: sym_if(!old, &lib, "sframe_decoder_get_offsetof_fde_start_addr")?,
-                encode_240: sym_if(api == Api::R240, &lib, "sframe_encode")?,
-                encode: sym_if(api != Api::R240, &lib, "sframe_encode")?,
                 enc_free: sym(&lib, "sframe_encoder_free")?,
-                add_funcdesc_240: sym_if(api == Api::R240, &lib, "sframe_encoder_add_funcdesc")?,
-                add_funcdesc_v2: sym_if(api == Api::R244, &lib, "sframe_encoder_add_funcdesc_v2")?,
-                add_funcdesc_v3: sym_if(api == Api::R247, &lib, "sframe_encoder_add_funcdesc_v3")?,
                 add_fre: sym(&lib, "sframe_encoder_add_fre")?,
-                write_old: sym_if(old, &lib, "sframe_encoder_write")?,
-                write_new: sym_if(!old, &lib, "sframe_encoder_write")?,
-                enc_offsetof: sym_if(!old, &lib, "sframe_encoder_get_offsetof_fde_start_addr")?,
                 errmsg: sym(&lib, "sframe_errmsg")?,
+            };
+            let release = match api {
+                Api::R240 => Release::R240(R240 {
+                    funcdesc: sym(&lib, "sframe_decoder_get_funcdesc")?,
+                    base_reg: sym(&lib, "sframe_fre_get_base_reg_id")?,
+                    offsets: offset_getters(&lib)?,
+                    find: sym(&lib, "sframe_find_fre")?,
+                    encode: sym(&lib, "sframe_encode")?,
+                    add_funcdesc: sym(&lib, "sframe_encoder_add_funcdesc")?,
+                    write: sym(&lib, "sframe_encoder_write")?,
+                }),
+                Api::R244 => Release::R244(R244 {
+                    version: sym(&lib, "sframe_decoder_get_version")?,
+                    // 2.44 keeps the old getter for v1 sections (its `_v2` refuses them).
+                    funcdesc_v1: sym(&lib, "sframe_decoder_get_funcdesc")?,
+                    funcdesc_v2: sym(&lib, "sframe_decoder_get_funcdesc_v2")?,
+                    base_reg: sym(&lib, "sframe_fre_get_base_reg_id")?,
+                    offsets: offset_getters(&lib)?,
+                    find: sym(&lib, "sframe_find_fre")?,
+                    encode: sym(&lib, "sframe_encode")?,
+                    add_funcdesc: sym(&lib, "sframe_encoder_add_funcdesc_v2")?,
+                    write: sym(&lib, "sframe_encoder_write")?,
+                }),
+                Api::R247 => Release::R247(R247 {
+                    version: sym(&lib, "sframe_decoder_get_version")?,
+                    flags: sym(&lib, "sframe_decoder_get_flags")?,
+                    funcdesc_v2: sym(&lib, "sframe_decoder_get_funcdesc_v2")?,
+                    funcdesc_v3: sym(&lib, "sframe_decoder_get_funcdesc_v3")?,
+                    base_reg: sym(&lib, "sframe_fre_get_base_reg_id")?,
+                    offsets: offset_getters(&lib)?,
+                    ra_undefined: sym(&lib, "sframe_fre_get_ra_undefined_p")?,
+                    udata: sym(&lib, "sframe_get_fre_udata")?,
+                    find: sym(&lib, "sframe_find_fre")?,
+                    offsetof: sym(&lib, "sframe_decoder_get_offsetof_fde_start_addr")?,
+                    encode: sym(&lib, "sframe_encode")?,
+                    add_funcdesc: sym(&lib, "sframe_encoder_add_funcdesc_v3")?,
+                    write: sym(&lib, "sframe_encoder_write")?,
+                    enc_offsetof: sym(&lib, "sframe_encoder_get_offsetof_fde_start_addr")?,
+                }),
+            };
+            Ok(Lib {
+                api,
+                common,
+                release,
                 _lib: lib,
             })
         }
@@ -314,7 +372,8 @@ impl Lib {
         let mut err: c_int = 0;
         // SAFETY: `data` is a valid buffer of `data.len()` bytes, alive for the decoder's
         // lifetime ('a); `err` is a valid out-pointer.
-        let ctx = unsafe { (self.decode)(data.as_ptr() as *const c_char, data.len(), &mut err) };
+        let ctx =
+            unsafe { (self.common.decode)(data.as_ptr() as *const c_char, data.len(), &mut err) };
         if ctx.is_null() {
             Err(err)
         } else {
@@ -329,7 +388,7 @@ impl Lib {
     /// `sframe_errmsg`.
     pub fn errmsg(&self, code: c_int) -> String {
         // SAFETY: sframe_errmsg takes any int and returns a static string (or NULL).
-        let p = unsafe { (self.errmsg)(code) };
+        let p = unsafe { (self.common.errmsg)(code) };
         if p.is_null() {
             return String::new();
         }
@@ -363,27 +422,35 @@ impl Decoder<'_> {
     }
     pub fn num_fidx(&self) -> u32 {
         // SAFETY: `ctx` is a live decoder returned by sframe_decode.
-        unsafe { (self.lib.num_fidx)(self.ctx()) }
+        unsafe { (self.lib.common.num_fidx)(self.ctx()) }
     }
     pub fn abi_arch(&self) -> u8 {
         // SAFETY: as above.
-        unsafe { (self.lib.abi_arch)(self.ctx()) }
+        unsafe { (self.lib.common.abi_arch)(self.ctx()) }
     }
     pub fn version(&self) -> Option<u8> {
-        // SAFETY: as above; the function exists in this release.
-        self.lib.version.map(|f| unsafe { f(self.ctx()) })
+        let f = match &self.lib.release {
+            Release::R240(_) => return None,
+            Release::R244(r) => r.version,
+            Release::R247(r) => r.version,
+        };
+        // SAFETY: as above.
+        Some(unsafe { f(self.ctx()) })
     }
     pub fn flags(&self) -> Option<u8> {
+        let Release::R247(r) = &self.lib.release else {
+            return None;
+        };
         // SAFETY: as above.
-        self.lib.flags.map(|f| unsafe { f(self.ctx()) })
+        Some(unsafe { (r.flags)(self.ctx()) })
     }
     pub fn fixed_fp(&self) -> i8 {
         // SAFETY: as above.
-        unsafe { (self.lib.fixed_fp)(self.ctx()) }
+        unsafe { (self.lib.common.fixed_fp)(self.ctx()) }
     }
     pub fn fixed_ra(&self) -> i8 {
         // SAFETY: as above.
-        unsafe { (self.lib.fixed_ra)(self.ctx()) }
+        unsafe { (self.lib.common.fixed_ra)(self.ctx()) }
     }
 
     /// The descriptor of function `i`, through the getter the release and `version` call for
@@ -393,9 +460,9 @@ impl Decoder<'_> {
         let (mut start32, mut rep) = (0i32, 0u8);
         // SAFETY: `ctx` is live; every out-pointer points to a local of the declared type.
         let rc = unsafe {
-            match (self.lib.api, version) {
-                (Api::R240, _) | (Api::R244, 1) => {
-                    let f = self.lib.funcdesc_240?;
+            match (&self.lib.release, version) {
+                (Release::R240(R240 { funcdesc: f, .. }), _)
+                | (Release::R244(R244 { funcdesc_v1: f, .. }), 1) => {
                     let rc = f(
                         self.ctx(),
                         i,
@@ -407,9 +474,9 @@ impl Decoder<'_> {
                     d.raw_start = i64::from(start32);
                     rc
                 }
-                (_, 3) => {
-                    let f = self.lib.funcdesc_v3?;
-                    let rc = f(
+                (Release::R244(_), 3) => return None,
+                (Release::R247(r), 3) => {
+                    let rc = (r.funcdesc_v3)(
                         self.ctx(),
                         i,
                         &mut d.num_fres,
@@ -422,8 +489,11 @@ impl Decoder<'_> {
                     d.rep_size = Some(rep);
                     rc
                 }
-                _ => {
-                    let f = self.lib.funcdesc_v2?;
+                (
+                    Release::R244(R244 { funcdesc_v2: f, .. })
+                    | Release::R247(R247 { funcdesc_v2: f, .. }),
+                    _,
+                ) => {
                     let rc = f(
                         self.ctx(),
                         i,
@@ -444,10 +514,12 @@ impl Decoder<'_> {
 
     /// `sframe_decoder_get_offsetof_fde_start_addr` (sid only).
     pub fn offsetof_fde_start(&self, i: u32) -> Option<u32> {
-        let f = self.lib.offsetof?;
+        let Release::R247(r) = &self.lib.release else {
+            return None;
+        };
         let mut err = 0;
         // SAFETY: `ctx` is live, `err` a valid out-pointer.
-        let v = unsafe { f(self.ctx(), i, &mut err) };
+        let v = unsafe { (r.offsetof)(self.ctx(), i, &mut err) };
         (err == 0).then_some(v)
     }
 
@@ -455,7 +527,7 @@ impl Decoder<'_> {
     pub fn fre(&self, func: u32, idx: u32) -> Result<FreBuf, c_int> {
         let mut buf = FreBuf::new(self.lib.api);
         // SAFETY: `ctx` is live; `buf` is the release's sframe_frame_row_entry.
-        let rc = unsafe { (self.lib.get_fre)(self.ctx(), func, idx, buf.as_mut_ptr()) };
+        let rc = unsafe { (self.lib.common.get_fre)(self.ctx(), func, idx, buf.as_mut_ptr()) };
         if rc == 0 {
             Ok(buf)
         } else {
@@ -469,14 +541,13 @@ impl Decoder<'_> {
         let mut buf = FreBuf::new(self.lib.api);
         // SAFETY: `ctx` is live; `buf` is the release's sframe_frame_row_entry.
         let rc = unsafe {
-            match (self.lib.find_old, self.lib.find_new) {
-                (Some(f), _) => f(
+            match &self.lib.release {
+                Release::R240(R240 { find: f, .. }) | Release::R244(R244 { find: f, .. }) => f(
                     self.ctx(),
                     i32::try_from(pc).map_err(|_| ())?,
                     buf.as_mut_ptr(),
                 ),
-                (_, Some(f)) => f(self.ctx(), pc, buf.as_mut_ptr()),
-                _ => return Err(()),
+                Release::R247(r) => (r.find)(self.ctx(), pc, buf.as_mut_ptr()),
             }
         };
         Ok((rc == 0).then_some(buf))
@@ -486,61 +557,61 @@ impl Decoder<'_> {
         let mut err = 0;
         // SAFETY: `fre` is the release's sframe_frame_row_entry, `err` a valid out-pointer.
         let v = unsafe {
-            match (self.lib.base_reg_240, self.lib.base_reg) {
-                (Some(f), _) => f(fre.as_ptr(), &mut err) as u8,
-                (_, Some(f)) => f(fre.as_ptr(), &mut err),
-                _ => 0,
+            match &self.lib.release {
+                Release::R240(r) => (r.base_reg)(fre.as_ptr(), &mut err) as u8,
+                Release::R244(R244 { base_reg: f, .. })
+                | Release::R247(R247 { base_reg: f, .. }) => f(fre.as_ptr(), &mut err),
             }
         };
         (v, err)
     }
 
-    fn offset(
-        &self,
-        old: Option<OffsetOldFn>,
-        new: Option<OffsetNewFn>,
-        fre: &FreBuf,
-        fde_type: u32,
-    ) -> (i32, c_int) {
+    fn offset(&self, which: Which, fre: &FreBuf, fde_type: u32) -> (i32, c_int) {
         let mut err = 0;
+        let k = which as usize;
         // SAFETY: `ctx` is live; `fre` is the release's sframe_frame_row_entry.
         let v = unsafe {
-            match (old, new) {
-                (Some(f), _) => f(self.ctx(), fre.as_ptr(), &mut err),
-                (_, Some(f)) => f(self.ctx(), fre.as_ptr(), fde_type, &mut err),
-                _ => 0,
+            match &self.lib.release {
+                Release::R240(R240 { offsets, .. }) | Release::R244(R244 { offsets, .. }) => {
+                    offsets[k](self.ctx(), fre.as_ptr(), &mut err)
+                }
+                Release::R247(r) => r.offsets[k](self.ctx(), fre.as_ptr(), fde_type, &mut err),
             }
         };
         (v, err)
     }
     /// `sframe_fre_get_cfa_offset`: value and error code (0 = present).
     pub fn cfa_offset(&self, fre: &FreBuf, fde_type: u32) -> (i32, c_int) {
-        self.offset(self.lib.cfa_old, self.lib.cfa_new, fre, fde_type)
+        self.offset(Which::Cfa, fre, fde_type)
     }
     pub fn fp_offset(&self, fre: &FreBuf, fde_type: u32) -> (i32, c_int) {
-        self.offset(self.lib.fp_old, self.lib.fp_new, fre, fde_type)
+        self.offset(Which::Fp, fre, fde_type)
     }
     pub fn ra_offset(&self, fre: &FreBuf, fde_type: u32) -> (i32, c_int) {
-        self.offset(self.lib.ra_old, self.lib.ra_new, fre, fde_type)
+        self.offset(Which::Ra, fre, fde_type)
     }
     pub fn ra_mangled(&self, fre: &FreBuf) -> bool {
         let mut err = 0;
         // SAFETY: as above.
-        unsafe { (self.lib.mangled)(self.ctx(), fre.as_ptr(), &mut err) }
+        unsafe { (self.lib.common.mangled)(self.ctx(), fre.as_ptr(), &mut err) }
     }
     /// `sframe_fre_get_ra_undefined_p` (sid only).
     pub fn ra_undefined(&self, fre: &FreBuf) -> Option<bool> {
-        let f = self.lib.ra_undefined?;
+        let Release::R247(r) = &self.lib.release else {
+            return None;
+        };
         let mut err = 0;
         // SAFETY: as above.
-        Some(unsafe { f(self.ctx(), fre.as_ptr(), &mut err) })
+        Some(unsafe { (r.ra_undefined)(self.ctx(), fre.as_ptr(), &mut err) })
     }
     /// `sframe_get_fre_udata` (sid only): the data word read unsigned, if present.
     pub fn udata(&self, fre: &FreBuf, idx: i32) -> Option<u32> {
-        let f = self.lib.udata?;
+        let Release::R247(r) = &self.lib.release else {
+            return None;
+        };
         let mut err = 0;
         // SAFETY: `fre` is the release's sframe_frame_row_entry, `err` a valid out-pointer.
-        let v = unsafe { f(fre.as_ptr(), idx, &mut err) };
+        let v = unsafe { (r.udata)(fre.as_ptr(), idx, &mut err) };
         (err == 0).then_some(v)
     }
 }
@@ -548,7 +619,7 @@ impl Decoder<'_> {
 impl Drop for Decoder<'_> {
     fn drop(&mut self) {
         // SAFETY: `ctx` came from sframe_decode and is freed exactly once.
-        unsafe { (self.lib.free)(&mut self.ctx) }
+        unsafe { (self.lib.common.free)(&mut self.ctx) }
     }
 }
 
@@ -581,8 +652,8 @@ impl Lib {
         let mut err: c_int = 0;
         // SAFETY: scalar arguments and a valid out-pointer.
         let mut ectx = unsafe {
-            match (self.encode_240, self.encode) {
-                (Some(f), _) => f(
+            match &self.release {
+                Release::R240(r) => (r.encode)(
                     version,
                     flags,
                     c_int::from(abi),
@@ -590,8 +661,9 @@ impl Lib {
                     fixed_ra,
                     &mut err,
                 ),
-                (_, Some(f)) => f(version, flags, abi, fixed_fp, fixed_ra, &mut err),
-                _ => return Err("no sframe_encode".into()),
+                Release::R244(R244 { encode: f, .. }) | Release::R247(R247 { encode: f, .. }) => {
+                    f(version, flags, abi, fixed_fp, fixed_ra, &mut err)
+                }
             }
         };
         if ectx.is_null() {
@@ -601,38 +673,28 @@ impl Lib {
             for (i, f) in functions.iter().enumerate() {
                 let i = i as u32;
                 let n = f.fres.len() as u32;
+                let start32 = || i32::try_from(f.start).map_err(|_| "start does not fit int32_t");
                 // SAFETY: `ectx` is a live encoder; scalar arguments.
                 let rc = unsafe {
-                    match (
-                        self.add_funcdesc_240,
-                        self.add_funcdesc_v2,
-                        self.add_funcdesc_v3,
-                    ) {
-                        (Some(g), _, _) => g(
-                            ectx,
-                            i32::try_from(f.start).map_err(|_| "start does not fit int32_t")?,
-                            f.size,
-                            f.info,
-                            n,
-                        ),
-                        (_, Some(g), _) => g(
-                            ectx,
-                            i32::try_from(f.start).map_err(|_| "start does not fit int32_t")?,
-                            f.size,
-                            f.info,
-                            f.rep_size,
-                            n,
-                        ),
-                        (_, _, Some(g)) => {
+                    match &self.release {
+                        Release::R240(r) => (r.add_funcdesc)(ectx, start32()?, f.size, f.info, n),
+                        Release::R244(r) => {
+                            (r.add_funcdesc)(ectx, start32()?, f.size, f.info, f.rep_size, n)
+                        }
+                        Release::R247(r) => {
                             // The v3 field is PC-relative: relative to the FDE's own start field.
                             let mut e = 0;
-                            let off = match self.enc_offsetof {
-                                Some(o) => i64::from(o(ectx, i, &mut e)),
-                                None => 0,
-                            };
-                            g(ectx, f.start - off, f.size, f.info, f.info2, f.rep_size, n)
+                            let off = i64::from((r.enc_offsetof)(ectx, i, &mut e));
+                            (r.add_funcdesc)(
+                                ectx,
+                                f.start - off,
+                                f.size,
+                                f.info,
+                                f.info2,
+                                f.rep_size,
+                                n,
+                            )
                         }
-                        _ => return Err("no funcdesc adder".to_string()),
                     }
                 };
                 if rc != 0 {
@@ -644,7 +706,7 @@ impl Lib {
                         .ok_or_else(|| format!("FRE {k} of function {i}: data words do not fit"))?;
                     // SAFETY: live encoder; `buf` is the release's sframe_frame_row_entry,
                     // copied by the library.
-                    let rc = unsafe { (self.add_fre)(ectx, i, buf.as_mut_ptr()) };
+                    let rc = unsafe { (self.common.add_fre)(ectx, i, buf.as_mut_ptr()) };
                     if rc != 0 {
                         return Err(format!("add_fre[{i}][{k}]: {rc}"));
                     }
@@ -654,10 +716,11 @@ impl Lib {
             let mut err: c_int = 0;
             // SAFETY: live encoder; valid out-pointers.
             let p = unsafe {
-                match (self.write_old, self.write_new) {
-                    (Some(w), _) => w(ectx, &mut size, &mut err),
-                    (_, Some(w)) => w(ectx, &mut size, sort, &mut err),
-                    _ => return Err("no sframe_encoder_write".to_string()),
+                match &self.release {
+                    Release::R240(R240 { write: w, .. }) | Release::R244(R244 { write: w, .. }) => {
+                        w(ectx, &mut size, &mut err)
+                    }
+                    Release::R247(r) => (r.write)(ectx, &mut size, sort, &mut err),
                 }
             };
             if p.is_null() || err != 0 {
@@ -671,7 +734,7 @@ impl Lib {
             Ok(unsafe { std::slice::from_raw_parts(p as *const u8, size) }.to_vec())
         })();
         // SAFETY: `ectx` came from sframe_encode and is freed exactly once.
-        unsafe { (self.enc_free)(&mut ectx) };
+        unsafe { (self.common.enc_free)(&mut ectx) };
         result
     }
 }
