@@ -202,15 +202,20 @@ struct Common {
     errmsg: ErrmsgFn,
 }
 
+/// The functions 2.40 and 2.44 both have with the signatures 2.45 changed.
+struct Before245 {
+    offsets: [OffsetOldFn; 3],
+    find: FindOldFn,
+    write: WriteOldFn,
+}
+
 /// binutils 2.40 (`libsframe.so.0`): SFrame v1 only.
 struct R240 {
     funcdesc: Funcdesc240Fn,
     base_reg: BaseReg240Fn,
-    offsets: [OffsetOldFn; 3],
-    find: FindOldFn,
     encode: Encode240Fn,
     add_funcdesc: AddFuncdesc240Fn,
-    write: WriteOldFn,
+    old: Before245,
 }
 
 /// binutils 2.44 (`libsframe.so.1`): v1 (through the old descriptor getter) and v2.
@@ -219,11 +224,9 @@ struct R244 {
     funcdesc_v1: Funcdesc240Fn,
     funcdesc_v2: FuncdescV2Fn,
     base_reg: BaseRegFn,
-    offsets: [OffsetOldFn; 3],
-    find: FindOldFn,
     encode: EncodeFn,
     add_funcdesc: AddFuncdescV2Fn,
-    write: WriteOldFn,
+    old: Before245,
 }
 
 /// binutils 2.45 and later (sid, `libsframe.so.3`): v2 and v3.
@@ -296,6 +299,20 @@ unsafe fn offset_getters<T: Copy>(lib: &Library) -> Result<[T; 3], String> {
     }
 }
 
+/// The functions of [`Before245`].
+///
+/// SAFETY (for callers): the library is a release before 2.45.
+unsafe fn before_245(lib: &Library) -> Result<Before245, String> {
+    // SAFETY: these are the signatures of 2.40's and 2.44's headers.
+    unsafe {
+        Ok(Before245 {
+            offsets: offset_getters(lib)?,
+            find: sym(lib, "sframe_find_fre")?,
+            write: sym(lib, "sframe_encoder_write")?,
+        })
+    }
+}
+
 impl Lib {
     /// `dlopen` the library and resolve the functions of `api`.
     pub fn open(path: &Path, api: Api) -> Result<Lib, String> {
@@ -323,11 +340,9 @@ impl Lib {
                 Api::R240 => Release::R240(R240 {
                     funcdesc: sym(&lib, "sframe_decoder_get_funcdesc")?,
                     base_reg: sym(&lib, "sframe_fre_get_base_reg_id")?,
-                    offsets: offset_getters(&lib)?,
-                    find: sym(&lib, "sframe_find_fre")?,
                     encode: sym(&lib, "sframe_encode")?,
                     add_funcdesc: sym(&lib, "sframe_encoder_add_funcdesc")?,
-                    write: sym(&lib, "sframe_encoder_write")?,
+                    old: before_245(&lib)?,
                 }),
                 Api::R244 => Release::R244(R244 {
                     version: sym(&lib, "sframe_decoder_get_version")?,
@@ -335,11 +350,9 @@ impl Lib {
                     funcdesc_v1: sym(&lib, "sframe_decoder_get_funcdesc")?,
                     funcdesc_v2: sym(&lib, "sframe_decoder_get_funcdesc_v2")?,
                     base_reg: sym(&lib, "sframe_fre_get_base_reg_id")?,
-                    offsets: offset_getters(&lib)?,
-                    find: sym(&lib, "sframe_find_fre")?,
                     encode: sym(&lib, "sframe_encode")?,
                     add_funcdesc: sym(&lib, "sframe_encoder_add_funcdesc_v2")?,
-                    write: sym(&lib, "sframe_encoder_write")?,
+                    old: before_245(&lib)?,
                 }),
                 Api::R247 => Release::R247(R247 {
                     version: sym(&lib, "sframe_decoder_get_version")?,
@@ -542,7 +555,7 @@ impl Decoder<'_> {
         // SAFETY: `ctx` is live; `buf` is the release's sframe_frame_row_entry.
         let rc = unsafe {
             match &self.lib.release {
-                Release::R240(R240 { find: f, .. }) | Release::R244(R244 { find: f, .. }) => f(
+                Release::R240(R240 { old, .. }) | Release::R244(R244 { old, .. }) => (old.find)(
                     self.ctx(),
                     i32::try_from(pc).map_err(|_| ())?,
                     buf.as_mut_ptr(),
@@ -572,8 +585,8 @@ impl Decoder<'_> {
         // SAFETY: `ctx` is live; `fre` is the release's sframe_frame_row_entry.
         let v = unsafe {
             match &self.lib.release {
-                Release::R240(R240 { offsets, .. }) | Release::R244(R244 { offsets, .. }) => {
-                    offsets[k](self.ctx(), fre.as_ptr(), &mut err)
+                Release::R240(R240 { old, .. }) | Release::R244(R244 { old, .. }) => {
+                    old.offsets[k](self.ctx(), fre.as_ptr(), &mut err)
                 }
                 Release::R247(r) => r.offsets[k](self.ctx(), fre.as_ptr(), fde_type, &mut err),
             }
@@ -717,8 +730,8 @@ impl Lib {
             // SAFETY: live encoder; valid out-pointers.
             let p = unsafe {
                 match &self.release {
-                    Release::R240(R240 { write: w, .. }) | Release::R244(R244 { write: w, .. }) => {
-                        w(ectx, &mut size, &mut err)
+                    Release::R240(R240 { old, .. }) | Release::R244(R244 { old, .. }) => {
+                        (old.write)(ectx, &mut size, &mut err)
                     }
                     Release::R247(r) => (r.write)(ectx, &mut size, sort, &mut err),
                 }
