@@ -22,10 +22,11 @@
 //! path: the stack height at a PC does not depend on the path, so the truth stays valid.
 
 use crate::arch::Flow;
-use crate::checker::{self, Kind, Machine, Outcome, RowUsed, Values};
+use crate::checker::{self, Kind, Machine, Outcome, Values};
 use crate::disasm::Insn;
 use crate::error::OracleError;
 use crate::image::{FunctionKind, Image, PAGE};
+use crate::report::Sighting;
 use crate::shadow::{ShadowStack, TrueFrame};
 use crate::snapshot::{MemoryRange, SnapshotFrame, StackSnapshot};
 use crate::Options;
@@ -144,14 +145,7 @@ impl RunEnd {
 #[derive(Debug, Clone)]
 pub struct MismatchRec {
     pub pc: u64,
-    /// 0: the executing frame; k: the k-th caller in a whole-stack walk.
-    pub frame: usize,
-    pub kind: Kind,
-    pub row: Option<RowUsed>,
-    pub expected: Values,
-    pub got: Option<Values>,
-    pub error: Option<String>,
-    pub count: u64,
+    pub seen: Sighting,
     /// Function under test and run of the first sighting.
     pub origin: (usize, u32),
 }
@@ -195,11 +189,11 @@ impl FnAcc {
         for (k, v) in o.mismatches {
             match self.mismatches.get_mut(&k) {
                 Some(m) => {
-                    let count = m.count + v.count;
+                    let count = m.seen.count + v.seen.count;
                     if v.origin < m.origin {
                         *m = v;
                     }
-                    m.count = count;
+                    m.seen.count = count;
                 }
                 None => {
                     self.mismatches.insert(k, v);
@@ -1003,16 +997,18 @@ fn record(acc: &mut [FnAcc], b: &Buffered) {
             }
             acc.mismatches
                 .entry((b.pc, b.frame, *kind))
-                .and_modify(|m| m.count += 1)
+                .and_modify(|m| m.seen.count += 1)
                 .or_insert(MismatchRec {
                     pc: b.pc,
-                    frame: b.frame,
-                    kind: *kind,
-                    row: *row,
-                    expected: b.truth,
-                    got: *got,
-                    error: error.clone(),
-                    count: 1,
+                    seen: Sighting {
+                        frame: b.frame,
+                        kind: *kind,
+                        row: *row,
+                        expected: b.truth,
+                        got: *got,
+                        error: error.clone(),
+                        count: 1,
+                    },
                     origin: b.origin,
                 });
         }

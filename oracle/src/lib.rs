@@ -255,8 +255,8 @@ impl Oracle {
                     // inputs (a negative `alloca` size lifts the SP over the save area): not
                     // the row's fault.
                     .filter(|m| {
-                        !(matches!(m.kind, Kind::RaDeadSlot | Kind::FpDeadSlot)
-                            && m.count < executions(m.pc))
+                        !(matches!(m.seen.kind, Kind::RaDeadSlot | Kind::FpDeadSlot)
+                            && m.seen.count < executions(m.pc))
                     })
                     .map(|m| {
                         let bytes = self.image.read_upto(m.pc, 16);
@@ -269,13 +269,7 @@ impl Oracle {
                             pc: m.pc,
                             offset: m.pc - f.start,
                             insn,
-                            frame: m.frame,
-                            kind: m.kind,
-                            row: m.row,
-                            expected: m.expected,
-                            got: m.got,
-                            error: m.error,
-                            count: m.count,
+                            seen: m.seen,
                             under_test: self.image.functions[m.origin.0].name.clone(),
                             run: m.origin.1,
                         }

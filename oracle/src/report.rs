@@ -20,16 +20,9 @@ use sframe_spec::Abi;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// One wrong row, as first seen.
+/// What was seen wrong at one PC and frame level: the kind, the row used, the values.
 #[derive(Debug, Clone, Serialize)]
-pub struct Mismatch {
-    /// The function whose row is wrong.
-    pub function: String,
-    pub pc: u64,
-    /// `pc` minus the function's start.
-    pub offset: u64,
-    /// The instruction at `pc` (disassembled, or its bytes).
-    pub insn: String,
+pub struct Sighting {
     /// 0: the executing frame; k: the k-th caller of a whole-stack walk.
     pub frame: usize,
     pub kind: Kind,
@@ -41,6 +34,20 @@ pub struct Mismatch {
     pub error: Option<String>,
     /// How many times it was seen.
     pub count: u64,
+}
+
+/// One wrong row, as first seen.
+#[derive(Debug, Clone, Serialize)]
+pub struct Mismatch {
+    /// The function whose row is wrong.
+    pub function: String,
+    pub pc: u64,
+    /// `pc` minus the function's start.
+    pub offset: u64,
+    /// The instruction at `pc` (disassembled, or its bytes).
+    pub insn: String,
+    #[serde(flatten)]
+    pub seen: Sighting,
     /// Function under test and run of the first sighting (to reproduce it).
     pub under_test: String,
     pub run: u32,
@@ -49,10 +56,10 @@ pub struct Mismatch {
 impl Mismatch {
     /// The `kind` part of the signature.
     pub fn kind_name(&self) -> String {
-        if self.frame == 0 {
-            self.kind.name().to_string()
+        if self.seen.frame == 0 {
+            self.seen.kind.name().to_string()
         } else {
-            format!("stack-{}", self.kind.name())
+            format!("stack-{}", self.seen.kind.name())
         }
     }
 
@@ -246,7 +253,7 @@ impl Report {
                 m.offset,
                 m.insn
             );
-            if let Some(r) = &m.row {
+            if let Some(r) = &m.seen.row {
                 let _ = writeln!(
                     o,
                     "  row: FDE {} FRE {}: {}",
@@ -258,9 +265,9 @@ impl Report {
             let _ = writeln!(
                 o,
                 "  expected: cfa={:#x} ra={:#x} fp={:#x}",
-                m.expected.cfa, m.expected.ra, m.expected.fp
+                m.seen.expected.cfa, m.seen.expected.ra, m.seen.expected.fp
             );
-            match (&m.got, &m.error) {
+            match (&m.seen.got, &m.seen.error) {
                 (Some(g), _) => {
                     let _ = writeln!(
                         o,
@@ -276,7 +283,7 @@ impl Report {
             let _ = writeln!(
                 o,
                 "  seen {} times (first: {} run {}, frame {})",
-                m.count, m.under_test, m.run, m.frame
+                m.seen.count, m.under_test, m.run, m.seen.frame
             );
         }
         let s = &self.summary;

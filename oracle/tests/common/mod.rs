@@ -264,7 +264,7 @@ pub fn planted_is_caught(
     let r = planted.check_all(&opts()).unwrap();
     let mut flagged: Vec<u64> = r
         .mismatches()
-        .filter(|m| m.frame == 0)
+        .filter(|m| m.seen.frame == 0)
         .map(|m| m.pc)
         .collect();
     flagged.sort_unstable();
@@ -278,8 +278,8 @@ pub fn planted_is_caught(
             m.pc >= row.start && m.pc < row.end,
             "mismatch outside the planted row: {m:?}"
         );
-        if m.frame == 0 {
-            assert_eq!(m.kind, kind, "{m:?}");
+        if m.seen.frame == 0 {
+            assert_eq!(m.seen.kind, kind, "{m:?}");
         }
     }
 }
