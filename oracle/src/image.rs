@@ -63,8 +63,8 @@ pub enum FunctionKind {
     SignalTrampoline,
 }
 
-/// A function of the file.
-#[derive(Debug, Clone)]
+/// A function of the file (as a report lists it: without its entries).
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Function {
     pub name: String,
     pub start: u64,
@@ -75,6 +75,7 @@ pub struct Function {
     /// The FDE's range does not lie in executable memory: it cannot be run.
     pub outside_code: bool,
     /// Where runs start: the function's start; for a PLT each entry (none for PLT0).
+    #[serde(skip)]
     pub entries: Vec<u64>,
 }
 

@@ -277,12 +277,7 @@ impl Oracle {
                     .collect();
                 let real = |i: &(usize, &disasm::Insn)| !i.1.padding;
                 FunctionReport {
-                    name: f.name.clone(),
-                    start: f.start,
-                    end: f.end,
-                    fde: f.fde,
-                    kind: f.kind,
-                    outside_code: f.outside_code,
+                    function: f.clone(),
                     instructions: code.insns.iter().enumerate().filter(real).count(),
                     padding: code.insns.iter().filter(|i| i.padding).count(),
                     executed: code

@@ -13,7 +13,7 @@
 //! addresses.
 
 use crate::checker::{Kind, RowUsed, Values};
-use crate::image::FunctionKind;
+use crate::image::{Function, FunctionKind};
 use crate::snapshot::StackSnapshot;
 use serde::Serialize;
 use sframe_spec::Abi;
@@ -77,13 +77,9 @@ impl Mismatch {
 /// One function's results.
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionReport {
-    pub name: String,
-    pub start: u64,
-    pub end: u64,
-    pub fde: Option<usize>,
-    pub kind: FunctionKind,
-    /// The FDE's range is not executable memory: not run.
-    pub outside_code: bool,
+    /// The function: name, range, FDE, kind, whether it lies outside the code.
+    #[serde(flatten)]
+    pub function: Function,
     /// Instruction starts, padding excluded.
     pub instructions: usize,
     /// Unreachable alignment padding.
@@ -177,7 +173,7 @@ impl Report {
 
     /// The function named `name`.
     pub fn function(&self, name: &str) -> Option<&FunctionReport> {
-        self.functions.iter().find(|f| f.name == name)
+        self.functions.iter().find(|f| f.function.name == name)
     }
 
     pub(crate) fn summarize(&mut self) {
@@ -186,12 +182,12 @@ impl Report {
             ..Summary::default()
         };
         for f in &self.functions {
-            if f.fde.is_none() {
-                s.functions_without_fde.push(f.name.clone());
+            if f.function.fde.is_none() {
+                s.functions_without_fde.push(f.function.name.clone());
                 continue;
             }
             s.functions_with_fde += 1;
-            if f.outside_code || f.kind == FunctionKind::SignalTrampoline {
+            if f.function.outside_code || f.function.kind == FunctionKind::SignalTrampoline {
                 continue;
             }
             s.instructions += f.instructions;
@@ -220,11 +216,11 @@ impl Report {
             "function", "insns", "exec", "cover", "rows", "bad"
         );
         for f in &self.functions {
-            let fde = if f.fde.is_none() {
+            let fde = if f.function.fde.is_none() {
                 " (no FDE)"
-            } else if f.outside_code {
+            } else if f.function.outside_code {
                 " (not code)"
-            } else if f.kind == FunctionKind::SignalTrampoline {
+            } else if f.function.kind == FunctionKind::SignalTrampoline {
                 " (sigreturn)"
             } else {
                 ""
@@ -234,7 +230,7 @@ impl Report {
             let _ = writeln!(
                 o,
                 "{:<40} {:>6} {:>6} {:>6.1}% {:>9} {:>5}  {}",
-                format!("{}{fde}", truncate(&f.name, 40 - fde.len())),
+                format!("{}{fde}", truncate(&f.function.name, 40 - fde.len())),
                 f.instructions,
                 f.executed,
                 100.0 * f.coverage(),
