@@ -555,21 +555,18 @@ fn apply(
     bytes: &mut [u8],
     off: usize,
 ) -> bool {
+    // The data relocations, as the section loader applies them.
+    if let Some((v, width)) = sframe_elf::reloc_value(machine, r_type, c.s, c.a, c.p) {
+        return write(e, bytes, off, v, width);
+    }
     let abs = c.s.wrapping_add(c.a);
     let rel = abs.wrapping_sub(c.p);
     let got_rel = c.g.wrapping_add(c.a).wrapping_sub(c.p);
     match (machine, r_type) {
-        (Machine::X86_64, 1) => write(e, bytes, off, abs, 8), // R_X86_64_64
-        (Machine::X86_64, 2 | 4) => write(e, bytes, off, rel, 4), // PC32, PLT32
+        (Machine::X86_64, 4) => write(e, bytes, off, rel, 4), // PLT32
         (Machine::X86_64, 9 | 41 | 42) => write(e, bytes, off, got_rel, 4), // GOTPCREL(X), REX_GOTPCRELX
-        (Machine::X86_64, 10 | 11) => write(e, bytes, off, abs, 4),         // 32, 32S
-        (Machine::X86_64, 24) => write(e, bytes, off, rel, 8),              // PC64
         (Machine::X86_64, 25) => write(e, bytes, off, abs.wrapping_sub(c.got), 8), // GOTOFF64
         (Machine::X86_64, 26) => write(e, bytes, off, c.got.wrapping_add(c.a).wrapping_sub(c.p), 4), // GOTPC32
-        (Machine::Aarch64, 257) => write(e, bytes, off, abs, 8),
-        (Machine::Aarch64, 258) => write(e, bytes, off, abs, 4),
-        (Machine::Aarch64, 260) => write(e, bytes, off, rel, 8),
-        (Machine::Aarch64, 261) => write(e, bytes, off, rel, 4),
         (Machine::Aarch64, 263..=270) => {
             // MOVW_UABS_G0.._G3: 16 bits of S + A, group (r_type - 263) / 2.
             let group = (r_type - 263) / 2;
@@ -589,10 +586,6 @@ fn apply(
         (Machine::Aarch64, 299) => patch_a64(bytes, off, (abs & 0xfff) >> 4, 10, 12),
         (Machine::Aarch64, 311) => patch_adr(bytes, off, page(c.g).wrapping_sub(page(c.p)) >> 12), // ADR_GOT_PAGE
         (Machine::Aarch64, 312) => patch_a64(bytes, off, (c.g & 0xfff) >> 3, 10, 12), // LD64_GOT_LO12_NC
-        (Machine::S390x, 22) => write(e, bytes, off, abs, 8),
-        (Machine::S390x, 4) => write(e, bytes, off, abs, 4),
-        (Machine::S390x, 5) => write(e, bytes, off, rel, 4),
-        (Machine::S390x, 23) => write(e, bytes, off, rel, 8),
         (Machine::S390x, 16) => write(e, bytes, off, rel, 2),
         (Machine::S390x, 17 | 18) => write(e, bytes, off, rel >> 1, 2), // PC16DBL, PLT16DBL
         (Machine::S390x, 19 | 20) => write(e, bytes, off, rel >> 1, 4), // PC32DBL, PLT32DBL
