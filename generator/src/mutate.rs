@@ -13,7 +13,7 @@ use crate::layout::Layout;
 use crate::rows;
 use arbitrary::{Result, Unstructured};
 use sframe_spec::constants::{flags, FDE_ATTR_V3_SIZE, HEADER_SIZE, MAX_DATAWORD_COUNT};
-use sframe_spec::layout::{fde_info, fde_info2};
+use sframe_spec::layout::{fde_info, fde_info2, fre_info};
 use sframe_spec::read::header_offsets as ho;
 use sframe_spec::read::info_unused_mask;
 use sframe_spec::{
@@ -418,7 +418,7 @@ fn magic(c: &Ctx, u: &mut Unstructured) -> Out {
         &[[0u8, 0], [0xde, 0xde], [0xe2, 0xe2], [0xd2, 0xee]],
         |u| u.arbitrary(),
     )?;
-    let pair = if matches!(pair, [0xe2, 0xde] | [0xde, 0xe2]) {
+    let pair = if Endian::from_magic(&pair).is_some() {
         [0xde, 0xde]
     } else {
         pair
@@ -444,8 +444,13 @@ fn version_number(c: &Ctx, u: &mut Unstructured) -> Out {
 }
 
 fn flag_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
-    let bits = edge::pick(u, &[0x08, 0x80, 0xf8], |u| u.int_in_range(0x08..=0xf8u8))? & 0xf8;
-    let bits = if bits == 0 { 0x08 } else { bits };
+    // The bits above every flag any version defines (0xf8): the lowest, the highest, all.
+    let beyond = !(flags::FDE_SORTED | flags::FRAME_POINTER | flags::FDE_FUNC_START_PCREL);
+    let lowest = 1 << beyond.trailing_zeros();
+    let bits = edge::pick(u, &[lowest, 0x80, beyond], |u| {
+        u.int_in_range(lowest..=beyond)
+    })? & beyond;
+    let bits = if bits == 0 { lowest } else { bits };
     let mut b = c.g.bytes.clone();
     b[ho::FLAGS] |= bits;
     let rule = if c.v == Version::V3 {
@@ -1062,7 +1067,8 @@ fn dataword_size_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
     };
     let at = c.layout.functions[i].fres[k].info;
     let mut b = c.g.bytes.clone();
-    b[at] |= 0x60;
+    // Both bits of the data-word size field: 3, which names no size.
+    b[at] |= fre_info::DATAWORD_SIZE_MASK << fre_info::DATAWORD_SIZE_SHIFT;
     done(
         b,
         vec![Rule::FreDataWordSize],

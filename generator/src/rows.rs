@@ -106,11 +106,7 @@ fn s390x_slot(u: &mut Unstructured, ctx: &RowContext, size: DataWordSize) -> Res
 
 /// Largest register number a control word of `size` holds (bits 3 and up).
 pub fn max_regnum(size: DataWordSize) -> u32 {
-    match size {
-        DataWordSize::B1 => 0xff >> 3,
-        DataWordSize::B2 => 0xffff >> 3,
-        DataWordSize::B4 => u32::MAX >> 3,
-    }
+    Control::from_word(-1, size).regnum
 }
 
 /// A register number: the ABI's SP/FP/RA registers, 0, the largest that fits, or any.
