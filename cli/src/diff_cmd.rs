@@ -1,7 +1,7 @@
 //! `sframe-conform impls` and `sframe-conform diff`.
 
 use crate::impls::registry::{Options, Registry};
-use crate::impls::{Implementation, Kind};
+use crate::impls::{Hosting, Implementation};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use sframe_harness::diff::report::Summary;
@@ -15,12 +15,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-fn kind_name(k: Kind) -> &'static str {
+fn hosting_name(k: Hosting) -> &'static str {
     match k {
-        Kind::InProcess => "in-process",
-        Kind::Worker => "worker",
-        Kind::External => "external",
-        Kind::Text => "text",
+        Hosting::InProcess => "in-process",
+        Hosting::Worker => "worker",
+        Hosting::External => "external",
+        Hosting::Text => "text",
     }
 }
 
@@ -39,7 +39,7 @@ pub fn impls(json_out: bool, external: &[String]) -> Result<ExitCode, String> {
                 .filter(|v| i.supports(*v))
                 .map(Version::number)
                 .collect();
-            (i.name(), i.version(), versions, kind_name(i.kind()))
+            (i.name(), i.version(), versions, hosting_name(i.hosting()))
         })
         .collect();
     if json_out {

@@ -11,7 +11,7 @@ use sframe_harness::diff::{mutate, producer, seeds, Case, CaseResult, Engine};
 use sframe_harness::gate::{self, Corpus};
 use sframe_harness::impls::process::{Launch, ProcessImpl};
 use sframe_harness::impls::reference::Reference;
-use sframe_harness::impls::{Decoded, Found, Implementation, Kind, Outcome};
+use sframe_harness::impls::{Decoded, Found, Hosting, Implementation, Outcome};
 use sframe_harness::input::{corpus_cases, corpus_dir};
 use sframe_harness::ledger::Ledger;
 use sframe_spec::{Loc, Version};
@@ -301,7 +301,7 @@ fn external(script: &str, args: &[&str], timeout: Duration) -> Arc<dyn Implement
         l = l.arg(*a);
     }
     Arc::new(
-        ProcessImpl::start(l, Kind::External)
+        ProcessImpl::start(l, Hosting::External)
             .expect("python3 runs the adapter (ci/install-deps installs python3)"),
     )
 }

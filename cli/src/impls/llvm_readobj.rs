@@ -60,7 +60,7 @@
 use super::registry::{Options, Registry, Unavailable};
 use super::text_tool::{run_on_elf, wrap_elf, Preamble, EM_AARCH64, EM_S390, EM_X86_64};
 use super::toolchains::{cache_dir, tool_entries};
-use super::{norm, Decoded, Found, FreFacts, FunctionFacts, Implementation, Kind, Outcome, Row};
+use super::{norm, Decoded, Found, FreFacts, FunctionFacts, Hosting, Implementation, Outcome, Row};
 use sframe_spec::{Abi, Endian, Version};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -182,8 +182,8 @@ impl Implementation for LlvmReadobj {
         // SFrameParser<E>::create: "invalid/unsupported version number" unless V2.
         version == Version::V2
     }
-    fn kind(&self) -> Kind {
-        Kind::Text
+    fn hosting(&self) -> Hosting {
+        Hosting::Text
     }
     fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
         let Preamble {

@@ -20,7 +20,7 @@
 
 use super::text_tool::{run_on_elf, wrap_elf, Preamble, EM_AARCH64, EM_S390, EM_X86_64};
 use super::toolchains::Objdump;
-use super::{Decoded, Found, FreFacts, FunctionFacts, Implementation, Kind, Outcome, Row};
+use super::{Decoded, Found, FreFacts, FunctionFacts, Hosting, Implementation, Outcome, Row};
 use sframe_spec::constants::flags;
 use sframe_spec::{Abi, Base, Endian, Loc, Version};
 use std::time::Duration;
@@ -66,8 +66,8 @@ impl Implementation for ObjdumpImpl {
             _ => version != Version::V1,
         }
     }
-    fn kind(&self) -> Kind {
-        Kind::Text
+    fn hosting(&self) -> Hosting {
+        Hosting::Text
     }
     fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
         let Preamble { endian, abi, .. } = match Preamble::of(data) {

@@ -221,7 +221,7 @@ pub struct Found {
 /// How an implementation is run, for reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub enum Hosting {
     /// In this process (Rust; panics are caught).
     InProcess,
     /// In a worker process (`sframe-worker`), restarted after a crash.
@@ -274,7 +274,7 @@ pub trait Implementation: Send + Sync {
     /// of this suite; an external program is always a tool of its own, whatever it calls
     /// itself ([`ToolKind::Other`]).
     fn tool(&self) -> Tool {
-        if self.kind() == Kind::External {
+        if self.hosting() == Hosting::External {
             Tool {
                 name: ToolKind::Other(self.name()),
                 release: None,
@@ -287,8 +287,8 @@ pub trait Implementation: Send + Sync {
     fn version(&self) -> String;
     /// Whether the implementation claims to read sections of this format version.
     fn supports(&self, version: Version) -> bool;
-    fn kind(&self) -> Kind {
-        Kind::InProcess
+    fn hosting(&self) -> Hosting {
+        Hosting::InProcess
     }
     /// Decode a whole section.
     fn decode(&self, data: &[u8]) -> Outcome<Decoded>;

@@ -11,7 +11,7 @@
 //! [`protocol`]: super::protocol
 
 use super::protocol::{Hello, Request};
-use super::{BenchTiming, Decoded, Found, Implementation, Kind, Outcome};
+use super::{BenchTiming, Decoded, Found, Hosting, Implementation, Outcome};
 use serde::de::DeserializeOwned;
 use sframe_gen::hex;
 use sframe_spec::{Section, Version};
@@ -233,7 +233,7 @@ impl Running {
 /// An implementation behind a process.
 pub struct ProcessImpl {
     launch: Launch,
-    kind: Kind,
+    hosting: Hosting,
     hello: Hello,
     running: Mutex<Option<Running>>,
 }
@@ -249,7 +249,7 @@ impl std::fmt::Debug for ProcessImpl {
 
 impl ProcessImpl {
     /// Start the process and ask who it is.
-    pub fn start(launch: Launch, kind: Kind) -> Result<ProcessImpl, String> {
+    pub fn start(launch: Launch, hosting: Hosting) -> Result<ProcessImpl, String> {
         let what = launch.describe();
         let r = Running::start(&launch).map_err(|e| format!("cannot start `{what}`: {e}"))?;
         let line = serde_json::to_string(&Request::Hello).map_err(|e| e.to_string())?;
@@ -262,7 +262,7 @@ impl ProcessImpl {
         };
         Ok(ProcessImpl {
             launch,
-            kind,
+            hosting,
             hello,
             running: Mutex::new(r),
         })
@@ -362,8 +362,8 @@ impl Implementation for ProcessImpl {
     fn supports(&self, version: Version) -> bool {
         self.hello.versions.contains(&version.number())
     }
-    fn kind(&self) -> Kind {
-        self.kind
+    fn hosting(&self) -> Hosting {
+        self.hosting
     }
     fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
         self.call(&Request::Decode {
