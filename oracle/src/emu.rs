@@ -294,7 +294,7 @@ pub struct State {
 }
 
 /// A worker's emulator.
-pub struct Engine<'o> {
+pub struct Emulator<'o> {
     uc: Unicorn<'o, State>,
     ctx: &'o Ctx<'o>,
 }
@@ -327,9 +327,9 @@ fn in_guard(addr: u64) -> bool {
     (STACK_LO - GUARD..STACK_LO).contains(&addr) || (STACK_HI..STACK_HI + GUARD).contains(&addr)
 }
 
-impl<'o> Engine<'o> {
+impl<'o> Emulator<'o> {
     /// Set up Unicorn for the image: memory, fixed regions, hooks.
-    pub fn new(ctx: &'o Ctx<'o>) -> Result<Engine<'o>, OracleError> {
+    pub fn new(ctx: &'o Ctx<'o>) -> Result<Emulator<'o>, OracleError> {
         let image = ctx.image;
         let cpu = image.cpu;
         let (arch, mode) = cpu.unicorn_mode();
@@ -431,7 +431,7 @@ impl<'o> Engine<'o> {
             end(uc, RunEnd::Trap);
         })
         .map_err(|e| uc_err("interrupt hook", e))?;
-        Ok(Engine { uc, ctx })
+        Ok(Emulator { uc, ctx })
     }
 
     /// The accumulated results.
@@ -468,7 +468,7 @@ impl<'o> Engine<'o> {
         while index < base + opts.extra_runs {
             let forcing = index >= base;
             let (lo, hi) = (func.start, func.end);
-            let covered = |e: &Engine<'_>| {
+            let covered = |e: &Emulator<'_>| {
                 e.uc.get_data()
                     .local
                     .iter()

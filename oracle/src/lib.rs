@@ -45,7 +45,7 @@ pub use report::{FunctionReport, Mismatch, Report, Stats, Summary};
 pub use snapshot::StackSnapshot;
 
 use checker::Kind;
-use emu::{Ctx, Engine, FnAcc, FunctionCode, WorkerResult};
+use emu::{Ctx, Emulator, FnAcc, FunctionCode, WorkerResult};
 use sframe_spec::SectionRef;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -195,14 +195,14 @@ impl Oracle {
             let handles: Vec<_> = (0..jobs)
                 .map(|_| {
                     s.spawn(|| {
-                        let mut engine = Engine::new(&ctx)?;
+                        let mut emulator = Emulator::new(&ctx)?;
                         loop {
                             let i = next.fetch_add(1, Ordering::Relaxed);
                             let Some(&f) = which.get(i) else { break };
-                            engine.check_function(f);
+                            emulator.check_function(f);
                             done();
                         }
-                        Ok(engine.finish())
+                        Ok(emulator.finish())
                     })
                 })
                 .collect();
