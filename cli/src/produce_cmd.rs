@@ -6,7 +6,7 @@
 use serde::Serialize;
 use sframe_harness::ledger::Ledger;
 use sframe_producers::asm::{self, Producer};
-use sframe_producers::check::Outcome;
+use sframe_producers::check::FdeOutcome;
 use sframe_producers::gen::{self, Arch, Config};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -176,10 +176,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                         for o in &r.outcomes {
                             c.fdes += 1;
                             match o {
-                                Outcome::Agrees => c.agree += 1,
-                                Outcome::Omitted(None) => c.omitted_expressible += 1,
-                                Outcome::Omitted(Some(_)) => c.omitted_unexpressible += 1,
-                                Outcome::Disagrees(m) => {
+                                FdeOutcome::Agrees => c.agree += 1,
+                                FdeOutcome::Omitted(None) => c.omitted_expressible += 1,
+                                FdeOutcome::Omitted(Some(_)) => c.omitted_unexpressible += 1,
+                                FdeOutcome::Disagrees(m) => {
                                     c.disagree += 1;
                                     let sig =
                                         sframe_producers::signature(&p.name, arch.abi_name(), m);
