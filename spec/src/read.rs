@@ -377,15 +377,10 @@ impl<'a> SectionRef<'a> {
                 let num = e
                     .read_u16(d, a + FdeAttrLayout::NUM_FRES.offset)
                     .ok_or_else(oob)?;
-                let info = e
-                    .read_u8(d, a + FdeAttrLayout::INFO.offset)
-                    .ok_or_else(oob)?;
-                let info2 = e
-                    .read_u8(d, a + FdeAttrLayout::INFO2.offset)
-                    .ok_or_else(oob)?;
-                let rep = e
-                    .read_u8(d, a + FdeAttrLayout::REP_SIZE.offset)
-                    .ok_or_else(oob)?;
+                let byte = |f: Field| e.read_u8(d, a + f.offset).ok_or_else(oob);
+                let info = byte(FdeAttrLayout::INFO)?;
+                let info2 = byte(FdeAttrLayout::INFO2)?;
+                let rep = byte(FdeAttrLayout::REP_SIZE)?;
                 (u32::from(num), info, info2, rep, 0, Some(a))
             }
         };
