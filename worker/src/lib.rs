@@ -11,8 +11,9 @@
 //! (segfault, abort) kills only that child, and the worker answers `crashed` with the child's
 //! last words. Should the worker itself die, the harness reports it and starts a new one.
 //!
-//! This crate is the worker's code, with the bindings to GNU libsframe (the only `unsafe`
-//! code of the suite); the `sframe-worker` binary is built by the `sframe-conform` crate
+//! This crate is the worker's code, with the bindings to GNU libsframe (`ffi`, one type per
+//! release), the guard-page input buffer (`guard`) and the children's crash reporter
+//! (`crash`): the only `unsafe` code of the suite; the `sframe-worker` binary is built by the `sframe-conform` crate
 //! (`cli/src/bin/sframe-worker.rs`, which calls [`main`] and adds the in-process adapters it
 //! has), so that it lands beside `sframe-conform`, where the registry looks for it.
 
