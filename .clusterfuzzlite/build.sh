@@ -1,34 +1,5 @@
 #!/usr/bin/env bash
-# ClusterFuzzLite / OSS-Fuzz build: every cargo-fuzz target into $OUT, each with a seed corpus
-# archive ($OUT/<target>_seed_corpus.zip) made from the real corpus.
-# Inputs (set by the infrastructure): $SRC, $OUT, $WORK; $SANITIZER (address by default;
-# "none" builds without sanitizers, which is what works on a stable toolchain).
+# ClusterFuzzLite builds as OSS-Fuzz does: the one build script is ci/oss-fuzz/build.sh, in
+# the source tree the Dockerfile copies to $SRC/sframe-conform.
 set -euo pipefail
-cd "$SRC/sframe-conform"
-san="${SANITIZER:-address}"
-case "$san" in
-  none) sanitizer=(--sanitizer none) ;;
-  *) sanitizer=() ;;  # cargo fuzz reads $SANITIZER's flags from the OSS-Fuzz RUSTFLAGS
-esac
-export CARGO_TARGET_DIR="$WORK/target"
-cargo fuzz build -O "${sanitizer[@]}" --features libfuzzer
-bin="$CARGO_TARGET_DIR/x86_64-unknown-linux-gnu/release"
-# What the differential and oracle targets read at run time, beside the binaries: the
-# worker that hosts GNU libsframe (used when libsframe is provisioned on the runner; the
-# targets warn and compare the in-process implementations otherwise), the findings ledger,
-# and the corpus's ELF files (oracle_small).
-cargo build --release -p sframe-conform --no-default-features --bin sframe-worker
-cp "$CARGO_TARGET_DIR/release/sframe-worker" "$OUT/"
-rm -rf "$OUT/findings" "$OUT/corpus-elf"
-cp -r corpus/findings "$OUT/findings"
-cp -r corpus/elf "$OUT/corpus-elf"
-ci/fuzz-seeds "$WORK/seeds"
-for t in $(cargo fuzz list); do
-  cp "$bin/$t" "$OUT/$t"
-  (cd "$WORK/seeds" && python3 -c "
-import os, sys, zipfile
-with zipfile.ZipFile(sys.argv[1], 'w') as z:
-    for f in sorted(os.listdir('.')):
-        z.write(f)
-" "$OUT/${t}_seed_corpus.zip")
-done
+exec bash "$SRC/sframe-conform/ci/oss-fuzz/build.sh" "$@"

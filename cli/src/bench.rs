@@ -19,8 +19,9 @@ use crate::impls::registry::{Options, Registry};
 use crate::impls::{BenchTiming, Implementation, Outcome};
 use serde::Serialize;
 use serde_json::json;
-use sframe_harness::diff::mutate::Rng;
+use sframe_gen::rng::SplitMix64;
 use sframe_harness::input::{corpus_cases, corpus_dir};
+use sframe_harness::signature::{Tool, ToolName};
 use sframe_spec::constants::flags;
 use sframe_spec::{
     decode, encode, validate, Abi, BaseReg, DataWordSize, Fre, Function, Section, Version,
@@ -66,11 +67,11 @@ pub fn synthetic(version: Version, n: u32, pcrel: bool) -> Section {
 }
 
 fn pcs_in(s: &Section, count: usize, seed: u64) -> Vec<i64> {
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     (0..count)
         .filter_map(|_| {
-            let f = &s.functions[rng.below(s.functions.len())];
-            (f.size > 0).then(|| f.start + rng.below(f.size as usize) as i64)
+            let f = &s.functions[rng.index(s.functions.len())];
+            (f.size > 0).then(|| f.start + rng.index(f.size as usize) as i64)
         })
         .collect()
 }
@@ -165,7 +166,7 @@ fn sections(functions: u32) -> Vec<BenchSection> {
 
 /// The variant of `s` for `imp`: sid's libsframe resolves starts relative to the field.
 fn variant<'a>(imp: &dyn Implementation, s: &'a BenchSection) -> Option<&'a [u8]> {
-    let wants_pcrel = imp.name().starts_with("libsframe-")
+    let wants_pcrel = imp.tool().is(ToolName::Libsframe)
         && !matches!(imp.name().as_str(), "libsframe-2.40" | "libsframe-2.44");
     let wants_plain = matches!(imp.name().as_str(), "libsframe-2.40" | "libsframe-2.44");
     match (wants_pcrel, wants_plain) {
@@ -190,7 +191,7 @@ pub fn measurements(
         let mut rows = Vec::new();
         for imp in impls
             .iter()
-            .filter(|i| i.supports(s.version) && !i.name().starts_with("objdump-"))
+            .filter(|i| i.supports(s.version) && !i.tool().is(ToolName::Objdump))
         {
             let Some(data) = variant(imp.as_ref(), &s) else {
                 continue;
@@ -209,7 +210,7 @@ pub fn measurements(
         }
         let base = rows
             .iter()
-            .filter(|m| m.implementation.starts_with("libsframe-"))
+            .filter(|m| Tool::named(&m.implementation).is(ToolName::Libsframe))
             .map(|m| m.lookups_per_sec)
             .last();
         for m in &mut rows {

@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use sframe_harness::hexdump::excerpt;
 use sframe_harness::input::{expand_paths, read_input, InputSection};
+use sframe_spec::layout::RawHeader;
 use sframe_spec::{rules::Severity, validate, Violation};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -122,20 +123,15 @@ pub struct Checked {
 impl Checked {
     /// `v2` or `?`.
     pub fn version(&self) -> String {
-        self.input
-            .loaded
-            .bytes
-            .get(2)
-            .filter(|v| (1..=3).contains(*v))
-            .map_or("?".to_string(), |v| format!("v{v}"))
+        RawHeader::of(&self.input.loaded.bytes)
+            .version()
+            .map_or("?".to_string(), |v| format!("v{}", v.number()))
     }
     /// The ABI's name (`amd64`, `aarch64-be`...), or `?`.
     pub fn abi(&self) -> String {
-        self.input
-            .loaded
-            .bytes
-            .get(4)
-            .and_then(|&a| sframe_spec::Abi::from_u8(a))
+        RawHeader::of(&self.input.loaded.bytes)
+            .abi_byte()
+            .and_then(sframe_spec::Abi::from_u8)
             .map_or("?".to_string(), |a| a.name().to_string())
     }
 }

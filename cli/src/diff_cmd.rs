@@ -1,25 +1,26 @@
 //! `sframe-conform impls` and `sframe-conform diff`.
 
 use crate::impls::registry::{Options, Registry};
-use crate::impls::{Implementation, Kind};
+use crate::impls::{Hosting, Implementation};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use sframe_harness::diff::report::Summary;
 use sframe_harness::diff::{mutate, producer, record, seeds, Case, Engine};
 pub use sframe_harness::input::{corpus_cases, corpus_dir, read_cases};
 use sframe_harness::ledger::{Ledger, ToolVersion};
+use sframe_harness::signature::{Tool, ToolName};
 use sframe_spec::Version;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-fn kind_name(k: Kind) -> &'static str {
+fn hosting_name(k: Hosting) -> &'static str {
     match k {
-        Kind::InProcess => "in-process",
-        Kind::Worker => "worker",
-        Kind::External => "external",
-        Kind::Text => "text",
+        Hosting::InProcess => "in-process",
+        Hosting::Worker => "worker",
+        Hosting::External => "external",
+        Hosting::Text => "text",
     }
 }
 
@@ -38,7 +39,7 @@ pub fn impls(json_out: bool, external: &[String]) -> Result<ExitCode, String> {
                 .filter(|v| i.supports(*v))
                 .map(Version::number)
                 .collect();
-            (i.name(), i.version(), versions, kind_name(i.kind()))
+            (i.name(), i.version(), versions, hosting_name(i.hosting()))
         })
         .collect();
     if json_out {
@@ -77,25 +78,53 @@ pub fn versions() -> String {
     out
 }
 
-/// Arguments of `sframe-conform diff`.
-#[derive(Debug, Clone, Default)]
+// The arguments of `sframe-conform diff` (its help text is the doc comments of the fields).
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct Args {
     pub files: Vec<PathBuf>,
+    /// Only these implementations (repeatable; default: all available).
+    #[arg(long = "impl")]
     pub impls: Vec<String>,
+    /// Add an external implementation: a command speaking the JSON-lines protocol.
+    #[arg(long)]
     pub external: Vec<String>,
+    /// Generate N inputs by mutating the FILEs (default: the corpus and built-in seeds).
+    #[arg(long)]
     pub generate: Option<usize>,
-    /// With `generate`: only these SFrame versions (all when empty).
+    /// With --generate: draw sections of this SFrame version only (repeatable).
+    #[arg(long = "version")]
     pub versions: Vec<u8>,
+    /// Seed of the generator.
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    #[arg(long)]
     pub json: bool,
+    /// Minimize new discrepancies and record them in the ledger.
+    #[arg(long)]
     pub record: bool,
-    pub producers: bool,
-    pub timeout_ms: u64,
-    pub max_pcs: usize,
-    pub ledger: Option<PathBuf>,
-    /// Write the first input of every signature no finding accounts for (new or untriaged)
-    /// to this directory, one raw section per signature.
+    /// Write the first input of every signature no finding accounts for (new or on the
+    /// untriaged list) to DIR, with an index.json.
+    #[arg(long, value_name = "DIR")]
     pub save_unexplained: Option<PathBuf>,
+    /// Also check the sections foreign encoders (libsframe) write from models.
+    #[arg(long)]
+    pub producers: bool,
+    /// Time limit per request to a worker or external program, in milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    pub timeout_ms: u64,
+    /// At most this many PCs looked up per section.
+    #[arg(long, default_value_t = 256)]
+    pub max_pcs: usize,
+    /// Findings ledger directory (default: corpus/findings).
+    #[arg(long)]
+    pub ledger: Option<PathBuf>,
+}
+
+/// Whether an implementation named `name` is a text adapter (objdump, llvm-readobj), which
+/// the registry sets up only when asked.
+pub fn is_text_tool(name: &str) -> bool {
+    let t = Tool::named(name);
+    t.is(ToolName::Objdump) || t.is(ToolName::LlvmReadobj)
 }
 
 fn select(reg: &Registry, wanted: &[String]) -> Result<Vec<Arc<dyn Implementation>>, String> {
@@ -149,11 +178,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     } else {
         args.timeout_ms
     });
-    let want_text = args.impls.is_empty()
-        || args
-            .impls
-            .iter()
-            .any(|i| i.starts_with("objdump-") || i.starts_with("llvm-readobj-"));
+    let want_text = args.impls.is_empty() || args.impls.iter().any(|i| is_text_tool(i));
     let mut reg = Registry::discover(&Options {
         timeout,
         objdump: want_text,
@@ -247,26 +272,15 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 }
             }
         }
-        for imp in impls.iter().filter(|i| i.name().starts_with("libsframe-")) {
+        for imp in impls.iter().filter(|i| i.tool().is(ToolName::Libsframe)) {
             for (k, m) in models.iter().enumerate() {
                 let ds = producer::check(imp.as_ref(), m);
-                let r = sframe_harness::diff::CaseResult {
-                    case: format!("producer:{}:model {k}", imp.name()),
-                    bytes: 0,
-                    version: Some(m.version.number()),
-                    valid: true,
-                    first_error: None,
-                    pcs: 0,
-                    results: vec![sframe_harness::diff::ImplResult {
-                        implementation: format!("{} (encoder)", imp.name()),
-                        status: if ds.is_empty() {
-                            sframe_harness::diff::Status::Agree
-                        } else {
-                            sframe_harness::diff::Status::Discrepant
-                        },
-                        discrepancies: ds,
-                    }],
-                };
+                let r = producer::case_result(
+                    format!("producer:{}:model {k}", imp.name()),
+                    format!("{} (encoder)", imp.name()),
+                    m,
+                    ds,
+                );
                 let bytes = sframe_spec::encode(m).unwrap_or_default();
                 summary.add(&r, &bytes, &ledger);
                 if r.discrepancies().next().is_some() {

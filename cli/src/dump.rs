@@ -46,30 +46,28 @@ fn reg_name(abi: Abi, n: u32) -> String {
 /// (CFA), `c-16` (the slot at CFA-16), `*(r6-8)`, `u` (unchanged), `U` (undefined), `r16`
 /// (value in a register).
 pub fn loc_text(abi: Abi, loc: &Loc) -> String {
-    match *loc {
-        Loc::SameValue => "u".into(),
-        Loc::Undefined => "U".into(),
-        Loc::Expr {
-            base,
-            offset,
-            deref,
-        } => {
-            let b = match base {
-                Base::Cfa => "c".to_string(),
-                Base::Reg(n) => reg_name(abi, n),
-            };
-            let e = if offset == 0 && !deref && !matches!(base, Base::Cfa) {
-                b.clone()
-            } else {
-                format!("{b}{offset:+}")
-            };
-            match (base, deref) {
-                (Base::Cfa, true) => e,
-                (Base::Cfa, false) => format!("={e}"),
-                (Base::Reg(_), true) => format!("*({e})"),
-                (Base::Reg(_), false) => e,
-            }
-        }
+    let Loc::Expr {
+        base,
+        offset,
+        deref,
+    } = *loc
+    else {
+        return if *loc == Loc::SameValue { "u" } else { "U" }.into();
+    };
+    let b = match base {
+        Base::Cfa => "c".to_string(),
+        Base::Reg(n) => reg_name(abi, n),
+    };
+    let e = if offset == 0 && !deref && !matches!(base, Base::Cfa) {
+        b.clone()
+    } else {
+        format!("{b}{offset:+}")
+    };
+    match (base, deref) {
+        (Base::Cfa, true) => e,
+        (Base::Cfa, false) => format!("={e}"),
+        (Base::Reg(_), true) => format!("*({e})"),
+        (Base::Reg(_), false) => e,
     }
 }
 

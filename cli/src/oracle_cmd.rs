@@ -14,16 +14,30 @@ use sframe_oracle::{Options, Oracle, Report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The subcommand's arguments.
-#[derive(Debug, Clone)]
+// The subcommand's arguments (its help text is the doc comments of the fields).
+#[derive(Debug, Clone, clap::Args)]
 pub struct Args {
+    #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Runs per function with fresh random inputs.
+    #[arg(long, default_value_t = 8)]
     pub runs: u32,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    #[arg(long)]
     pub json: bool,
+    /// Print throughput (checked instructions per second).
+    #[arg(long)]
     pub stats: bool,
+    /// Producer name used in mismatch signatures (default: corpus manifest, else file stem).
+    #[arg(long)]
     pub producer: Option<String>,
+    /// Worker threads (0: all cores).
+    #[arg(long, default_value_t = 0)]
     pub jobs: usize,
+    /// Findings ledger directory (default: corpus/findings).
+    #[arg(long)]
     pub ledger: Option<PathBuf>,
 }
 

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use sframe_harness::ledger::Ledger;
 use sframe_producers::asm::{self, Producer};
-use sframe_producers::check::Outcome;
+use sframe_producers::check::FdeOutcome;
 use sframe_producers::gen::{self, Arch, Config};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -15,15 +15,30 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+// The arguments of `sframe-conform produce` (its help text is the doc comments of the fields).
+#[derive(Debug, Clone, clap::Args)]
 pub struct Args {
+    /// Random functions per (producer, ABI).
+    #[arg(long, default_value_t = 1000)]
     pub generate: u64,
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Only this producer (e.g. gnu-as-2.44).
+    #[arg(long)]
     pub producer: Option<String>,
+    /// ABIs (amd64, aarch64, s390x); default amd64.
+    #[arg(long)]
     pub abi: Vec<String>,
+    #[arg(long)]
     pub json: bool,
+    /// Worker threads (0: all cores).
+    #[arg(long, default_value_t = 0)]
     pub jobs: usize,
+    /// Findings ledger directory (default: corpus/findings).
+    #[arg(long)]
     pub ledger: Option<PathBuf>,
-    /// Write the minimized `.s` of each signature the ledger does not account for here.
+    /// Minimize each disagreement the ledger does not account for into DIR/<sig>.s.
+    #[arg(long)]
     pub minimize: Option<PathBuf>,
 }
 
@@ -161,10 +176,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                         for o in &r.outcomes {
                             c.fdes += 1;
                             match o {
-                                Outcome::Agrees => c.agree += 1,
-                                Outcome::Omitted(None) => c.omitted_expressible += 1,
-                                Outcome::Omitted(Some(_)) => c.omitted_unexpressible += 1,
-                                Outcome::Disagrees(m) => {
+                                FdeOutcome::Agrees => c.agree += 1,
+                                FdeOutcome::Omitted(None) => c.omitted_expressible += 1,
+                                FdeOutcome::Omitted(Some(_)) => c.omitted_unexpressible += 1,
+                                FdeOutcome::Disagrees(m) => {
                                     c.disagree += 1;
                                     let sig =
                                         sframe_producers::signature(&p.name, arch.abi_name(), m);

@@ -111,7 +111,7 @@ fn select(
     external: Option<&str>,
     timeout: Duration,
 ) -> Result<Arc<dyn Implementation>, String> {
-    let text = name.is_some_and(|n| n.starts_with("objdump-") || n.starts_with("llvm-readobj-"));
+    let text = name.is_some_and(crate::diff_cmd::is_text_tool);
     let mut reg = Registry::discover(&Options {
         timeout,
         objdump: text,

@@ -2,6 +2,7 @@
 //! and ABI (producers from a manifest.json), the ledger's reproducers apart, and an exit
 //! status that reflects the real sections only.
 
+mod common;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -13,26 +14,10 @@ fn run(args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// A v2 AMD64 section written by hand (v3 manual §2.2, v2 info §2.3): one function at 0x40,
-/// 16 bytes, one FRE (CFA = SP + 8).
-fn valid_v2() -> Vec<u8> {
-    let mut b = vec![0xe2, 0xde, 2, 1, 3, 0, 0xf8, 0];
-    for v in [1u32, 1, 3, 0, 20] {
-        b.extend(v.to_le_bytes());
-    }
-    b.extend(0x40i32.to_le_bytes());
-    b.extend(16u32.to_le_bytes());
-    b.extend(0u32.to_le_bytes());
-    b.extend(1u32.to_le_bytes());
-    b.extend([0, 0, 0, 0]); // info, rep_size, padding
-    b.extend([0, 0b11, 8]); // FRE: start 0, info (1 word, SP), CFA offset 8
-    b
-}
-
 /// The same with the AMD64 fixed RA offset -16 (byte 6): the v2 text fixes it at -8, an
 /// error (HDR-FIXED-RA-AMD64).
 fn bad_v2() -> Vec<u8> {
-    let mut b = valid_v2();
+    let mut b = common::valid_v2();
     b[6] = 0xf0;
     b
 }
@@ -48,8 +33,8 @@ fn write(path: &Path, bytes: &[u8]) {
 fn tree(name: &str, with_bad: bool) -> PathBuf {
     let root = std::env::temp_dir().join(format!("sframe-check-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
-    write(&root.join("elf/good.sframe"), &valid_v2());
-    write(&root.join("elf/stray.sframe"), &valid_v2());
+    write(&root.join("elf/good.sframe"), &common::valid_v2());
+    write(&root.join("elf/stray.sframe"), &common::valid_v2());
     if with_bad {
         write(&root.join("elf/bad.sframe"), &bad_v2());
     }

@@ -1,5 +1,6 @@
 //! The `sframe-conform` command as a user runs it: exit statuses, messages, JSON shapes.
 
+mod common;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -18,25 +19,9 @@ fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
     p
 }
 
-/// A v2 AMD64 section written by hand (v3 manual §2.2, v2 info §2.3): one function at 0x40,
-/// 16 bytes, one FRE (CFA = SP + 8).
-fn valid_v2() -> Vec<u8> {
-    let mut b = vec![0xe2, 0xde, 2, 1, 3, 0, 0xf8, 0];
-    for v in [1u32, 1, 3, 0, 20] {
-        b.extend(v.to_le_bytes());
-    }
-    b.extend(0x40i32.to_le_bytes());
-    b.extend(16u32.to_le_bytes());
-    b.extend(0u32.to_le_bytes());
-    b.extend(1u32.to_le_bytes());
-    b.extend([0, 0, 0, 0]); // info, rep_size, padding
-    b.extend([0, 0b11, 8]); // FRE: start 0, info (1 word, SP), CFA offset 8
-    b
-}
-
 #[test]
 fn check_exit_statuses() {
-    let good = tmp("good.sframe", &valid_v2());
+    let good = tmp("good.sframe", &common::valid_v2());
     let out = run(&["check", good.to_str().unwrap()]);
     assert_eq!(
         out.status.code(),
@@ -45,7 +30,7 @@ fn check_exit_statuses() {
         String::from_utf8_lossy(&out.stdout)
     );
 
-    let mut bad = valid_v2();
+    let mut bad = common::valid_v2();
     bad[3] = 0x80; // an undefined flag bit: a warning in v2
     bad[6] = 0xf0; // AMD64 fixed RA -16: an error
     let bad = tmp("bad.sframe", &bad);
@@ -56,7 +41,7 @@ fn check_exit_statuses() {
     assert!(text.contains("[f0]"), "hex excerpt marks the byte: {text}");
 
     // Only a warning: passes unless --strict.
-    let mut warn = valid_v2();
+    let mut warn = common::valid_v2();
     warn[3] |= 0x40;
     let warn = tmp("warn.sframe", &warn);
     assert_eq!(
@@ -122,7 +107,7 @@ fn json_outputs_have_the_documented_keys() {
         .iter()
         .any(|x| x["id"] == "D-V1-ADDR-LIMIT-MACROS"));
 
-    let good = tmp("dump.sframe", &valid_v2());
+    let good = tmp("dump.sframe", &common::valid_v2());
     let out = run(&["dump", "--json", good.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -138,7 +123,7 @@ fn json_outputs_have_the_documented_keys() {
 
 #[test]
 fn dump_reads_like_objdump() {
-    let good = tmp("dump2.sframe", &valid_v2());
+    let good = tmp("dump2.sframe", &common::valid_v2());
     let out = run(&["dump", good.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Version: SFRAME_VERSION_2"), "{text}");
@@ -298,11 +283,7 @@ fn version_names_this_command_and_every_provisioned_implementation() {
     assert!(listed("reference ") && listed("simple-frame-rs "), "{t}");
     // Every libsframe release ci/toolchains put in the cache, with a version, not as
     // unavailable.
-    let cache = std::env::var_os("SFRAME_CONFORM_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/sframe-conform")
-        });
+    let cache = sframe_conform::impls::toolchains::cache_dir();
     let releases: Vec<String> = std::fs::read_dir(cache.join("lib"))
         .map(|d| {
             d.filter_map(|e| e.ok())

@@ -11,7 +11,7 @@ use sframe_harness::diff::{mutate, producer, seeds, Case, CaseResult, Engine};
 use sframe_harness::gate::{self, Corpus};
 use sframe_harness::impls::process::{Launch, ProcessImpl};
 use sframe_harness::impls::reference::Reference;
-use sframe_harness::impls::{Decoded, Found, Implementation, Kind, Outcome};
+use sframe_harness::impls::{Decoded, Found, Hosting, Implementation, Outcome};
 use sframe_harness::input::{corpus_cases, corpus_dir};
 use sframe_harness::ledger::Ledger;
 use sframe_spec::{Loc, Version};
@@ -294,23 +294,7 @@ fn libsframe_encoders_produce_what_the_reference_reads() {
             if !matches!(imp.encode(m), Outcome::Unsupported { .. }) {
                 encoded += 1;
             }
-            let r = CaseResult {
-                case: format!("{} model", imp.name()),
-                bytes: 0,
-                version: Some(m.version.number()),
-                valid: true,
-                first_error: None,
-                pcs: 0,
-                results: vec![sframe_harness::diff::ImplResult {
-                    implementation: imp.name(),
-                    status: if ds.is_empty() {
-                        sframe_harness::diff::Status::Agree
-                    } else {
-                        sframe_harness::diff::Status::Discrepant
-                    },
-                    discrepancies: ds,
-                }],
-            };
+            let r = producer::case_result(format!("{} model", imp.name()), imp.name(), m, ds);
             summary.add(&r, &[], &l);
         }
     }
@@ -343,7 +327,7 @@ fn external(script: &str, args: &[&str], timeout: Duration) -> Arc<dyn Implement
         l = l.arg(*a);
     }
     Arc::new(
-        ProcessImpl::start(l, Kind::External)
+        ProcessImpl::start(l, Hosting::External)
             .expect("python3 runs the adapter (ci/install-deps installs python3)"),
     )
 }

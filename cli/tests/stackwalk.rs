@@ -119,8 +119,8 @@ fn a_wrong_cfa_is_caught() {
         fn version(&self) -> String {
             "test".into()
         }
-        fn kind(&self) -> sframe_harness::impls::Kind {
-            sframe_harness::impls::Kind::InProcess
+        fn hosting(&self) -> sframe_harness::impls::Hosting {
+            sframe_harness::impls::Hosting::InProcess
         }
         fn supports(&self, _: Version) -> bool {
             true

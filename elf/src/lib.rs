@@ -254,23 +254,35 @@ fn load_elf(file: &[u8]) -> Result<Loaded, LoadError> {
     })
 }
 
-/// Value and width of a data relocation of the kinds assemblers emit in `.sframe`.
+/// s390x relocation types (`elf.h`; goblin names none).
+pub mod r390 {
+    pub const R_390_32: u32 = 4;
+    pub const R_390_PC32: u32 = 5;
+    pub const R_390_64: u32 = 22;
+    pub const R_390_PC64: u32 = 23;
+}
+
+/// Value and width of a data relocation of the kinds assemblers emit in `.sframe` (and
+/// compilers in data): absolute `S + A` or PC-relative `S + A - P`, 4 or 8 bytes. The
+/// emulator's loader applies these through this one table too.
 pub fn reloc_value(machine: Machine, r_type: u32, s: u64, a: u64, p: u64) -> Option<(u64, usize)> {
+    use goblin::elf::reloc::*;
+    use r390::*;
     let abs = s.wrapping_add(a);
     let rel = abs.wrapping_sub(p);
     Some(match (machine, r_type) {
-        (Machine::X86_64, 1) => (abs, 8),       // R_X86_64_64
-        (Machine::X86_64, 2) => (rel, 4),       // R_X86_64_PC32
-        (Machine::X86_64, 10 | 11) => (abs, 4), // R_X86_64_32, _32S
-        (Machine::X86_64, 24) => (rel, 8),      // R_X86_64_PC64
-        (Machine::Aarch64, 257) => (abs, 8),    // R_AARCH64_ABS64
-        (Machine::Aarch64, 258) => (abs, 4),    // R_AARCH64_ABS32
-        (Machine::Aarch64, 260) => (rel, 8),    // R_AARCH64_PREL64
-        (Machine::Aarch64, 261) => (rel, 4),    // R_AARCH64_PREL32
-        (Machine::S390x, 4) => (abs, 4),        // R_390_32
-        (Machine::S390x, 5) => (rel, 4),        // R_390_PC32
-        (Machine::S390x, 22) => (abs, 8),       // R_390_64
-        (Machine::S390x, 23) => (rel, 8),       // R_390_PC64
+        (Machine::X86_64, R_X86_64_64) => (abs, 8),
+        (Machine::X86_64, R_X86_64_PC32) => (rel, 4),
+        (Machine::X86_64, R_X86_64_32 | R_X86_64_32S) => (abs, 4),
+        (Machine::X86_64, R_X86_64_PC64) => (rel, 8),
+        (Machine::Aarch64, R_AARCH64_ABS64) => (abs, 8),
+        (Machine::Aarch64, R_AARCH64_ABS32) => (abs, 4),
+        (Machine::Aarch64, R_AARCH64_PREL64) => (rel, 8),
+        (Machine::Aarch64, R_AARCH64_PREL32) => (rel, 4),
+        (Machine::S390x, R_390_32) => (abs, 4),
+        (Machine::S390x, R_390_PC32) => (rel, 4),
+        (Machine::S390x, R_390_64) => (abs, 8),
+        (Machine::S390x, R_390_PC64) => (rel, 8),
         _ => return None,
     })
 }

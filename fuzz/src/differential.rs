@@ -215,7 +215,7 @@ pub fn require_all() {
         .collect()
     };
     assert!(
-        reg_missing.is_empty() && get().engine.impls.iter().filter(|i| i.name().starts_with("libsframe-")).count() >= 3,
+        reg_missing.is_empty() && get().engine.impls.iter().filter(|i| i.tool().is(sframe_harness::signature::ToolName::Libsframe)).count() >= 3,
         "implementations missing from the differential targets: {reg_missing:?} (run ci/toolchains, and build sframe-worker: cargo build -p sframe-conform --bins)"
     );
 }

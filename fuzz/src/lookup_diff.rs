@@ -40,11 +40,4 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn seeded() {
-        crate::differential::require_all();
-        crate::seeded::run_seeded(300, 4096, super::run);
-    }
-}
+crate::seeded_test!(differential 300, 4096);

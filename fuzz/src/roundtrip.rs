@@ -91,10 +91,4 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn seeded() {
-        crate::seeded::run_seeded(2000, 2048, super::run);
-    }
-}
+crate::seeded_test!(2000, 2048);

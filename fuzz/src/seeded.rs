@@ -1,22 +1,7 @@
 //! Running a harness over seeded pseudo-random inputs (for `cargo test`).
 
 use arbitrary::Unstructured;
-
-/// SplitMix64: a tiny deterministic generator for test inputs.
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next_u64() as u8).collect()
-    }
-}
+use sframe_gen::rng::SplitMix64;
 
 /// Run `harness` `iterations` times on seeded inputs of up to `max_len` bytes.
 pub fn run_seeded(
@@ -25,11 +10,37 @@ pub fn run_seeded(
     harness: impl Fn(&mut Unstructured) -> arbitrary::Result<()>,
 ) {
     for seed in 0..iterations {
-        let mut rng = SplitMix(seed);
-        let len = (rng.next_u64() as usize) % max_len.max(1);
-        let data = rng.bytes(len);
-        let mut u = Unstructured::new(&data);
+        let mut rng = SplitMix64::new(seed);
+        let len = rng.index(max_len);
+        // One byte an output, its lowest: the inputs these tests have always been given.
+        let data: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
         // Running out of input is the normal end of an iteration.
-        let _ = harness(&mut u);
+        let _ = harness(&mut Unstructured::new(&data));
     }
+}
+
+/// The `#[test]` of a harness `run` in the module where it is invoked: `seeded_test!(N,
+/// MAX_LEN)` runs it on `N` seeded inputs of up to `MAX_LEN` bytes; `seeded_test!(differential
+/// N, MAX_LEN)` first requires every implementation the differential targets compare.
+#[macro_export]
+macro_rules! seeded_test {
+    (differential $n:expr, $max_len:expr) => {
+        #[cfg(test)]
+        mod tests {
+            #[test]
+            fn seeded() {
+                $crate::differential::require_all();
+                $crate::seeded::run_seeded($n, $max_len, super::run);
+            }
+        }
+    };
+    ($n:expr, $max_len:expr) => {
+        #[cfg(test)]
+        mod tests {
+            #[test]
+            fn seeded() {
+                $crate::seeded::run_seeded($n, $max_len, super::run);
+            }
+        }
+    };
 }

@@ -4,8 +4,8 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use sframe_gen::check::{check_lookups, check_mutated, check_valid};
-use sframe_gen::corpus::SplitMix;
 use sframe_gen::drivers::{malformed, seeded::run_seeded, valid};
+use sframe_gen::rng::SplitMix64;
 use sframe_gen::{generate, mutate::applicable, mutate_with, Config};
 use sframe_spec::{decode, is_malformed, validate};
 
@@ -15,7 +15,7 @@ fn havoc(bytes: &[u8], seed: u64) {
     if bytes.is_empty() {
         return;
     }
-    let mut rng = SplitMix::new(seed ^ bytes.len() as u64);
+    let mut rng = SplitMix64::new(seed ^ bytes.len() as u64);
     let mut b = bytes.to_vec();
     for _ in 0..1 + rng.next_u64() % 4 {
         let at = (rng.next_u64() % b.len() as u64) as usize;
@@ -38,14 +38,14 @@ fn main() {
     run_seeded(n, 16384, malformed::run);
     let mut mutations = 0u64;
     for seed in first..first + n {
-        let data = SplitMix::input(seed, 0, 0);
+        let data = SplitMix64::input(seed, 0, 0);
         let mut u = Unstructured::new(&data);
         let cfg = Config::arbitrary(&mut u).unwrap();
         let g = generate(&cfg, &mut u).unwrap();
         check_valid(&g).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         check_lookups(&g).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         for kind in applicable(&g) {
-            let data = SplitMix::input(seed, 0, 1);
+            let data = SplitMix64::input(seed, 0, 1);
             let m = mutate_with(kind, &g, &mut Unstructured::new(&data))
                 .unwrap()
                 .unwrap();

@@ -1,7 +1,7 @@
 //! Distribution of generated sections and mutations over seeded inputs (a development aid).
 
 use arbitrary::{Arbitrary, Unstructured};
-use sframe_gen::corpus::SplitMix;
+use sframe_gen::rng::SplitMix64;
 use sframe_gen::{generate, mutate, Config};
 use std::collections::BTreeMap;
 
@@ -16,7 +16,7 @@ fn main() {
     let (mut fns, mut fres, mut bytes, mut errs, mut empty) =
         (0usize, 0usize, 0usize, 0usize, 0usize);
     for seed in 0..n {
-        let data = SplitMix::input(seed, 0, 0);
+        let data = SplitMix64::input(seed, 0, 0);
         let mut u = Unstructured::new(&data);
         let cfg = if swarm {
             Config::arbitrary(&mut u).unwrap()
@@ -34,7 +34,7 @@ fn main() {
         *targets
             .entry(format!("v{} {}", g.section.version.number(), g.section.abi))
             .or_default() += 1;
-        let data = SplitMix::input(seed, 0, 1);
+        let data = SplitMix64::input(seed, 0, 1);
         let m = mutate(&g, &mut Unstructured::new(&data)).unwrap();
         *kinds.entry(m.kind.name()).or_default() += 1;
     }

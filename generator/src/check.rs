@@ -106,12 +106,7 @@ pub fn check_mutated(m: &Mutated, exact: bool) -> Result<(), String> {
 
 /// Lower-case hex, for failure messages (long inputs shortened).
 pub fn hex(b: &[u8]) -> String {
-    let shown: String = b.iter().take(512).map(|x| format!("{x:02x}")).collect();
-    if b.len() > 512 {
-        format!("{shown}... ({} bytes)", b.len())
-    } else {
-        shown
-    }
+    crate::hex::excerpt(b, 512)
 }
 
 /// Look-ups on a valid section find what the model says: each function's first and last

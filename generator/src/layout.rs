@@ -1,8 +1,9 @@
-//! Where each field of an encoded section lies, computed from the model alone (v3 manual §2
-//! tables; v1/v2 FDE layouts), so that byte-level mutations do not depend on the reader
-//! under test.
+//! Where each field of an encoded section lies, computed from the model alone with the
+//! field offsets of [`sframe_spec::layout`], so that byte-level mutations do not depend on
+//! the reader under test.
 
-use sframe_spec::constants::{FDE_ATTR_V3_SIZE, HEADER_SIZE};
+use sframe_spec::constants::HEADER_SIZE;
+use sframe_spec::layout::{self as spec, FdeAttrLayout, FdeLayout};
 use sframe_spec::{Section, Version};
 
 /// Byte offsets of an encoded section whose functions all have `fre_offset` set (as
@@ -50,8 +51,9 @@ impl Layout {
     /// explicit `fre_offset` are laid out densely in FDE order.
     pub fn of(s: &Section) -> Layout {
         let v = s.version;
+        let fields = FdeLayout::of(v);
         let header_size = HEADER_SIZE + s.aux_header.len();
-        let entry = v.fde_entry_size();
+        let entry = fields.size_of;
         let fre_start = header_size + entry * s.functions.len();
         let explicit =
             !s.functions.is_empty() && s.functions.iter().all(|f| f.fre_offset.is_some());
@@ -67,28 +69,27 @@ impl Layout {
             };
             let block_start = fre_start + rel;
             let mut pos = block_start;
-            let (info, info2) = match v {
+            let info = spec::info_offset(v, fde, block_start);
+            let info2 = match v {
                 Version::V3 => {
-                    pos += FDE_ATTR_V3_SIZE;
-                    (block_start + 2, Some(block_start + 3))
+                    pos += FdeAttrLayout::SIZE;
+                    Some(block_start + FdeAttrLayout::INFO2.offset)
                 }
-                _ => (fde + 16, None),
+                _ => None,
             };
-            let asz = f.fre_type.addr_size();
             let mut fres = Vec::with_capacity(f.fres.len());
             for r in &f.fres {
-                let end = pos + asz + 1 + r.datawords.len() * r.dataword_size.bytes();
+                let end =
+                    pos + spec::FreLayout::size_of(f.fre_type, r.datawords.len(), r.dataword_size);
                 fres.push(FreLayout {
                     start: pos,
-                    info: pos + asz,
+                    info: pos + spec::FreLayout::info(f.fre_type).offset,
                     end,
                 });
                 pos = end;
             }
-            let (fre_off_field, size_field) = match v {
-                Version::V3 => (fde + 12, fde + 8),
-                _ => (fde + 8, fde + 4),
-            };
+            let (fre_off_field, size_field) =
+                (fde + fields.fre_off.offset, fde + fields.size.offset);
             dense = pos - fre_start;
             fre_len = fre_len.max(pos - fre_start);
             functions.push(FunctionLayout {
@@ -131,9 +132,12 @@ impl Layout {
     /// in the attribute): offset and width.
     pub fn num_fres_field(&self, i: usize) -> (usize, usize) {
         let f = &self.functions[i];
-        match self.version {
-            Version::V3 => (f.block.0, 2),
-            _ => (f.fde + 12, 4),
+        match FdeLayout::of(self.version).num_fres {
+            Some(field) => (f.fde + field.offset, field.width),
+            None => (
+                f.block.0 + FdeAttrLayout::NUM_FRES.offset,
+                FdeAttrLayout::NUM_FRES.width,
+            ),
         }
     }
 }

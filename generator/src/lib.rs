@@ -14,6 +14,8 @@
 //! - [`strategy`]: proptest strategies driving the same generator (feature `proptest`, on
 //!   by default);
 //! - [`corpus`]: reproducible files on disk for `sframe-conform gen`;
+//! - [`hex`]: the one hex codec of the workspace;
+//! - [`rng`]: the one seeded pseudo-random generator of the workspace (SplitMix64);
 //! - [`check`]: the properties (valid: validates clean and round-trips; mutated: reports
 //!   its tags, and decodes exactly when not malformed);
 //! - [`drivers`]: `run(&mut Unstructured)` fuzz drivers, each also a seeded test;
@@ -42,9 +44,11 @@ pub mod corpus;
 pub mod drivers;
 pub mod edge;
 pub mod generate;
+pub mod hex;
 pub mod layout;
 pub mod mutate;
 pub mod reach;
+pub mod rng;
 pub mod rows;
 #[cfg(feature = "proptest")]
 pub mod strategy;

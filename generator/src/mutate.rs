@@ -13,7 +13,9 @@ use crate::layout::Layout;
 use crate::rows;
 use arbitrary::{Result, Unstructured};
 use sframe_spec::constants::{flags, FDE_ATTR_V3_SIZE, HEADER_SIZE, MAX_DATAWORD_COUNT};
+use sframe_spec::layout::{fde_info, fde_info2, fre_info};
 use sframe_spec::read::header_offsets as ho;
+use sframe_spec::read::info_unused_mask;
 use sframe_spec::{
     encode, Abi, Control, DataWordSize, Endian, FdeType, FreType, PauthKey, PcType, Rule, Section,
     Version,
@@ -416,7 +418,7 @@ fn magic(c: &Ctx, u: &mut Unstructured) -> Out {
         &[[0u8, 0], [0xde, 0xde], [0xe2, 0xe2], [0xd2, 0xee]],
         |u| u.arbitrary(),
     )?;
-    let pair = if matches!(pair, [0xe2, 0xde] | [0xde, 0xe2]) {
+    let pair = if Endian::from_magic(&pair).is_some() {
         [0xde, 0xde]
     } else {
         pair
@@ -442,8 +444,13 @@ fn version_number(c: &Ctx, u: &mut Unstructured) -> Out {
 }
 
 fn flag_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
-    let bits = edge::pick(u, &[0x08, 0x80, 0xf8], |u| u.int_in_range(0x08..=0xf8u8))? & 0xf8;
-    let bits = if bits == 0 { 0x08 } else { bits };
+    // The bits above every flag any version defines (0xf8): the lowest, the highest, all.
+    let beyond = !(flags::FDE_SORTED | flags::FRAME_POINTER | flags::FDE_FUNC_START_PCREL);
+    let lowest = 1 << beyond.trailing_zeros();
+    let bits = edge::pick(u, &[lowest, 0x80, beyond], |u| {
+        u.int_in_range(lowest..=beyond)
+    })? & beyond;
+    let bits = if bits == 0 { lowest } else { bits };
     let mut b = c.g.bytes.clone();
     b[ho::FLAGS] |= bits;
     let rule = if c.v == Version::V3 {
@@ -780,7 +787,7 @@ fn fre_type_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
     let t = edge::pick(u, &[3u8, 15], |u| u.int_in_range(3..=15))?;
     let at = c.layout.functions[i].info;
     let mut b = c.g.bytes.clone();
-    b[at] = (b[at] & 0xf0) | t;
+    b[at] = (b[at] & !fde_info::FRE_TYPE_MASK) | t;
     done(
         b,
         lost_fres(c, i, Rule::FdeFreType),
@@ -798,7 +805,7 @@ fn fde_type_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
     let t = edge::pick(u, &[2u8, 31], |u| u.int_in_range(2..=31))?;
     let at = c.layout.functions[i].info2.expect("v3 has info2");
     let mut b = c.g.bytes.clone();
-    b[at] = (b[at] & 0xe0) | t;
+    b[at] = (b[at] & fde_info2::UNUSED_MASK) | t;
     done(
         b,
         lost_fres(c, i, Rule::FdeType),
@@ -814,15 +821,17 @@ fn info_unused(c: &Ctx, u: &mut Unstructured) -> Out {
     let r = &mut s.functions[i].reserved;
     match c.v {
         Version::V3 => match u.int_in_range(0..=2u8)? {
-            0 => r.info = 0x40,
+            0 => r.info = info_unused_mask(Version::V3),
             1 => {
-                r.info2 = edge::pick(u, &[0x20u8, 0xe0], |u| {
-                    u.int_in_range(1..=7u8).map(|x| x << 5)
+                let unused = fde_info2::UNUSED_MASK;
+                r.info2 = edge::pick(u, &[1 << unused.trailing_zeros(), unused], |u| {
+                    u.int_in_range(1..=7u8)
+                        .map(|x| x << unused.trailing_zeros())
                 })?
             }
             _ => {
-                r.info = 0x40;
-                r.info2 = 0xe0;
+                r.info = info_unused_mask(Version::V3);
+                r.info2 = fde_info2::UNUSED_MASK;
             }
         },
         _ => r.info = *u.choose(&[0x40, 0x80, 0xc0])?,
@@ -1058,7 +1067,8 @@ fn dataword_size_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
     };
     let at = c.layout.functions[i].fres[k].info;
     let mut b = c.g.bytes.clone();
-    b[at] |= 0x60;
+    // Both bits of the data-word size field: 3, which names no size.
+    b[at] |= fre_info::DATAWORD_SIZE_MASK << fre_info::DATAWORD_SIZE_SHIFT;
     done(
         b,
         vec![Rule::FreDataWordSize],

@@ -4,9 +4,9 @@
 
 use crate::check::reported;
 use crate::config::Config;
-use crate::corpus::SplitMix;
 use crate::generate::generate;
 use crate::mutate::{mutate_with, MutationKind};
+use crate::rng::SplitMix64;
 use arbitrary::Unstructured;
 use sframe_spec::{Abi, Rule, Version};
 use std::collections::{BTreeMap, BTreeSet};
@@ -41,12 +41,12 @@ pub fn reach(tries: u64) -> BTreeMap<(Version, Abi), BTreeSet<Rule>> {
         let mut rules = BTreeSet::new();
         for (k, &kind) in MutationKind::ALL.iter().enumerate() {
             for seed in 0..tries {
-                let data = SplitMix::input(seed, k as u64, 0);
+                let data = SplitMix64::input(seed, k as u64, 0);
                 let mut u = Unstructured::new(&data);
                 let Ok(g) = generate(&cfg, &mut u) else {
                     continue;
                 };
-                let data = SplitMix::input(seed, k as u64, 1);
+                let data = SplitMix64::input(seed, k as u64, 1);
                 let Ok(Some(m)) = mutate_with(kind, &g, &mut Unstructured::new(&data)) else {
                     continue;
                 };

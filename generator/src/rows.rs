@@ -106,11 +106,7 @@ fn s390x_slot(u: &mut Unstructured, ctx: &RowContext, size: DataWordSize) -> Res
 
 /// Largest register number a control word of `size` holds (bits 3 and up).
 pub fn max_regnum(size: DataWordSize) -> u32 {
-    match size {
-        DataWordSize::B1 => 0xff >> 3,
-        DataWordSize::B2 => 0xffff >> 3,
-        DataWordSize::B4 => u32::MAX >> 3,
-    }
+    Control::from_word(-1, size).regnum
 }
 
 /// A register number: the ABI's SP/FP/RA registers, 0, the largest that fits, or any.
@@ -136,13 +132,7 @@ pub fn register_control(u: &mut Unstructured, abi: Abi, size: DataWordSize) -> R
 /// dereferenced (regnum 0, deref_p 1, reg_p 0: "RA = *(CFA + offset)").
 fn location_control(u: &mut Unstructured, abi: Abi, size: DataWordSize) -> Result<i32> {
     if u.ratio(1u8, 2)? {
-        return Ok(Control {
-            reg_p: false,
-            deref_p: true,
-            unused: false,
-            regnum: 0,
-        }
-        .to_word(size) as i32);
+        return Ok(Control::cfa(true).to_word(size) as i32);
     }
     register_control(u, abi, size)
 }

@@ -5,8 +5,8 @@
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 use sframe_gen::check::{check_mutated, reported};
-use sframe_gen::corpus::SplitMix;
 use sframe_gen::reach::rich_config;
+use sframe_gen::rng::SplitMix64;
 use sframe_gen::strategy::{config_strategy, generated_strategy, malformed_strategy};
 use sframe_gen::{generate, mutate, mutate_with, Config, MutationKind};
 use sframe_spec::{decode, is_malformed, validate};
@@ -38,10 +38,10 @@ proptest! {
     /// Swarm configurations, and every kind that applies to each section.
     #[test]
     fn every_applicable_kind_is_exact(cfg in config_strategy(), seed in any::<u64>()) {
-        let data = SplitMix::input(seed, 0, 0);
+        let data = SplitMix64::input(seed, 0, 0);
         let g = generate(&cfg, &mut Unstructured::new(&data)).unwrap();
         for kind in sframe_gen::mutate::applicable(&g) {
-            let data = SplitMix::input(seed, 0, 1);
+            let data = SplitMix64::input(seed, 0, 1);
             let m = mutate_with(kind, &g, &mut Unstructured::new(&data)).unwrap().expect("applicable");
             if let Err(e) = check_mutated(&m, true) {
                 return Err(TestCaseError::fail(e));
@@ -71,9 +71,9 @@ fn every_kind_applies_somewhere() {
         for (v, a) in Config::all_targets() {
             let cfg = rich_config(v, a);
             for seed in 0..4 {
-                let data = SplitMix::input(seed, 0, 0);
+                let data = SplitMix64::input(seed, 0, 0);
                 let g = generate(&cfg, &mut Unstructured::new(&data)).unwrap();
-                let data = SplitMix::input(seed, 0, 1);
+                let data = SplitMix64::input(seed, 0, 1);
                 if let Some(m) = mutate_with(kind, &g, &mut Unstructured::new(&data)).unwrap() {
                     check_mutated(&m, true).unwrap();
                     applied += 1;
@@ -92,10 +92,10 @@ fn empty_sections_mutate() {
         ..Config::default()
     };
     for seed in 0..200 {
-        let data = SplitMix::input(seed, 0, 0);
+        let data = SplitMix64::input(seed, 0, 0);
         let g = generate(&cfg, &mut Unstructured::new(&data)).unwrap();
         assert!(g.section.functions.is_empty());
-        let data = SplitMix::input(seed, 0, 1);
+        let data = SplitMix64::input(seed, 0, 1);
         let m = mutate(&g, &mut Unstructured::new(&data)).unwrap();
         check_mutated(&m, true).unwrap();
         assert!(!reported(&m.bytes).is_empty());

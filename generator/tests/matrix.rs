@@ -4,7 +4,7 @@
 use arbitrary::Unstructured;
 use rstest::rstest;
 use sframe_gen::check::{check_mutated, check_valid};
-use sframe_gen::corpus::SplitMix;
+use sframe_gen::rng::SplitMix64;
 use sframe_gen::{generate, mutate, Config, PinError};
 use sframe_spec::{Abi, Endian, Version};
 
@@ -27,12 +27,12 @@ fn every_target(
     };
     let want_abi = sframe_gen::abi_with_endian(abi, endian).unwrap();
     for seed in 0..60 {
-        let data = SplitMix::input(seed, u64::from(version.number()), 0);
+        let data = SplitMix64::input(seed, u64::from(version.number()), 0);
         let g = generate(&cfg, &mut Unstructured::new(&data)).unwrap();
         assert_eq!((g.section.version, g.section.abi), (version, want_abi));
         assert_eq!(g.section.endian, endian.unwrap_or(abi.endian()));
         check_valid(&g).unwrap();
-        let data = SplitMix::input(seed, u64::from(version.number()), 1);
+        let data = SplitMix64::input(seed, u64::from(version.number()), 1);
         let m = mutate(&g, &mut Unstructured::new(&data)).unwrap();
         check_mutated(&m, true).unwrap();
     }

@@ -5,7 +5,7 @@
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 use sframe_gen::check::{check_lookups, check_valid};
-use sframe_gen::corpus::SplitMix;
+use sframe_gen::rng::SplitMix64;
 use sframe_gen::strategy::{generated_strategy, section_strategy, swarm_strategy};
 use sframe_gen::{generate, Config};
 use sframe_spec::recovery::Control;
@@ -224,7 +224,7 @@ fn features(g: &sframe_gen::Generated, out: &mut BTreeSet<String>) {
 fn defaults_reach_every_feature() {
     let mut seen = BTreeSet::new();
     for seed in 0..3000 {
-        let data = SplitMix::input(seed, 0, 0);
+        let data = SplitMix64::input(seed, 0, 0);
         let g = generate(&Config::default(), &mut Unstructured::new(&data)).unwrap();
         features(&g, &mut seen);
     }

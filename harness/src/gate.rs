@@ -26,7 +26,7 @@
 //! discrepancies through a findings ledger of your own, for known deviations.
 
 use crate::diff::{mutate, seeds, Case, CaseResult, Discrepancy, Engine};
-use crate::impls::{Decoded, Found, Implementation, Kind, Outcome};
+use crate::impls::{Decoded, Found, Hosting, Implementation, Outcome};
 use crate::input::{corpus_cases, read_cases};
 use crate::ledger::Ledger;
 use sframe_spec::Version;
@@ -175,8 +175,8 @@ impl Implementation for Guarded<'_> {
     fn supports(&self, v: Version) -> bool {
         self.0.supports(v)
     }
-    fn kind(&self) -> Kind {
-        self.0.kind()
+    fn hosting(&self) -> Hosting {
+        self.0.hosting()
     }
     fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
         crate::impls::guard::guarded(|| self.0.decode(data))

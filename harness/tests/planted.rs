@@ -10,7 +10,7 @@ use sframe_harness::diff::report::Summary;
 use sframe_harness::diff::Engine;
 use sframe_harness::gate::Corpus;
 use sframe_harness::impls::process::{Launch, ProcessImpl};
-use sframe_harness::impls::{Implementation, Kind};
+use sframe_harness::impls::{Hosting, Implementation};
 use sframe_harness::ledger::Ledger;
 use std::path::Path;
 use std::sync::Arc;
@@ -38,7 +38,7 @@ fn impostor(planted: &str, with: &str) -> Arc<dyn Implementation> {
     let launch = Launch::new("python3")
         .arg(script.display().to_string())
         .timeout(Duration::from_secs(20));
-    Arc::new(ProcessImpl::start(launch, Kind::External).expect("python3 runs the adapter"))
+    Arc::new(ProcessImpl::start(launch, Hosting::External).expect("python3 runs the adapter"))
 }
 
 fn ledger() -> Ledger {

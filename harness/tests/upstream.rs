@@ -7,16 +7,6 @@
 //! naming the finding when a quote is not in its file (white space folded on both sides).
 
 use sframe_harness::ledger::Ledger;
-use std::path::PathBuf;
-
-fn cache() -> PathBuf {
-    std::env::var_os("SFRAME_CONFORM_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/sframe-conform")
-        })
-}
 
 fn fold(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -25,7 +15,7 @@ fn fold(s: &str) -> String {
 #[test]
 fn every_upstream_quote_is_in_its_source_file() {
     let ledger = Ledger::load(&Ledger::default_dir()).expect("the ledger loads");
-    let src = cache().join("src");
+    let src = sframe_harness::cache_dir().join("src");
     let mut checked = 0;
     let mut bad = Vec::new();
     for f in &ledger.findings {

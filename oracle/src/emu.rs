@@ -22,14 +22,15 @@
 //! path: the stack height at a PC does not depend on the path, so the truth stays valid.
 
 use crate::arch::Flow;
-use crate::checker::{self, Kind, Machine, Outcome, RowUsed, Values};
+use crate::checker::{self, Kind, Machine, Outcome, Values};
 use crate::disasm::Insn;
 use crate::error::OracleError;
 use crate::image::{FunctionKind, Image, PAGE};
-use crate::rng::Rng;
+use crate::report::Sighting;
 use crate::shadow::{ShadowStack, TrueFrame};
 use crate::snapshot::{MemoryRange, SnapshotFrame, StackSnapshot};
 use crate::Options;
+use sframe_gen::rng::SplitMix64;
 use sframe_spec::unwind::{Frame, StepError};
 use sframe_spec::{Endian, SectionRef};
 use std::collections::{BTreeMap, HashSet};
@@ -144,14 +145,7 @@ impl RunEnd {
 #[derive(Debug, Clone)]
 pub struct MismatchRec {
     pub pc: u64,
-    /// 0: the executing frame; k: the k-th caller in a whole-stack walk.
-    pub frame: usize,
-    pub kind: Kind,
-    pub row: Option<RowUsed>,
-    pub expected: Values,
-    pub got: Option<Values>,
-    pub error: Option<String>,
-    pub count: u64,
+    pub seen: Sighting,
     /// Function under test and run of the first sighting.
     pub origin: (usize, u32),
 }
@@ -195,11 +189,11 @@ impl FnAcc {
         for (k, v) in o.mismatches {
             match self.mismatches.get_mut(&k) {
                 Some(m) => {
-                    let count = m.count + v.count;
+                    let count = m.seen.count + v.seen.count;
                     if v.origin < m.origin {
                         *m = v;
                     }
-                    m.count = count;
+                    m.seen.count = count;
                 }
                 None => {
                     self.mismatches.insert(k, v);
@@ -236,7 +230,7 @@ struct Run {
     /// Instruction budget of this run.
     budget: u64,
     end: Option<RunEnd>,
-    rng: Rng,
+    rng: SplitMix64,
     flip: bool,
     mapped: Vec<u64>,
     /// Lowest SP seen (the stack is zeroed from there up after the run).
@@ -300,7 +294,7 @@ pub struct State {
 }
 
 /// A worker's emulator.
-pub struct Engine<'o> {
+pub struct Emulator<'o> {
     uc: Unicorn<'o, State>,
     ctx: &'o Ctx<'o>,
 }
@@ -333,9 +327,9 @@ fn in_guard(addr: u64) -> bool {
     (STACK_LO - GUARD..STACK_LO).contains(&addr) || (STACK_HI..STACK_HI + GUARD).contains(&addr)
 }
 
-impl<'o> Engine<'o> {
+impl<'o> Emulator<'o> {
     /// Set up Unicorn for the image: memory, fixed regions, hooks.
-    pub fn new(ctx: &'o Ctx<'o>) -> Result<Engine<'o>, OracleError> {
+    pub fn new(ctx: &'o Ctx<'o>) -> Result<Emulator<'o>, OracleError> {
         let image = ctx.image;
         let cpu = image.cpu;
         let (arch, mode) = cpu.unicorn_mode();
@@ -358,7 +352,7 @@ impl<'o> Engine<'o> {
                 icount: 0,
                 budget: 0,
                 end: None,
-                rng: Rng::new(0),
+                rng: SplitMix64::new(0),
                 flip: false,
                 mapped: Vec::new(),
                 min_sp: STACK_LO,
@@ -421,14 +415,7 @@ impl<'o> Engine<'o> {
         uc.mem_map(TRAP, PAGE, Prot::ALL)
             .map_err(|e| uc_err("map trap", e))?;
         // Decodable code at the sentinel, so the code hook sees the return to it.
-        let fill: Vec<u8> = cpu
-            .return_fill()
-            .iter()
-            .copied()
-            .cycle()
-            .take(PAGE as usize)
-            .collect();
-        uc.mem_write(TRAP, &fill)
+        uc.mem_write(TRAP, &cpu.return_page(PAGE as usize))
             .map_err(|e| uc_err("write trap", e))?;
 
         uc.add_code_hook(1, 0, move |uc, pc, _size| on_code(ctx, uc, pc))
@@ -444,7 +431,7 @@ impl<'o> Engine<'o> {
             end(uc, RunEnd::Trap);
         })
         .map_err(|e| uc_err("interrupt hook", e))?;
-        Ok(Engine { uc, ctx })
+        Ok(Emulator { uc, ctx })
     }
 
     /// The accumulated results.
@@ -481,7 +468,7 @@ impl<'o> Engine<'o> {
         while index < base + opts.extra_runs {
             let forcing = index >= base;
             let (lo, hi) = (func.start, func.end);
-            let covered = |e: &Engine<'_>| {
+            let covered = |e: &Emulator<'_>| {
                 e.uc.get_data()
                     .local
                     .iter()
@@ -522,7 +509,7 @@ impl<'o> Engine<'o> {
         let cpu = image.cpu;
         let r = cpu.regs();
         let e = image.abi.endian();
-        let mut rng = Rng::derive(ctx.opts.seed, entry, u64::from(index));
+        let mut rng = SplitMix64::derive(ctx.opts.seed, entry, u64::from(index));
         let uc = &mut self.uc;
         for s in image.segments.iter().filter(|s| s.writable) {
             let _ = uc.mem_write(s.addr, &s.bytes);
@@ -657,8 +644,8 @@ impl<'o> Engine<'o> {
 }
 
 /// An argument of the run's distribution.
-fn arg_value(rng: &mut Rng, strategy: u32) -> u64 {
-    let heap_ptr = |rng: &mut Rng| HEAP + rng.below(HEAP_SIZE / 2) / 16 * 16;
+fn arg_value(rng: &mut SplitMix64, strategy: u32) -> u64 {
+    let heap_ptr = |rng: &mut SplitMix64| HEAP + rng.below(HEAP_SIZE / 2) / 16 * 16;
     match strategy {
         0 => rng.below(4),
         1 => heap_ptr(rng),
@@ -716,16 +703,7 @@ fn on_unmapped(
             uc.get_data_mut().run.mapped.push(page);
             if kind == MemType::FETCH_UNMAPPED {
                 // A wild jump or call: decodable code, returned from by the code hook.
-                let fill: Vec<u8> = ctx
-                    .image
-                    .cpu
-                    .return_fill()
-                    .iter()
-                    .copied()
-                    .cycle()
-                    .take(PAGE as usize)
-                    .collect();
-                let _ = uc.mem_write(page, &fill);
+                let _ = uc.mem_write(page, &ctx.image.cpu.return_page(PAGE as usize));
             }
         }
         if page >= last {
@@ -1019,16 +997,18 @@ fn record(acc: &mut [FnAcc], b: &Buffered) {
             }
             acc.mismatches
                 .entry((b.pc, b.frame, *kind))
-                .and_modify(|m| m.count += 1)
+                .and_modify(|m| m.seen.count += 1)
                 .or_insert(MismatchRec {
                     pc: b.pc,
-                    frame: b.frame,
-                    kind: *kind,
-                    row: *row,
-                    expected: b.truth,
-                    got: *got,
-                    error: error.clone(),
-                    count: 1,
+                    seen: Sighting {
+                        frame: b.frame,
+                        kind: *kind,
+                        row: *row,
+                        expected: b.truth,
+                        got: *got,
+                        error: error.clone(),
+                        count: 1,
+                    },
                     origin: b.origin,
                 });
         }

@@ -63,8 +63,8 @@ pub enum FunctionKind {
     SignalTrampoline,
 }
 
-/// A function of the file.
-#[derive(Debug, Clone)]
+/// A function of the file (as a report lists it: without its entries).
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Function {
     pub name: String,
     pub start: u64,
@@ -75,6 +75,7 @@ pub struct Function {
     /// The FDE's range does not lie in executable memory: it cannot be run.
     pub outside_code: bool,
     /// Where runs start: the function's start; for a PLT each entry (none for PLT0).
+    #[serde(skip)]
     pub entries: Vec<u64>,
 }
 
@@ -554,21 +555,18 @@ fn apply(
     bytes: &mut [u8],
     off: usize,
 ) -> bool {
+    // The data relocations, as the section loader applies them.
+    if let Some((v, width)) = sframe_elf::reloc_value(machine, r_type, c.s, c.a, c.p) {
+        return write(e, bytes, off, v, width);
+    }
     let abs = c.s.wrapping_add(c.a);
     let rel = abs.wrapping_sub(c.p);
     let got_rel = c.g.wrapping_add(c.a).wrapping_sub(c.p);
     match (machine, r_type) {
-        (Machine::X86_64, 1) => write(e, bytes, off, abs, 8), // R_X86_64_64
-        (Machine::X86_64, 2 | 4) => write(e, bytes, off, rel, 4), // PC32, PLT32
+        (Machine::X86_64, 4) => write(e, bytes, off, rel, 4), // PLT32
         (Machine::X86_64, 9 | 41 | 42) => write(e, bytes, off, got_rel, 4), // GOTPCREL(X), REX_GOTPCRELX
-        (Machine::X86_64, 10 | 11) => write(e, bytes, off, abs, 4),         // 32, 32S
-        (Machine::X86_64, 24) => write(e, bytes, off, rel, 8),              // PC64
         (Machine::X86_64, 25) => write(e, bytes, off, abs.wrapping_sub(c.got), 8), // GOTOFF64
         (Machine::X86_64, 26) => write(e, bytes, off, c.got.wrapping_add(c.a).wrapping_sub(c.p), 4), // GOTPC32
-        (Machine::Aarch64, 257) => write(e, bytes, off, abs, 8),
-        (Machine::Aarch64, 258) => write(e, bytes, off, abs, 4),
-        (Machine::Aarch64, 260) => write(e, bytes, off, rel, 8),
-        (Machine::Aarch64, 261) => write(e, bytes, off, rel, 4),
         (Machine::Aarch64, 263..=270) => {
             // MOVW_UABS_G0.._G3: 16 bits of S + A, group (r_type - 263) / 2.
             let group = (r_type - 263) / 2;
@@ -588,10 +586,6 @@ fn apply(
         (Machine::Aarch64, 299) => patch_a64(bytes, off, (abs & 0xfff) >> 4, 10, 12),
         (Machine::Aarch64, 311) => patch_adr(bytes, off, page(c.g).wrapping_sub(page(c.p)) >> 12), // ADR_GOT_PAGE
         (Machine::Aarch64, 312) => patch_a64(bytes, off, (c.g & 0xfff) >> 3, 10, 12), // LD64_GOT_LO12_NC
-        (Machine::S390x, 22) => write(e, bytes, off, abs, 8),
-        (Machine::S390x, 4) => write(e, bytes, off, abs, 4),
-        (Machine::S390x, 5) => write(e, bytes, off, rel, 4),
-        (Machine::S390x, 23) => write(e, bytes, off, rel, 8),
         (Machine::S390x, 16) => write(e, bytes, off, rel, 2),
         (Machine::S390x, 17 | 18) => write(e, bytes, off, rel >> 1, 2), // PC16DBL, PLT16DBL
         (Machine::S390x, 19 | 20) => write(e, bytes, off, rel >> 1, 4), // PC32DBL, PLT32DBL
@@ -760,29 +754,28 @@ fn functions(
 mod tests {
     use super::*;
 
+    /// Symbol `s`, addend `a`, place `p`; no GOT.
+    fn reloc(s: u64, a: u64, p: u64) -> RelocCtx {
+        RelocCtx {
+            s,
+            a,
+            p,
+            g: 0,
+            got: 0,
+        }
+    }
+
     #[test]
     fn aarch64_branch_and_page_relocations_patch_the_right_bits() {
         // bl #0 at P = 0x1000 to S = 0x2000: imm26 = 0x400.
         let mut b = 0x9400_0000u32.to_le_bytes().to_vec();
-        let c = RelocCtx {
-            s: 0x2000,
-            a: 0,
-            p: 0x1000,
-            g: 0,
-            got: 0,
-        };
+        let c = reloc(0x2000, 0, 0x1000);
         assert!(apply(Machine::Aarch64, Endian::Little, 283, &c, &mut b, 0));
         assert_eq!(u32::from_le_bytes(b[..4].try_into().unwrap()), 0x9400_0400);
         // adrp x0, page(0x12345) from P = 0x1000: (0x12000 - 0x1000) >> 12 = 0x11:
         // immlo = 1, immhi = 4.
         let mut b = 0x9000_0000u32.to_le_bytes().to_vec();
-        let c = RelocCtx {
-            s: 0x12345,
-            a: 0,
-            p: 0x1000,
-            g: 0,
-            got: 0,
-        };
+        let c = reloc(0x12345, 0, 0x1000);
         assert!(apply(Machine::Aarch64, Endian::Little, 275, &c, &mut b, 0));
         assert_eq!(
             u32::from_le_bytes(b[..4].try_into().unwrap()),
@@ -793,13 +786,7 @@ mod tests {
     #[test]
     fn s390x_dbl_relocations_are_halfword_scaled_big_endian() {
         let mut b = vec![0xc0, 0xe5, 0, 0, 0, 0];
-        let c = RelocCtx {
-            s: 0x3000,
-            a: 2,
-            p: 0x1002,
-            g: 0,
-            got: 0,
-        };
+        let c = reloc(0x3000, 2, 0x1002);
         assert!(apply(Machine::S390x, Endian::Big, 20, &c, &mut b, 2));
         assert_eq!(b, [0xc0, 0xe5, 0, 0, 0x10, 0x00]);
         assert!(!apply(Machine::S390x, Endian::Big, 999, &c, &mut b, 2));

@@ -36,7 +36,6 @@ pub mod emu;
 pub mod error;
 pub mod image;
 pub mod report;
-pub mod rng;
 pub mod shadow;
 pub mod snapshot;
 
@@ -46,7 +45,7 @@ pub use report::{FunctionReport, Mismatch, Report, Stats, Summary};
 pub use snapshot::StackSnapshot;
 
 use checker::Kind;
-use emu::{Ctx, Engine, FnAcc, FunctionCode, WorkerResult};
+use emu::{Ctx, Emulator, FnAcc, FunctionCode, WorkerResult};
 use sframe_spec::SectionRef;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -196,14 +195,14 @@ impl Oracle {
             let handles: Vec<_> = (0..jobs)
                 .map(|_| {
                     s.spawn(|| {
-                        let mut engine = Engine::new(&ctx)?;
+                        let mut emulator = Emulator::new(&ctx)?;
                         loop {
                             let i = next.fetch_add(1, Ordering::Relaxed);
                             let Some(&f) = which.get(i) else { break };
-                            engine.check_function(f);
+                            emulator.check_function(f);
                             done();
                         }
-                        Ok(engine.finish())
+                        Ok(emulator.finish())
                     })
                 })
                 .collect();
@@ -256,8 +255,8 @@ impl Oracle {
                     // inputs (a negative `alloca` size lifts the SP over the save area): not
                     // the row's fault.
                     .filter(|m| {
-                        !(matches!(m.kind, Kind::RaDeadSlot | Kind::FpDeadSlot)
-                            && m.count < executions(m.pc))
+                        !(matches!(m.seen.kind, Kind::RaDeadSlot | Kind::FpDeadSlot)
+                            && m.seen.count < executions(m.pc))
                     })
                     .map(|m| {
                         let bytes = self.image.read_upto(m.pc, 16);
@@ -270,13 +269,7 @@ impl Oracle {
                             pc: m.pc,
                             offset: m.pc - f.start,
                             insn,
-                            frame: m.frame,
-                            kind: m.kind,
-                            row: m.row,
-                            expected: m.expected,
-                            got: m.got,
-                            error: m.error,
-                            count: m.count,
+                            seen: m.seen,
                             under_test: self.image.functions[m.origin.0].name.clone(),
                             run: m.origin.1,
                         }
@@ -284,12 +277,7 @@ impl Oracle {
                     .collect();
                 let real = |i: &(usize, &disasm::Insn)| !i.1.padding;
                 FunctionReport {
-                    name: f.name.clone(),
-                    start: f.start,
-                    end: f.end,
-                    fde: f.fde,
-                    kind: f.kind,
-                    outside_code: f.outside_code,
+                    function: f.clone(),
                     instructions: code.insns.iter().enumerate().filter(real).count(),
                     padding: code.insns.iter().filter(|i| i.padding).count(),
                     executed: code

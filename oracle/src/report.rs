@@ -13,23 +13,16 @@
 //! addresses.
 
 use crate::checker::{Kind, RowUsed, Values};
-use crate::image::FunctionKind;
+use crate::image::{Function, FunctionKind};
 use crate::snapshot::StackSnapshot;
 use serde::Serialize;
 use sframe_spec::Abi;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// One wrong row, as first seen.
+/// What was seen wrong at one PC and frame level: the kind, the row used, the values.
 #[derive(Debug, Clone, Serialize)]
-pub struct Mismatch {
-    /// The function whose row is wrong.
-    pub function: String,
-    pub pc: u64,
-    /// `pc` minus the function's start.
-    pub offset: u64,
-    /// The instruction at `pc` (disassembled, or its bytes).
-    pub insn: String,
+pub struct Sighting {
     /// 0: the executing frame; k: the k-th caller of a whole-stack walk.
     pub frame: usize,
     pub kind: Kind,
@@ -41,6 +34,20 @@ pub struct Mismatch {
     pub error: Option<String>,
     /// How many times it was seen.
     pub count: u64,
+}
+
+/// One wrong row, as first seen.
+#[derive(Debug, Clone, Serialize)]
+pub struct Mismatch {
+    /// The function whose row is wrong.
+    pub function: String,
+    pub pc: u64,
+    /// `pc` minus the function's start.
+    pub offset: u64,
+    /// The instruction at `pc` (disassembled, or its bytes).
+    pub insn: String,
+    #[serde(flatten)]
+    pub seen: Sighting,
     /// Function under test and run of the first sighting (to reproduce it).
     pub under_test: String,
     pub run: u32,
@@ -49,10 +56,10 @@ pub struct Mismatch {
 impl Mismatch {
     /// The `kind` part of the signature.
     pub fn kind_name(&self) -> String {
-        if self.frame == 0 {
-            self.kind.name().to_string()
+        if self.seen.frame == 0 {
+            self.seen.kind.name().to_string()
         } else {
-            format!("stack-{}", self.kind.name())
+            format!("stack-{}", self.seen.kind.name())
         }
     }
 
@@ -70,13 +77,9 @@ impl Mismatch {
 /// One function's results.
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionReport {
-    pub name: String,
-    pub start: u64,
-    pub end: u64,
-    pub fde: Option<usize>,
-    pub kind: FunctionKind,
-    /// The FDE's range is not executable memory: not run.
-    pub outside_code: bool,
+    /// The function: name, range, FDE, kind, whether it lies outside the code.
+    #[serde(flatten)]
+    pub function: Function,
     /// Instruction starts, padding excluded.
     pub instructions: usize,
     /// Unreachable alignment padding.
@@ -170,7 +173,7 @@ impl Report {
 
     /// The function named `name`.
     pub fn function(&self, name: &str) -> Option<&FunctionReport> {
-        self.functions.iter().find(|f| f.name == name)
+        self.functions.iter().find(|f| f.function.name == name)
     }
 
     pub(crate) fn summarize(&mut self) {
@@ -179,12 +182,12 @@ impl Report {
             ..Summary::default()
         };
         for f in &self.functions {
-            if f.fde.is_none() {
-                s.functions_without_fde.push(f.name.clone());
+            if f.function.fde.is_none() {
+                s.functions_without_fde.push(f.function.name.clone());
                 continue;
             }
             s.functions_with_fde += 1;
-            if f.outside_code || f.kind == FunctionKind::SignalTrampoline {
+            if f.function.outside_code || f.function.kind == FunctionKind::SignalTrampoline {
                 continue;
             }
             s.instructions += f.instructions;
@@ -213,11 +216,11 @@ impl Report {
             "function", "insns", "exec", "cover", "rows", "bad"
         );
         for f in &self.functions {
-            let fde = if f.fde.is_none() {
+            let fde = if f.function.fde.is_none() {
                 " (no FDE)"
-            } else if f.outside_code {
+            } else if f.function.outside_code {
                 " (not code)"
-            } else if f.kind == FunctionKind::SignalTrampoline {
+            } else if f.function.kind == FunctionKind::SignalTrampoline {
                 " (sigreturn)"
             } else {
                 ""
@@ -227,7 +230,7 @@ impl Report {
             let _ = writeln!(
                 o,
                 "{:<40} {:>6} {:>6} {:>6.1}% {:>9} {:>5}  {}",
-                format!("{}{fde}", truncate(&f.name, 40 - fde.len())),
+                format!("{}{fde}", truncate(&f.function.name, 40 - fde.len())),
                 f.instructions,
                 f.executed,
                 100.0 * f.coverage(),
@@ -246,7 +249,7 @@ impl Report {
                 m.offset,
                 m.insn
             );
-            if let Some(r) = &m.row {
+            if let Some(r) = &m.seen.row {
                 let _ = writeln!(
                     o,
                     "  row: FDE {} FRE {}: {}",
@@ -258,9 +261,9 @@ impl Report {
             let _ = writeln!(
                 o,
                 "  expected: cfa={:#x} ra={:#x} fp={:#x}",
-                m.expected.cfa, m.expected.ra, m.expected.fp
+                m.seen.expected.cfa, m.seen.expected.ra, m.seen.expected.fp
             );
-            match (&m.got, &m.error) {
+            match (&m.seen.got, &m.seen.error) {
                 (Some(g), _) => {
                     let _ = writeln!(
                         o,
@@ -276,7 +279,7 @@ impl Report {
             let _ = writeln!(
                 o,
                 "  seen {} times (first: {} run {}, frame {})",
-                m.count, m.under_test, m.run, m.frame
+                m.seen.count, m.under_test, m.run, m.seen.frame
             );
         }
         let s = &self.summary;
@@ -317,38 +320,7 @@ fn truncate(s: &str, n: usize) -> String {
     }
 }
 
-/// `cfa=r7+16 ra=*(cfa-8) fp=*(cfa-16)`.
+/// `cfa=r7+16 ra=*(cfa-8) fp=*(cfa-16)` (the [`Display`](std::fmt::Display) of the rules).
 pub fn describe_rules(r: &sframe_spec::Recovery) -> String {
-    use sframe_spec::recovery::{Base, Loc};
-    let loc = |l: &Loc| match *l {
-        Loc::Expr {
-            base,
-            offset,
-            deref,
-        } => {
-            let b = match base {
-                Base::Cfa => "cfa".to_string(),
-                Base::Reg(n) => format!("r{n}"),
-            };
-            let e = if offset == 0 {
-                b
-            } else {
-                format!("{b}{offset:+}")
-            };
-            if deref {
-                format!("*({e})")
-            } else {
-                e
-            }
-        }
-        Loc::SameValue => "same".to_string(),
-        Loc::Undefined => "undefined".to_string(),
-    };
-    format!(
-        "cfa={} ra={} fp={}{}",
-        loc(&r.cfa),
-        loc(&r.ra),
-        loc(&r.fp),
-        if r.ra_mangled { " (ra mangled)" } else { "" }
-    )
+    r.to_string()
 }

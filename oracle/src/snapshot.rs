@@ -16,7 +16,7 @@ pub struct MemoryRange {
 }
 
 fn hex<S: serde::Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&b.iter().map(|x| format!("{x:02x}")).collect::<String>())
+    s.serialize_str(&sframe_gen::hex::encode(b))
 }
 
 /// One true frame, innermost first.

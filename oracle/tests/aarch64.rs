@@ -26,17 +26,7 @@ fn gcc_objects_have_no_mismatch_and_full_coverage() {
         (&["-O2", "-mbranch-protection=pac-ret"][..], "a64-O2-pac"),
     ] {
         let (_, r) = check(&object(flags, name));
-        assert_clean(&r);
-        assert!(
-            r.summary.coverage_percent >= 95.0,
-            "{name}: coverage {:.1}%",
-            r.summary.coverage_percent
-        );
-        assert!(
-            r.summary.rows_checked > 1000 && r.summary.stack_walks > 0,
-            "{name}: {:?}",
-            r.summary
-        );
+        assert_full_run(name, &r);
     }
 }
 

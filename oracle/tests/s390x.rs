@@ -29,17 +29,7 @@ fn default_type_fdes_have_no_mismatch_and_full_coverage() {
     // Without frame pointers GCC saves nothing in registers: only default-type FDEs.
     let (o, r) = check(&object(&["-O2", "-fomit-frame-pointer"], "s390x-O2-nofp"));
     assert!(flex_functions(&o).is_empty(), "{:?}", flex_functions(&o));
-    assert_clean(&r);
-    assert!(
-        r.summary.coverage_percent >= 95.0,
-        "coverage {:.1}%",
-        r.summary.coverage_percent
-    );
-    assert!(
-        r.summary.rows_checked > 1000 && r.summary.stack_walks > 0,
-        "{:?}",
-        r.summary
-    );
+    assert_full_run("s390x-O2-nofp", &r);
 }
 
 #[test]

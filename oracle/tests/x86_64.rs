@@ -45,7 +45,7 @@ fn linked_shared_object_and_its_plt_have_no_mismatch() {
     let plt: Vec<_> = r
         .functions
         .iter()
-        .filter(|f| f.kind == sframe_oracle::FunctionKind::Plt)
+        .filter(|f| f.function.kind == sframe_oracle::FunctionKind::Plt)
         .collect();
     assert!(
         !plt.is_empty() && plt.iter().all(|f| f.executed > 0),
@@ -124,7 +124,7 @@ fn reports_are_deterministic_whatever_the_thread_count() {
     let key = |r: &sframe_oracle::Report| {
         r.functions
             .iter()
-            .map(|f| (f.name.clone(), f.executed, f.rows_checked))
+            .map(|f| (f.function.name.clone(), f.executed, f.rows_checked))
             .collect::<Vec<_>>()
     };
     assert_eq!(key(&one), key(&two));

@@ -141,7 +141,7 @@ pub struct Mismatch {
 
 /// What happened to one CFI FDE.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum FdeOutcome {
     /// SFrame gives the CFI's rules at every PC.
     Agrees,
     /// No SFrame FDE: `Some(reason)` when some PC's CFI is not expressible.
@@ -175,7 +175,7 @@ fn loc_shape(l: Option<Loc>, regs: sframe_spec::constants::AbiRegs) -> String {
 }
 
 /// Check one CFI FDE against the SFrame section (`sec` at `vaddr`).
-pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> Outcome {
+pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome {
     let abi = sec.abi();
     let version = sec.version();
     let regs = abi.regs();
@@ -193,9 +193,9 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> Outcome {
                 .iter()
                 .any(|r| matches!(sec.find_fde(rel(r.start)), Ok(Some(_))) && r.start != fde.start);
             if !covered {
-                return Outcome::Omitted(unexp);
+                return FdeOutcome::Omitted(unexp);
             }
-            return Outcome::Disagrees(Mismatch {
+            return FdeOutcome::Disagrees(Mismatch {
                 pc_offset: 0,
                 kind: "no-row",
                 shape: "cfi-partly-covered".into(),
@@ -205,7 +205,7 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> Outcome {
             });
         }
         Err(v) => {
-            return Outcome::Disagrees(Mismatch {
+            return FdeOutcome::Disagrees(Mismatch {
                 pc_offset: 0,
                 kind: "step-error",
                 shape: "cfi-unreadable".into(),
@@ -270,14 +270,16 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> Outcome {
                 if sfde.num_fres == 0 {
                     m.shape = "cfi-fde-without-fres".into();
                 }
-                return Outcome::Disagrees(m);
+                return FdeOutcome::Disagrees(m);
             }
-            Err(v) => return Outcome::Disagrees(mk("step-error", e.cfa, None, format!("{v:?}"))),
+            Err(v) => {
+                return FdeOutcome::Disagrees(mk("step-error", e.cfa, None, format!("{v:?}")))
+            }
         };
         let rec: Recovery = match sec.recovery(&found.fde, &found.fre) {
             Ok(r) => r,
             Err(rule) => {
-                return Outcome::Disagrees(mk(
+                return FdeOutcome::Disagrees(mk(
                     "step-error",
                     e.cfa,
                     None,
@@ -289,27 +291,27 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> Outcome {
         // RA undefined (outermost frame) is about the RA, whatever the CFA says.
         if e.ra == Some(Loc::Undefined) || rec.ra == Loc::Undefined {
             if Some(rec.ra) != e.ra {
-                return Outcome::Disagrees(mk("ra", e.ra, Some(rec.ra), found_s));
+                return FdeOutcome::Disagrees(mk("ra", e.ra, Some(rec.ra), found_s));
             }
             continue;
         }
         if Some(rec.cfa) != e.cfa {
-            return Outcome::Disagrees(mk("cfa", e.cfa, Some(rec.cfa), found_s));
+            return FdeOutcome::Disagrees(mk("cfa", e.cfa, Some(rec.cfa), found_s));
         }
         if Some(rec.ra) != e.ra {
-            return Outcome::Disagrees(mk("ra", e.ra, Some(rec.ra), found_s));
+            return FdeOutcome::Disagrees(mk("ra", e.ra, Some(rec.ra), found_s));
         }
         if Some(rec.fp) != e.fp {
-            return Outcome::Disagrees(mk("fp", e.fp, Some(rec.fp), found_s));
+            return FdeOutcome::Disagrees(mk("fp", e.fp, Some(rec.fp), found_s));
         }
         if rec.ra_mangled != e.ra_mangled {
             let mut m = mk("ra", e.ra, Some(rec.ra), found_s);
             m.shape = format!("cfi-ra-mangled-{}", e.ra_mangled);
-            return Outcome::Disagrees(m);
+            return FdeOutcome::Disagrees(m);
         }
     }
     if version == Version::V3 && sfde.signal(version) != fde.signal {
-        return Outcome::Disagrees(Mismatch {
+        return FdeOutcome::Disagrees(Mismatch {
             pc_offset: 0,
             kind: "signal",
             shape: if fde.signal {
@@ -322,5 +324,5 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> Outcome {
             unexpressible: unexp,
         });
     }
-    Outcome::Agrees
+    FdeOutcome::Agrees
 }

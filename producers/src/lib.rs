@@ -15,7 +15,7 @@ pub mod gen;
 pub mod minimize;
 
 use asm::Producer;
-use check::{Mismatch, Outcome};
+use check::{FdeOutcome, Mismatch};
 use gen::{Func, Program};
 use std::path::Path;
 
@@ -25,7 +25,7 @@ pub struct FileResult {
     /// The assembler refused the file (its stderr).
     pub assembler_error: Option<String>,
     /// Per CFI FDE, in `.eh_frame` order.
-    pub outcomes: Vec<Outcome>,
+    pub outcomes: Vec<FdeOutcome>,
     /// Something could not be read (the object, `.eh_frame`, `.sframe`).
     pub read_error: Option<String>,
 }
@@ -36,7 +36,7 @@ pub fn signature(producer: &str, abi: &str, m: &Mismatch) -> String {
 }
 
 /// Check an object's SFrame section against its CFI.
-pub fn check_object(obj: &[u8]) -> Result<Vec<Outcome>, String> {
+pub fn check_object(obj: &[u8]) -> Result<Vec<FdeOutcome>, String> {
     let elf = goblin::elf::Elf::parse(obj).map_err(|e| e.to_string())?;
     let fdes = cfi::read_eh_frame(obj, &elf)?;
     let loaded = match sframe_elf::load(obj) {
@@ -44,7 +44,7 @@ pub fn check_object(obj: &[u8]) -> Result<Vec<Outcome>, String> {
         Err(sframe_elf::LoadError::NoSframeSection) => {
             return Ok(fdes
                 .iter()
-                .map(|_| Outcome::Omitted(Some("no-sframe-section")))
+                .map(|_| FdeOutcome::Omitted(Some("no-sframe-section")))
                 .collect())
         }
         Err(e) => return Err(e.to_string()),
@@ -96,7 +96,7 @@ pub fn signatures_of(p: &Producer, asm: &str, work: &Path) -> Vec<String> {
     r.outcomes
         .iter()
         .filter_map(|o| match o {
-            Outcome::Disagrees(m) => Some(signature(&p.name, abi, m)),
+            FdeOutcome::Disagrees(m) => Some(signature(&p.name, abi, m)),
             _ => None,
         })
         .collect()

@@ -3,7 +3,7 @@
 //! (its signature is listed by a finding). Skipped when no producer is provisioned.
 
 use sframe_producers::asm;
-use sframe_producers::check::Outcome;
+use sframe_producers::check::FdeOutcome;
 use sframe_producers::gen::{self, Arch, Config};
 
 fn ledger_signatures() -> Vec<String> {
@@ -47,9 +47,9 @@ fn seeded_functions_agree_or_are_ledgered() {
             assert!(r.read_error.is_none(), "{}: {:?}", p.name, r.read_error);
             for o in &r.outcomes {
                 match o {
-                    Outcome::Agrees => agreed += 1,
-                    Outcome::Omitted(_) => {}
-                    Outcome::Disagrees(m) => {
+                    FdeOutcome::Agrees => agreed += 1,
+                    FdeOutcome::Omitted(_) => {}
+                    FdeOutcome::Disagrees(m) => {
                         let s = sframe_producers::signature(&p.name, "amd64", m);
                         assert!(known.contains(&s), "case {case}: {s} not in the ledger");
                     }
@@ -68,7 +68,7 @@ fn hand_written_frame_agrees() {
     let work = std::env::temp_dir().join(format!("sframe-producers-hand-{}", std::process::id()));
     for p in &producers {
         let r = sframe_producers::run_asm(p, asm_text, &work);
-        assert_eq!(r.outcomes, vec![Outcome::Agrees], "{}", p.name);
+        assert_eq!(r.outcomes, vec![FdeOutcome::Agrees], "{}", p.name);
     }
     let _ = std::fs::remove_dir_all(&work);
 }

@@ -3,6 +3,8 @@
 //! The SFrame stack-trace format of GNU binutils (versions 1, 2 and 3; ABIs AMD64, AArch64
 //! little and big endian, s390x) as executable rules.
 //!
+//! - [`layout`]: where each field and info bit lies, per version (the one statement of
+//!   the byte layout that other crates use);
 //! - [`read`]: zero-copy typed views over `&[u8]` with an explicit [`Endian`];
 //! - [`decode()`] / [`encode`]: the owned [`Section`] model and its exact inverse writer;
 //! - [`lookup`](SectionRef::find), [`recovery`], [`unwind`]: what a row means, and one
@@ -21,6 +23,7 @@ pub mod decode;
 pub mod discrepancies;
 pub mod endian;
 pub mod error;
+pub mod layout;
 pub mod lookup;
 pub mod model;
 pub mod quirks;

@@ -6,6 +6,7 @@
 
 use crate::constants::*;
 use crate::error::Violation;
+use crate::layout::{FdeAttrLayout, FdeLayout, Field};
 use crate::quirks::{Quirk, Quirks};
 use crate::rules::Rule;
 use crate::Endian;
@@ -337,54 +338,52 @@ impl<'a> SectionRef<'a> {
         let d = self.data;
         let off = self.fde_offset(i);
         let version = self.header.version;
-        let (raw_start, size, fre_off, num_fres, info, info2, rep_size, padding, attr_off) =
-            match version {
-                Version::V1 | Version::V2 => {
-                    let raw = e.read_int(d, off, 4).ok_or_else(bad_bounds)?;
-                    let size = e.read_u32(d, off + 4).ok_or_else(bad_bounds)?;
-                    let fre_off = e.read_u32(d, off + 8).ok_or_else(bad_bounds)?;
-                    let num = e.read_u32(d, off + 12).ok_or_else(bad_bounds)?;
-                    let info = e.read_u8(d, off + 16).ok_or_else(bad_bounds)?;
-                    let (rep, pad) = if version == Version::V2 || self.quirks.has(Quirk::V1ReadAsV2)
-                    {
-                        (
-                            e.read_u8(d, off + 17).ok_or_else(bad_bounds)?,
-                            e.read_u16(d, off + 18).ok_or_else(bad_bounds)?,
-                        )
-                    } else {
-                        (0, 0)
-                    };
-                    (raw, size, fre_off, num, info, 0u8, rep, pad, None)
-                }
-                Version::V3 => {
-                    let raw = e.read_int(d, off, 8).ok_or_else(bad_bounds)?;
-                    let size = e.read_u32(d, off + 8).ok_or_else(bad_bounds)?;
-                    let fre_off = e.read_u32(d, off + 12).ok_or_else(bad_bounds)?;
-                    let attr = self.fre_start as u64 + u64::from(fre_off);
-                    if attr + FDE_ATTR_V3_SIZE as u64 > self.fre_end as u64 {
-                        return Err(Violation::new(Rule::FdeDataFits, off + 12)
-                            .at_function(i)
-                            .found(i64::from(fre_off)));
-                    }
-                    let a = attr as usize;
-                    let oob = || Violation::new(Rule::FdeDataFits, off + 12).at_function(i);
-                    let num = e.read_u16(d, a).ok_or_else(oob)?;
-                    let info = e.read_u8(d, a + 2).ok_or_else(oob)?;
-                    let info2 = e.read_u8(d, a + 3).ok_or_else(oob)?;
-                    let rep = e.read_u8(d, a + 4).ok_or_else(oob)?;
+        let l = FdeLayout::of(version);
+        let raw_start = e
+            .read_int(d, off + l.start.offset, l.start.width)
+            .ok_or_else(bad_bounds)?;
+        let size = e.read_u32(d, off + l.size.offset).ok_or_else(bad_bounds)?;
+        let fre_off = e
+            .read_u32(d, off + l.fre_off.offset)
+            .ok_or_else(bad_bounds)?;
+        let (num_fres, info, info2, rep_size, padding, attr_off) = match version {
+            Version::V1 | Version::V2 => {
+                // The v2 fields (rep_size, padding) are read for v1 too by a reader that
+                // reads v1 with the v2 layout.
+                let l2 = FdeLayout::of(Version::V2);
+                let at = |f: Option<Field>| off + f.map_or(0, |f| f.offset);
+                let num = e.read_u32(d, at(l.num_fres)).ok_or_else(bad_bounds)?;
+                let info = e.read_u8(d, at(l.info)).ok_or_else(bad_bounds)?;
+                let (rep, pad) = if version == Version::V2 || self.quirks.has(Quirk::V1ReadAsV2) {
                     (
-                        raw,
-                        size,
-                        fre_off,
-                        u32::from(num),
-                        info,
-                        info2,
-                        rep,
-                        0,
-                        Some(a),
+                        e.read_u8(d, at(l2.rep_size)).ok_or_else(bad_bounds)?,
+                        e.read_u16(d, at(l2.padding)).ok_or_else(bad_bounds)?,
                     )
+                } else {
+                    (0, 0)
+                };
+                (num, info, 0u8, rep, pad, None)
+            }
+            Version::V3 => {
+                let fre_off_at = off + l.fre_off.offset;
+                let attr = self.fre_start as u64 + u64::from(fre_off);
+                if attr + FdeAttrLayout::SIZE as u64 > self.fre_end as u64 {
+                    return Err(Violation::new(Rule::FdeDataFits, fre_off_at)
+                        .at_function(i)
+                        .found(i64::from(fre_off)));
                 }
-            };
+                let a = attr as usize;
+                let oob = || Violation::new(Rule::FdeDataFits, fre_off_at).at_function(i);
+                let num = e
+                    .read_u16(d, a + FdeAttrLayout::NUM_FRES.offset)
+                    .ok_or_else(oob)?;
+                let byte = |f: Field| e.read_u8(d, a + f.offset).ok_or_else(oob);
+                let info = byte(FdeAttrLayout::INFO)?;
+                let info2 = byte(FdeAttrLayout::INFO2)?;
+                let rep = byte(FdeAttrLayout::REP_SIZE)?;
+                (u32::from(num), info, info2, rep, 0, Some(a))
+            }
+        };
         Ok(FdeFields {
             index: i,
             offset: off,

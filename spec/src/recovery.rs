@@ -38,6 +38,55 @@ pub enum Base {
     Reg(u32),
 }
 
+impl std::fmt::Display for Base {
+    /// `cfa`, or the DWARF register as `rN`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Base::Cfa => f.write_str("cfa"),
+            Base::Reg(n) => write!(f, "r{n}"),
+        }
+    }
+}
+
+impl std::fmt::Display for Loc {
+    /// `r7+16` (a value), `*(cfa-8)` (the value at an address), `same`, `undefined`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Loc::Expr {
+            base,
+            offset,
+            deref,
+        } = *self
+        else {
+            return f.write_str(if *self == Loc::SameValue {
+                "same"
+            } else {
+                "undefined"
+            });
+        };
+        let e = if offset == 0 {
+            base.to_string()
+        } else {
+            format!("{base}{offset:+}")
+        };
+        if deref {
+            write!(f, "*({e})")
+        } else {
+            f.write_str(&e)
+        }
+    }
+}
+
+impl std::fmt::Display for Recovery {
+    /// `cfa=r7+16 ra=*(cfa-8) fp=*(cfa-16)`, and ` (ra mangled)` when it is.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cfa={} ra={} fp={}", self.cfa, self.ra, self.fp)?;
+        if self.ra_mangled {
+            f.write_str(" (ra mangled)")?;
+        }
+        Ok(())
+    }
+}
+
 /// The rules of one row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -48,6 +97,19 @@ pub struct Recovery {
     pub fp: Loc,
     /// `fre_mangled_ra_p`: the recovered RA carries authentication bits.
     pub ra_mangled: bool,
+}
+
+impl Recovery {
+    /// The row of the outermost frame: RA undefined (an FRE without data words, v3 manual
+    /// §2.4.1, v2 Errata 2), and so no CFA; the FP unchanged.
+    pub const fn outermost(ra_mangled: bool) -> Recovery {
+        Recovery {
+            cfa: Loc::Undefined,
+            ra: Loc::Undefined,
+            fp: Loc::SameValue,
+            ra_mangled,
+        }
+    }
 }
 
 /// Section-wide facts that the interpretation of a row depends on.
@@ -92,36 +154,72 @@ fn s390x_cfa_decode(ctx: &RowContext, stored: i64) -> i64 {
     }
 }
 
-fn stack_slot(offset: i64) -> Loc {
-    Loc::Expr {
-        base: Base::Cfa,
-        offset,
-        deref: true,
+impl Loc {
+    /// The value of DWARF register `reg` plus `offset`.
+    pub const fn reg(reg: u32, offset: i64) -> Loc {
+        Loc::Expr {
+            base: Base::Reg(reg),
+            offset,
+            deref: false,
+        }
     }
-}
 
-fn fixed(offset: i8) -> Option<Loc> {
-    (offset != CFA_FIXED_OFFSET_INVALID).then(|| stack_slot(i64::from(offset)))
+    /// The value at the address in DWARF register `reg` plus `offset`.
+    pub const fn at_reg(reg: u32, offset: i64) -> Loc {
+        Loc::Expr {
+            base: Base::Reg(reg),
+            offset,
+            deref: true,
+        }
+    }
+
+    /// The stack slot at CFA + `offset`.
+    pub const fn slot(offset: i64) -> Loc {
+        Loc::Expr {
+            base: Base::Cfa,
+            offset,
+            deref: true,
+        }
+    }
+
+    /// The rule for an RA or FP offset taken from the header: the slot at CFA + `offset`,
+    /// none for `SFRAME_CFA_FIXED_{FP,RA}_INVALID` (0).
+    pub fn fixed(offset: i8) -> Option<Loc> {
+        (offset != CFA_FIXED_OFFSET_INVALID).then(|| Loc::slot(i64::from(offset)))
+    }
+
+    /// The rule for an RA (`is_ra`) or FP offset tracked in an FRE of a default-type FDE:
+    /// the slot at CFA + `offset`, except on s390x (unless `s390x_as_slots`), where an RA
+    /// offset of `SFRAME_FRE_RA_OFFSET_INVALID` is unchanged and a v2 odd offset names a
+    /// DWARF register (v3 manual §1.3, §3.1.3).
+    pub fn tracked(
+        abi: Abi,
+        version: Version,
+        offset: i64,
+        is_ra: bool,
+        s390x_as_slots: bool,
+    ) -> Loc {
+        if abi == Abi::S390x && !s390x_as_slots {
+            if is_ra && offset == FRE_RA_OFFSET_INVALID {
+                return Loc::SameValue;
+            }
+            if version == Version::V2 && s390x_v2_offset_is_regnum(offset) {
+                let reg = s390x_v2_offset_decode_regnum(offset);
+                return Loc::Expr {
+                    base: Base::Reg(reg as u32),
+                    offset: 0,
+                    deref: false,
+                };
+            }
+        }
+        Loc::slot(offset)
+    }
 }
 
 /// Interpret a tracked RA/FP offset of a default-type FDE.
 fn tracked(ctx: &RowContext, offset: i64, is_ra: bool) -> Loc {
-    if ctx.abi == Abi::S390x
-        && !(ctx.version == Version::V2 && ctx.quirks.has(Quirk::S390xV2RegsAsSlots))
-    {
-        if is_ra && offset == FRE_RA_OFFSET_INVALID {
-            return Loc::SameValue;
-        }
-        if ctx.version == Version::V2 && s390x_v2_offset_is_regnum(offset) {
-            let reg = s390x_v2_offset_decode_regnum(offset);
-            return Loc::Expr {
-                base: Base::Reg(reg as u32),
-                offset: 0,
-                deref: false,
-            };
-        }
-    }
-    stack_slot(offset)
+    let as_slots = ctx.version == Version::V2 && ctx.quirks.has(Quirk::S390xV2RegsAsSlots);
+    Loc::tracked(ctx.abi, ctx.version, offset, is_ra, as_slots)
 }
 
 /// The recovery rules of a row, or the rule its data words break.
@@ -156,12 +254,7 @@ pub fn recovery_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule>
         if ctx.version == Version::V1 {
             return Err(Rule::FreCountZeroV1);
         }
-        return Ok(Recovery {
-            cfa: Loc::Undefined,
-            ra: Loc::Undefined,
-            fp: Loc::SameValue,
-            ra_mangled: row.mangled_ra,
-        });
+        return Ok(Recovery::outermost(row.mangled_ra));
     }
     match row.fde_type {
         FdeType::Default => Ok(default_rules(ctx, row)),
@@ -190,7 +283,7 @@ fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
         let word = |i: usize, is_ra| w.get(i).map_or(Loc::SameValue, |&o| tracked(ctx, o, is_ra));
         let (ra, fp) = if ctx.abi == Abi::Amd64 {
             (
-                fixed(ctx.cfa_fixed_ra_offset).unwrap_or(Loc::SameValue),
+                Loc::fixed(ctx.cfa_fixed_ra_offset).unwrap_or(Loc::SameValue),
                 word(1, false),
             )
         } else {
@@ -206,13 +299,13 @@ fn default_rules(ctx: &RowContext, row: &Row<'_>) -> Recovery {
     // v1/v2 "SFrame FRE": RA is tracked when the header gives no fixed RA offset; then the
     // second offset is the RA and the third the FP, else the second is the FP.
     let ra_tracked = ctx.cfa_fixed_ra_offset == CFA_FIXED_OFFSET_INVALID;
-    let ra = match fixed(ctx.cfa_fixed_ra_offset) {
+    let ra = match Loc::fixed(ctx.cfa_fixed_ra_offset) {
         Some(_) if ctx.quirks.has(Quirk::FixedRaUnreported) => Loc::SameValue,
         Some(l) => l,
         None => w.get(1).map_or(Loc::SameValue, |&o| tracked(ctx, o, true)),
     };
     let fp_idx = if ra_tracked { 2 } else { 1 };
-    let fp = match fixed(ctx.cfa_fixed_fp_offset) {
+    let fp = match Loc::fixed(ctx.cfa_fixed_fp_offset) {
         Some(_) if ctx.quirks.has(Quirk::FixedFpUnreported) => Loc::SameValue,
         Some(l) => l,
         None => w
@@ -237,6 +330,24 @@ pub struct Control {
 }
 
 impl Control {
+    /// The value of register `regnum` (with `deref`, the value at its address).
+    pub const fn register(regnum: u32, deref: bool) -> Control {
+        Control {
+            reg_p: true,
+            deref_p: deref,
+            unused: false,
+            regnum,
+        }
+    }
+    /// The CFA (with `deref`, the value at it): "RA = *(CFA + offset)" and the like.
+    pub const fn cfa(deref: bool) -> Control {
+        Control {
+            reg_p: false,
+            deref_p: deref,
+            unused: false,
+            regnum: 0,
+        }
+    }
     pub fn from_word(word: i64, size: DataWordSize) -> Control {
         let bits = 8 * size.bytes() as u32;
         let u = (word as u64) & ((1u64 << bits) - 1);
@@ -271,7 +382,8 @@ impl Control {
     pub fn is_padding(self) -> bool {
         !self.reg_p && !self.deref_p && !self.unused && self.regnum == 0
     }
-    fn rule(self, offset: i64) -> Loc {
+    /// The rule of this control word with its `offset` word.
+    pub fn rule(self, offset: i64) -> Loc {
         let base = if self.reg_p {
             Base::Reg(self.regnum)
         } else {
@@ -312,7 +424,7 @@ fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     let cfa = cfa_ctl.rule(cfa_offset);
     let mut i = 2;
     // RA: a control/offset pair, or one padding word (then an FP pair must follow), or nothing.
-    let default_ra = fixed(ctx.cfa_fixed_ra_offset).unwrap_or(Loc::SameValue);
+    let default_ra = Loc::fixed(ctx.cfa_fixed_ra_offset).unwrap_or(Loc::SameValue);
     let ra = if w.len() > i {
         let c = ctl(i);
         if c.is_padding() {
@@ -340,7 +452,7 @@ fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
     } else if ctx.quirks.has(Quirk::FlexFixedFpUnreported) {
         Loc::SameValue
     } else {
-        fixed(ctx.cfa_fixed_fp_offset).unwrap_or(Loc::SameValue)
+        Loc::fixed(ctx.cfa_fixed_fp_offset).unwrap_or(Loc::SameValue)
     };
     if w.len() > i {
         return Err(Rule::FlexLayout);
@@ -376,13 +488,6 @@ mod tests {
             words,
         }
     }
-    const fn slot(offset: i64) -> Loc {
-        Loc::Expr {
-            base: Base::Cfa,
-            offset,
-            deref: true,
-        }
-    }
 
     #[test]
     fn fixed_fp_quirks_report_the_fp_as_not_saved() {
@@ -391,30 +496,24 @@ mod tests {
         c.cfa_fixed_fp_offset = -16;
         let words = [16, -8];
         let r = recovery_rules(&c, &row(FdeType::Default, &words)).unwrap();
-        assert_eq!(r.fp, slot(-16));
+        assert_eq!(r.fp, Loc::slot(-16));
         c.quirks = Quirks::NONE.with(Quirk::FixedFpUnreported);
         let r = recovery_rules(&c, &row(FdeType::Default, &words)).unwrap();
         assert_eq!(r.fp, Loc::SameValue);
-        assert_eq!(r.ra, slot(-8));
+        assert_eq!(r.ra, Loc::slot(-8));
         // objdump 2.47: a flex row without FP words prints 'u' despite the fixed FP (F0151).
         let mut c = ctx(Version::V3, Abi::Amd64);
         c.cfa_fixed_fp_offset = -16;
-        let sp = Control {
-            reg_p: true,
-            deref_p: false,
-            unused: false,
-            regnum: 7,
-        }
-        .to_word(DataWordSize::B1);
+        let sp = Control::register(7, false).to_word(DataWordSize::B1);
         let words = [sp, 16];
         let r = recovery_rules(&c, &row(FdeType::Flex, &words)).unwrap();
-        assert_eq!(r.fp, slot(-16));
+        assert_eq!(r.fp, Loc::slot(-16));
         c.quirks = Quirks::NONE.with(Quirk::FlexFixedFpUnreported);
         let r = recovery_rules(&c, &row(FdeType::Flex, &words)).unwrap();
         assert_eq!(r.fp, Loc::SameValue);
         // Default FDEs keep the fixed FP (dump_sframe_func_fres_simple prints it).
         let r = recovery_rules(&c, &row(FdeType::Default, &[16])).unwrap();
-        assert_eq!(r.fp, slot(-16));
+        assert_eq!(r.fp, Loc::slot(-16));
     }
 
     #[test]
@@ -423,14 +522,7 @@ mod tests {
         let mut c = ctx(Version::V2, Abi::Aarch64Le);
         c.quirks = Quirks::NONE.with(Quirk::RaUndefinedCfaErrorV2);
         let r = recovery_rules(&c, &row(FdeType::Default, &[])).unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(31),
-                offset: -1,
-                deref: false
-            }
-        );
+        assert_eq!(r.cfa, Loc::reg(31, -1));
         assert_eq!((r.ra, r.fp), (Loc::SameValue, Loc::SameValue));
     }
 
@@ -442,16 +534,9 @@ mod tests {
             &row(FdeType::Default, &[16, -16]),
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(7),
-                offset: 16,
-                deref: false
-            }
-        );
-        assert_eq!(r.ra, slot(-8));
-        assert_eq!(r.fp, slot(-16));
+        assert_eq!(r.cfa, Loc::reg(7, 16));
+        assert_eq!(r.ra, Loc::slot(-8));
+        assert_eq!(r.fp, Loc::slot(-16));
     }
 
     #[test]
@@ -462,15 +547,8 @@ mod tests {
             &row(FdeType::Default, &[32, -8, -16]),
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(31),
-                offset: 32,
-                deref: false
-            }
-        );
-        assert_eq!((r.ra, r.fp), (slot(-8), slot(-16)));
+        assert_eq!(r.cfa, Loc::reg(31, 32));
+        assert_eq!((r.ra, r.fp), (Loc::slot(-8), Loc::slot(-16)));
         let r = recovery_rules(
             &ctx(Version::V3, Abi::Aarch64Le),
             &row(FdeType::Default, &[0]),
@@ -488,15 +566,8 @@ mod tests {
             &row(FdeType::Default, &[20, 0, -72]),
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(15),
-                offset: 320,
-                deref: false
-            }
-        );
-        assert_eq!((r.ra, r.fp), (Loc::SameValue, slot(-72)));
+        assert_eq!(r.cfa, Loc::reg(15, 320));
+        assert_eq!((r.ra, r.fp), (Loc::SameValue, Loc::slot(-72)));
     }
 
     #[test]
@@ -507,22 +578,8 @@ mod tests {
             &row(FdeType::Default, &[0, (16 << 1) | 1, (17 << 1) | 1]),
         )
         .unwrap();
-        assert_eq!(
-            r.ra,
-            Loc::Expr {
-                base: Base::Reg(16),
-                offset: 0,
-                deref: false
-            }
-        );
-        assert_eq!(
-            r.fp,
-            Loc::Expr {
-                base: Base::Reg(17),
-                offset: 0,
-                deref: false
-            }
-        );
+        assert_eq!(r.ra, Loc::reg(16, 0));
+        assert_eq!(r.fp, Loc::reg(17, 0));
     }
 
     #[test]
@@ -540,47 +597,21 @@ mod tests {
         // v3 manual §3.2 examples: CFA = *(RBP - 8): (RBP << 3) | (1 << 1) | 1, -8;
         // RA = *(CFA - 8): (0 << 3) | (1 << 1) | 0, -8; FP = *(RBP + 0).
         let s = DataWordSize::B1;
-        let rbp_deref = Control {
-            reg_p: true,
-            deref_p: true,
-            unused: false,
-            regnum: 6,
-        }
-        .to_word(s);
+        let rbp_deref = Control::register(6, true).to_word(s);
         assert_eq!(rbp_deref as u8, (6 << 3) | 2 | 1);
-        let cfa_deref = Control {
-            reg_p: false,
-            deref_p: true,
-            unused: false,
-            regnum: 0,
-        }
-        .to_word(s);
+        let cfa_deref = Control::cfa(true).to_word(s);
         let c = ctx(Version::V3, Abi::Amd64);
         let r = recovery_rules(
             &c,
             &row(FdeType::Flex, &[rbp_deref, -8, cfa_deref, -8, rbp_deref, 0]),
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(6),
-                offset: -8,
-                deref: true
-            }
-        );
-        assert_eq!(r.ra, slot(-8));
-        assert_eq!(
-            r.fp,
-            Loc::Expr {
-                base: Base::Reg(6),
-                offset: 0,
-                deref: true
-            }
-        );
+        assert_eq!(r.cfa, Loc::at_reg(6, -8));
+        assert_eq!(r.ra, Loc::slot(-8));
+        assert_eq!(r.fp, Loc::at_reg(6, 0));
         // padding word for RA, then FP pair: RA from the header's fixed offset.
         let r = recovery_rules(&c, &row(FdeType::Flex, &[rbp_deref, -8, 0, rbp_deref, 0])).unwrap();
-        assert_eq!(r.ra, slot(-8));
+        assert_eq!(r.ra, Loc::slot(-8));
         // CFA without a register, padding without FP, FP control 0, trailing words.
         assert_eq!(
             recovery_rules(&c, &row(FdeType::Flex, &[cfa_deref, -8])),
@@ -618,39 +649,19 @@ mod tests {
         // GNU as 2.47 and libsframe 2.47 (finding F0107), confirmed by the emulator: a flex
         // CFA word of 0 based on r15 means CFA = r15 + 160.
         let s = DataWordSize::B1;
-        let r15 = Control {
-            reg_p: true,
-            deref_p: false,
-            unused: false,
-            regnum: 15,
-        }
-        .to_word(s);
+        let r15 = Control::register(15, false).to_word(s);
         let r = recovery_rules(
             &ctx(Version::V3, Abi::S390x),
             &row(FdeType::Flex, &[r15, 0]),
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(15),
-                offset: 160,
-                deref: false
-            }
-        );
+        assert_eq!(r.cfa, Loc::reg(15, 160));
         let r = recovery_rules(
             &ctx(Version::V3, Abi::Amd64),
             &row(FdeType::Flex, &[r15, 0]),
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Loc::Expr {
-                base: Base::Reg(15),
-                offset: 0,
-                deref: false
-            }
-        );
+        assert_eq!(r.cfa, Loc::reg(15, 0));
     }
 
     #[test]

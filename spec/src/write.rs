@@ -145,7 +145,7 @@ pub fn encode(s: &Section) -> Result<Vec<u8>, EncodeError> {
                 e.put(&mut out, u64::from(f.size), 4);
                 e.put(&mut out, u64::from(offsets[i]), 4);
                 e.put(&mut out, f.fres.len() as u64, 4);
-                out.push(info_byte(v, f));
+                out.push(f.info_byte(v));
                 if v == Version::V2 {
                     out.push(f.rep_size);
                     e.put(&mut out, u64::from(f.reserved.padding), 2);
@@ -160,20 +160,6 @@ pub fn encode(s: &Section) -> Result<Vec<u8>, EncodeError> {
     }
     out.extend_from_slice(&fre_sub);
     Ok(out)
-}
-
-/// The FDE info byte (`sfde_func_info` / `sfda_func_info`).
-fn info_byte(v: Version, f: &Function) -> u8 {
-    let signal = if v == Version::V3 && f.signal {
-        0x80
-    } else {
-        0
-    };
-    signal
-        | f.reserved.info
-        | ((f.pauth_key as u8) << 5)
-        | ((f.pc_type as u8) << 4)
-        | (f.fre_type as u8)
 }
 
 fn check_function(v: Version, i: usize, f: &Function) -> Result<(), EncodeError> {
@@ -201,7 +187,9 @@ fn check_function(v: Version, i: usize, f: &Function) -> Result<(), EncodeError>
     if v != Version::V2 && f.reserved.padding != 0 {
         return not_in("padding");
     }
-    if f.reserved.info & !info_unused_mask(v) != 0 || f.reserved.info2 & !0xe0 != 0 {
+    if f.reserved.info & !info_unused_mask(v) != 0
+        || f.reserved.info2 & !crate::layout::fde_info2::UNUSED_MASK != 0
+    {
         return Err(EncodeError::ReservedBitsMisplaced { function: i });
     }
     if v == Version::V3 && f.fres.len() > usize::from(u16::MAX) {
@@ -218,8 +206,8 @@ fn encode_block(s: &Section, i: usize, f: &Function) -> Result<Vec<u8>, EncodeEr
     let mut b = Vec::new();
     if s.version == Version::V3 {
         e.put(&mut b, f.fres.len() as u64, 2);
-        b.push(info_byte(s.version, f));
-        b.push(f.reserved.info2 | (f.fde_type as u8));
+        b.push(f.info_byte(s.version));
+        b.push(f.info2_byte());
         b.push(f.rep_size);
     }
     let asz = f.fre_type.addr_size();
@@ -240,11 +228,7 @@ fn encode_block(s: &Section, i: usize, f: &Function) -> Result<Vec<u8>, EncodeEr
             });
         }
         e.put(&mut b, u64::from(fre.start), asz);
-        let info = ((fre.mangled_ra as u8) << 7)
-            | ((fre.dataword_size as u8) << 5)
-            | ((fre.datawords.len() as u8) << 1)
-            | (fre.base_reg as u8);
-        b.push(info);
+        b.push(fre.info_byte());
         let ws = fre.dataword_size.bytes();
         for (w, &val) in fre.datawords.iter().enumerate() {
             // Data words are held sign-extended (flex control words too: see

@@ -8,10 +8,10 @@
 //! `binutils-dev`; 2.44 and newer from Debian trixie and sid). Differences that are known
 //! discrepancies between texts are listed with the discrepancy's ID and printed, not failed.
 
+mod common;
 use sframe_spec::constants::{self as c, flags, Abi, DataWordSize, FreType};
 use sframe_spec::{Control, Version};
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 /// A parsed `#define`: parameters (for function-like macros) and body.
 #[derive(Debug, Clone)]
@@ -284,18 +284,9 @@ impl Header {
     }
 }
 
-fn cache() -> PathBuf {
-    std::env::var_os("SFRAME_CONFORM_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/sframe-conform")
-        })
-}
-
 fn headers() -> Vec<Header> {
     let mut files = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(cache().join("include")) {
+    if let Ok(rd) = std::fs::read_dir(common::cache().join("include")) {
         let mut rels: Vec<_> = rd
             .filter_map(|e| e.ok())
             .map(|e| e.path())

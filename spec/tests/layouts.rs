@@ -235,22 +235,8 @@ fn v3_decodes_as_the_table_says(#[case] e: Endian, #[case] abi: u8) {
     // s390x stores CFA offsets as (offset - 160) / 8, flex FDEs included (GNU as and
     // libsframe 2.47, discrepancy D-V3-S390X-FLEX-CFA-SCALE): a stored 8 is 8 * 8 + 160.
     let cfa_offset = if abi == 4 { 8 * 8 + 160 } else { 8 };
-    assert_eq!(
-        rules.cfa,
-        Loc::Expr {
-            base: Base::Reg(sp),
-            offset: cfa_offset,
-            deref: true
-        }
-    );
-    assert_eq!(
-        rules.ra,
-        Loc::Expr {
-            base: Base::Cfa,
-            offset: -8,
-            deref: true
-        }
-    );
+    assert_eq!(rules.cfa, Loc::at_reg(sp, cfa_offset));
+    assert_eq!(rules.ra, Loc::slot(-8));
     let f0 = &s.functions[0];
     assert_eq!(s.recovery(f0, &f0.fres[1]).unwrap().ra, Loc::Undefined);
     assert!(s.functions[2].fres.is_empty());

@@ -89,11 +89,7 @@ fn gnu_as_x86_64_v1() {
         .collect();
     let sp = Base::Reg(7);
     let fp = Base::Reg(6);
-    let slot = |o| Loc::Expr {
-        base: Base::Cfa,
-        offset: o,
-        deref: true,
-    };
+    let slot = |o| Loc::slot(o);
     let expect = [
         (
             0,
@@ -186,11 +182,7 @@ fn gnu_as_aarch64_v1() {
         (Version::V1, Abi::Aarch64Le, 0)
     );
     let f = &s.functions[0];
-    let slot = |o| Loc::Expr {
-        base: Base::Cfa,
-        offset: o,
-        deref: true,
-    };
+    let slot = |o| Loc::slot(o);
     let rows: Vec<_> = f
         .fres
         .iter()
@@ -198,14 +190,7 @@ fn gnu_as_aarch64_v1() {
         .collect();
     // After stp (4 bytes): CFA = SP + 32, RA at CFA-24, FP at CFA-32; after ldp (at 12, 4
     // bytes): back to SP + 0 from offset 16.
-    assert_eq!(
-        rows[0].1.cfa,
-        Loc::Expr {
-            base: Base::Reg(31),
-            offset: 0,
-            deref: false
-        }
-    );
+    assert_eq!(rows[0].1.cfa, Loc::reg(31, 0));
     assert_eq!(rows[0].1.ra, Loc::SameValue);
     assert_eq!(rows[1].0, 4);
     assert_eq!((rows[1].1.ra, rows[1].1.fp), (slot(-24), slot(-32)));

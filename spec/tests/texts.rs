@@ -17,20 +17,12 @@
 //! comment line is dropped. A quote may be several pieces separated by `...`; every piece
 //! must be there whole, and the pieces in the order quoted.
 
+mod common;
 use sframe_spec::discrepancies::DISCREPANCIES;
 use sframe_spec::rules::Basis;
 use sframe_spec::Rule;
 use std::collections::HashMap;
 use std::path::PathBuf;
-
-fn cache() -> PathBuf {
-    std::env::var_os("SFRAME_CONFORM_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/sframe-conform")
-        })
-}
 
 /// Citations of texts no Debian suite ships (so they cannot be checked): (discrepancy ID,
 /// cited file). Each is explained in the discrepancy list; the test fails if this list and the
@@ -44,10 +36,20 @@ const NOT_IN_DEBIAN: &[(&str, &str)] = &[
 /// Where a cited file is provisioned, or None for a text Debian does not ship.
 fn path_of(file: &str) -> Option<PathBuf> {
     if let Some(suite) = file.strip_suffix("/sframe-spec.info") {
-        return Some(cache().join("spec").join(suite).join("sframe-spec.info"));
+        return Some(
+            common::cache()
+                .join("spec")
+                .join(suite)
+                .join("sframe-spec.info"),
+        );
     }
     if let Some(release) = file.strip_prefix("sframe.h@") {
-        return Some(cache().join("include").join(release).join("sframe.h"));
+        return Some(
+            common::cache()
+                .join("include")
+                .join(release)
+                .join("sframe.h"),
+        );
     }
     None
 }

@@ -17,8 +17,12 @@
 //! | encoder funcdesc | `_add_funcdesc(start i32, size, info, num_fres)` | `_add_funcdesc_v2(start i32, size, info, rep, num_fres)` | `_add_funcdesc_v3(start i64, size, info, info2, rep, num_fres)` |
 //! | `sframe_encoder_write` | `(ectx, size*, errp)` | same | `(ectx, size*, sort_fde_p, errp)` |
 //!
-//! Inputs are handed to the library in a [`Guarded`] buffer (guard pages on both sides), so
-//! that out-of-bounds reads become crashes the harness sees.
+//! Each release is a type of its own ([`R240`], [`R244`], [`R247`], beside the functions
+//! all share): a function a release lacks is not there to call, and a call goes through the
+//! signature of the release it is made on.
+//!
+//! Inputs are handed to the library in a [`Guarded`](crate::guard::Guarded) buffer (guard pages
+//! on both sides), so that out-of-bounds reads become crashes the harness sees.
 //!
 //! `MAX_OFFSET_BYTES` is `SFRAME_FRE_OFFSET_4B * 2 * 3` = 12 (the enum value 2 times 2 is the
 //! 4-byte width); `MAX_DATAWORD_BYTES` is `SFRAME_FRE_DATAWORD_4B * 2 * 6` = 24.
@@ -48,97 +52,6 @@ impl Api {
         } else {
             Api::R247
         }
-    }
-}
-
-/// A copy of the input whose last byte is followed (and first byte preceded) by an
-/// inaccessible page, so that a read past either end faults at once instead of returning
-/// whatever the heap holds there.
-pub struct Guarded {
-    map: *mut u8,
-    map_len: usize,
-    data: *const u8,
-    len: usize,
-}
-
-impl Guarded {
-    pub fn new(bytes: &[u8]) -> Option<Guarded> {
-        Guarded::with_guards(bytes, 1, 1)
-    }
-
-    /// A copy with `before` inaccessible pages before it and `after` after it, for readers
-    /// that may jump far from the section (a length they take from it, not from the caller):
-    /// the guard is address space only (`PROT_NONE`, `MAP_NORESERVE`), however large.
-    pub fn with_guards(bytes: &[u8], before: usize, after: usize) -> Option<Guarded> {
-        // SAFETY: sysconf has no preconditions.
-        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
-            .ok()
-            .filter(|p| *p > 0)?;
-        let data_pages = bytes.len().div_ceil(page);
-        let map_len = before
-            .checked_add(data_pages)?
-            .checked_add(after)?
-            .checked_mul(page)?;
-        // SAFETY: an anonymous private mapping of a fresh range, inaccessible until the data
-        // pages are opened below; the result is checked.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if map == libc::MAP_FAILED {
-            return None;
-        }
-        let map = map as *mut u8;
-        // Owns the mapping from here on (unmapped on every return path).
-        let mut g = Guarded {
-            map,
-            map_len,
-            data: std::ptr::null(),
-            len: bytes.len(),
-        };
-        if data_pages > 0 {
-            // SAFETY: the data pages lie inside the mapping just made.
-            let ok = unsafe {
-                libc::mprotect(
-                    map.add(before * page) as *mut c_void,
-                    data_pages * page,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                ) == 0
-            };
-            if !ok {
-                return None;
-            }
-        }
-        let start = (before + data_pages) * page - bytes.len();
-        // SAFETY: `start..start + len` lies in the writable data pages of the mapping (an
-        // empty input points at the first guard page after them and is never read).
-        g.data = unsafe {
-            let p = map.add(start);
-            if !bytes.is_empty() {
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
-            }
-            p as *const u8
-        };
-        Some(g)
-    }
-
-    pub fn as_slice(&self) -> &[u8] {
-        // SAFETY: `data` points to `len` initialised bytes of the mapping, which lives as
-        // long as `self`.
-        unsafe { std::slice::from_raw_parts(self.data, self.len) }
-    }
-}
-
-impl Drop for Guarded {
-    fn drop(&mut self) {
-        // SAFETY: unmaps exactly the mapping made in `new`, once.
-        unsafe { libc::munmap(self.map as *mut c_void, self.map_len) };
     }
 }
 
@@ -274,46 +187,86 @@ type WriteNewFn = unsafe extern "C" fn(*mut Ectx, *mut usize, bool, *mut c_int) 
 type EncOffsetofFn = unsafe extern "C" fn(*mut Ectx, u32, *mut c_int) -> u32;
 type ErrmsgFn = unsafe extern "C" fn(c_int) -> *const c_char;
 
-/// The loaded library and the functions this harness calls.
-pub struct Lib {
-    pub api: Api,
+/// The functions every release has, with the same signature in each.
+struct Common {
     decode: DecodeFn,
     free: FreeFn,
     num_fidx: CtxU32Fn,
     abi_arch: CtxU8Fn,
-    version: Option<CtxU8Fn>,
-    flags: Option<CtxU8Fn>,
     fixed_fp: CtxI8Fn,
     fixed_ra: CtxI8Fn,
     get_fre: GetFreFn,
-    funcdesc_240: Option<Funcdesc240Fn>,
-    funcdesc_v2: Option<FuncdescV2Fn>,
-    funcdesc_v3: Option<FuncdescV3Fn>,
-    base_reg_240: Option<BaseReg240Fn>,
-    base_reg: Option<BaseRegFn>,
-    cfa_old: Option<OffsetOldFn>,
-    fp_old: Option<OffsetOldFn>,
-    ra_old: Option<OffsetOldFn>,
-    cfa_new: Option<OffsetNewFn>,
-    fp_new: Option<OffsetNewFn>,
-    ra_new: Option<OffsetNewFn>,
     mangled: FrePredFn,
-    ra_undefined: Option<FrePredFn>,
-    udata: Option<UdataFn>,
-    find_old: Option<FindOldFn>,
-    find_new: Option<FindNewFn>,
-    offsetof: Option<OffsetofFn>,
-    encode_240: Option<Encode240Fn>,
-    encode: Option<EncodeFn>,
     enc_free: EncFreeFn,
-    add_funcdesc_240: Option<AddFuncdesc240Fn>,
-    add_funcdesc_v2: Option<AddFuncdescV2Fn>,
-    add_funcdesc_v3: Option<AddFuncdescV3Fn>,
     add_fre: AddFreFn,
-    write_old: Option<WriteOldFn>,
-    write_new: Option<WriteNewFn>,
-    enc_offsetof: Option<EncOffsetofFn>,
     errmsg: ErrmsgFn,
+}
+
+/// The functions 2.40 and 2.44 both have with the signatures 2.45 changed.
+struct Before245 {
+    offsets: [OffsetOldFn; 3],
+    find: FindOldFn,
+    write: WriteOldFn,
+}
+
+/// binutils 2.40 (`libsframe.so.0`): SFrame v1 only.
+struct R240 {
+    funcdesc: Funcdesc240Fn,
+    base_reg: BaseReg240Fn,
+    encode: Encode240Fn,
+    add_funcdesc: AddFuncdesc240Fn,
+    old: Before245,
+}
+
+/// binutils 2.44 (`libsframe.so.1`): v1 (through the old descriptor getter) and v2.
+struct R244 {
+    version: CtxU8Fn,
+    funcdesc_v1: Funcdesc240Fn,
+    funcdesc_v2: FuncdescV2Fn,
+    base_reg: BaseRegFn,
+    encode: EncodeFn,
+    add_funcdesc: AddFuncdescV2Fn,
+    old: Before245,
+}
+
+/// binutils 2.45 and later (sid, `libsframe.so.3`): v2 and v3.
+struct R247 {
+    version: CtxU8Fn,
+    flags: CtxU8Fn,
+    funcdesc_v2: FuncdescV2Fn,
+    funcdesc_v3: FuncdescV3Fn,
+    base_reg: BaseRegFn,
+    offsets: [OffsetNewFn; 3],
+    ra_undefined: FrePredFn,
+    udata: UdataFn,
+    find: FindNewFn,
+    offsetof: OffsetofFn,
+    encode: EncodeFn,
+    add_funcdesc: AddFuncdescV3Fn,
+    write: WriteNewFn,
+    enc_offsetof: EncOffsetofFn,
+}
+
+/// The functions of one release whose presence or signature is the release's own.
+enum Release {
+    R240(R240),
+    R244(R244),
+    R247(R247),
+}
+
+/// Which of the FRE offset getters (`sframe_fre_get_{cfa,fp,ra}_offset`).
+#[derive(Debug, Clone, Copy)]
+enum Which {
+    Cfa = 0,
+    Fp = 1,
+    Ra = 2,
+}
+
+/// The loaded library and the functions this harness calls.
+pub struct Lib {
+    pub api: Api,
+    common: Common,
+    release: Release,
     /// Keeps the code the pointers above point into mapped.
     _lib: Library,
 }
@@ -332,6 +285,34 @@ unsafe fn sym<T: Copy>(lib: &Library, name: &str) -> Result<T, String> {
     }
 }
 
+/// The three FRE offset getters.
+///
+/// SAFETY (for callers): as for [`sym`].
+unsafe fn offset_getters<T: Copy>(lib: &Library) -> Result<[T; 3], String> {
+    // SAFETY: the caller's guarantee, passed on.
+    unsafe {
+        Ok([
+            sym(lib, "sframe_fre_get_cfa_offset")?,
+            sym(lib, "sframe_fre_get_fp_offset")?,
+            sym(lib, "sframe_fre_get_ra_offset")?,
+        ])
+    }
+}
+
+/// The functions of [`Before245`].
+///
+/// SAFETY (for callers): the library is a release before 2.45.
+unsafe fn before_245(lib: &Library) -> Result<Before245, String> {
+    // SAFETY: these are the signatures of 2.40's and 2.44's headers.
+    unsafe {
+        Ok(Before245 {
+            offsets: offset_getters(lib)?,
+            find: sym(lib, "sframe_find_fre")?,
+            write: sym(lib, "sframe_encoder_write")?,
+        })
+    }
+}
+
 impl Lib {
     /// `dlopen` the library and resolve the functions of `api`.
     pub fn open(path: &Path, api: Api) -> Result<Lib, String> {
@@ -339,154 +320,61 @@ impl Lib {
         // preconditions (it only depends on libc).
         let lib =
             unsafe { Library::new(path) }.map_err(|e| format!("dlopen {}: {e}", path.display()))?;
-        let old = api != Api::R247;
         // SAFETY: every type below is the signature of the named function in the header of
-        // `api`'s release (module docs); functions missing in a release are not looked up.
+        // `api`'s release (module docs); each release's struct looks up only what it has.
         unsafe {
-            Ok(Lib {
-                api,
+            let common = Common {
                 decode: sym(&lib, "sframe_decode")?,
                 free: sym(&lib, "sframe_decoder_free")?,
                 num_fidx: sym(&lib, "sframe_decoder_get_num_fidx")?,
                 abi_arch: sym(&lib, "sframe_decoder_get_abi_arch")?,
-                version: if api == Api::R240 {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_decoder_get_version")?)
-                },
-                flags: if api == Api::R247 {
-                    Some(sym(&lib, "sframe_decoder_get_flags")?)
-                } else {
-                    None
-                },
                 fixed_fp: sym(&lib, "sframe_decoder_get_fixed_fp_offset")?,
                 fixed_ra: sym(&lib, "sframe_decoder_get_fixed_ra_offset")?,
                 get_fre: sym(&lib, "sframe_decoder_get_fre")?,
-                // 2.40's only getter; 2.44 keeps it for v1 sections (its `_v2` refuses them).
-                funcdesc_240: if api != Api::R247 {
-                    Some(sym(&lib, "sframe_decoder_get_funcdesc")?)
-                } else {
-                    None
-                },
-                funcdesc_v2: if api == Api::R240 {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_decoder_get_funcdesc_v2")?)
-                },
-                funcdesc_v3: if api == Api::R247 {
-                    Some(sym(&lib, "sframe_decoder_get_funcdesc_v3")?)
-                } else {
-                    None
-                },
-                base_reg_240: if api == Api::R240 {
-                    Some(sym(&lib, "sframe_fre_get_base_reg_id")?)
-                } else {
-                    None
-                },
-                base_reg: if api == Api::R240 {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_fre_get_base_reg_id")?)
-                },
-                cfa_old: if old {
-                    Some(sym(&lib, "sframe_fre_get_cfa_offset")?)
-                } else {
-                    None
-                },
-                fp_old: if old {
-                    Some(sym(&lib, "sframe_fre_get_fp_offset")?)
-                } else {
-                    None
-                },
-                ra_old: if old {
-                    Some(sym(&lib, "sframe_fre_get_ra_offset")?)
-                } else {
-                    None
-                },
-                cfa_new: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_fre_get_cfa_offset")?)
-                },
-                fp_new: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_fre_get_fp_offset")?)
-                },
-                ra_new: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_fre_get_ra_offset")?)
-                },
                 mangled: sym(&lib, "sframe_fre_get_ra_mangled_p")?,
-                ra_undefined: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_fre_get_ra_undefined_p")?)
-                },
-                udata: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_get_fre_udata")?)
-                },
-                find_old: if old {
-                    Some(sym(&lib, "sframe_find_fre")?)
-                } else {
-                    None
-                },
-                find_new: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_find_fre")?)
-                },
-                offsetof: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_decoder_get_offsetof_fde_start_addr")?)
-                },
-                encode_240: if api == Api::R240 {
-                    Some(sym(&lib, "sframe_encode")?)
-                } else {
-                    None
-                },
-                encode: if api == Api::R240 {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_encode")?)
-                },
                 enc_free: sym(&lib, "sframe_encoder_free")?,
-                add_funcdesc_240: if api == Api::R240 {
-                    Some(sym(&lib, "sframe_encoder_add_funcdesc")?)
-                } else {
-                    None
-                },
-                add_funcdesc_v2: if api == Api::R244 {
-                    Some(sym(&lib, "sframe_encoder_add_funcdesc_v2")?)
-                } else {
-                    None
-                },
-                add_funcdesc_v3: if api == Api::R247 {
-                    Some(sym(&lib, "sframe_encoder_add_funcdesc_v3")?)
-                } else {
-                    None
-                },
                 add_fre: sym(&lib, "sframe_encoder_add_fre")?,
-                write_old: if old {
-                    Some(sym(&lib, "sframe_encoder_write")?)
-                } else {
-                    None
-                },
-                write_new: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_encoder_write")?)
-                },
-                enc_offsetof: if old {
-                    None
-                } else {
-                    Some(sym(&lib, "sframe_encoder_get_offsetof_fde_start_addr")?)
-                },
                 errmsg: sym(&lib, "sframe_errmsg")?,
+            };
+            let release = match api {
+                Api::R240 => Release::R240(R240 {
+                    funcdesc: sym(&lib, "sframe_decoder_get_funcdesc")?,
+                    base_reg: sym(&lib, "sframe_fre_get_base_reg_id")?,
+                    encode: sym(&lib, "sframe_encode")?,
+                    add_funcdesc: sym(&lib, "sframe_encoder_add_funcdesc")?,
+                    old: before_245(&lib)?,
+                }),
+                Api::R244 => Release::R244(R244 {
+                    version: sym(&lib, "sframe_decoder_get_version")?,
+                    // 2.44 keeps the old getter for v1 sections (its `_v2` refuses them).
+                    funcdesc_v1: sym(&lib, "sframe_decoder_get_funcdesc")?,
+                    funcdesc_v2: sym(&lib, "sframe_decoder_get_funcdesc_v2")?,
+                    base_reg: sym(&lib, "sframe_fre_get_base_reg_id")?,
+                    encode: sym(&lib, "sframe_encode")?,
+                    add_funcdesc: sym(&lib, "sframe_encoder_add_funcdesc_v2")?,
+                    old: before_245(&lib)?,
+                }),
+                Api::R247 => Release::R247(R247 {
+                    version: sym(&lib, "sframe_decoder_get_version")?,
+                    flags: sym(&lib, "sframe_decoder_get_flags")?,
+                    funcdesc_v2: sym(&lib, "sframe_decoder_get_funcdesc_v2")?,
+                    funcdesc_v3: sym(&lib, "sframe_decoder_get_funcdesc_v3")?,
+                    base_reg: sym(&lib, "sframe_fre_get_base_reg_id")?,
+                    offsets: offset_getters(&lib)?,
+                    ra_undefined: sym(&lib, "sframe_fre_get_ra_undefined_p")?,
+                    udata: sym(&lib, "sframe_get_fre_udata")?,
+                    find: sym(&lib, "sframe_find_fre")?,
+                    offsetof: sym(&lib, "sframe_decoder_get_offsetof_fde_start_addr")?,
+                    encode: sym(&lib, "sframe_encode")?,
+                    add_funcdesc: sym(&lib, "sframe_encoder_add_funcdesc_v3")?,
+                    write: sym(&lib, "sframe_encoder_write")?,
+                    enc_offsetof: sym(&lib, "sframe_encoder_get_offsetof_fde_start_addr")?,
+                }),
+            };
+            Ok(Lib {
+                api,
+                common,
+                release,
                 _lib: lib,
             })
         }
@@ -499,7 +387,8 @@ impl Lib {
         // lifetime ('a); `err` is a valid out-pointer.
         // The decoder's own copies of the section on guard pages: a read past them crashes.
         let guarded = crate::guarded_heap::guarding();
-        let ctx = unsafe { (self.decode)(data.as_ptr() as *const c_char, data.len(), &mut err) };
+        let ctx =
+            unsafe { (self.common.decode)(data.as_ptr() as *const c_char, data.len(), &mut err) };
         drop(guarded);
         if ctx.is_null() {
             Err(err)
@@ -515,7 +404,7 @@ impl Lib {
     /// `sframe_errmsg`.
     pub fn errmsg(&self, code: c_int) -> String {
         // SAFETY: sframe_errmsg takes any int and returns a static string (or NULL).
-        let p = unsafe { (self.errmsg)(code) };
+        let p = unsafe { (self.common.errmsg)(code) };
         if p.is_null() {
             return String::new();
         }
@@ -549,27 +438,35 @@ impl Decoder<'_> {
     }
     pub fn num_fidx(&self) -> u32 {
         // SAFETY: `ctx` is a live decoder returned by sframe_decode.
-        unsafe { (self.lib.num_fidx)(self.ctx()) }
+        unsafe { (self.lib.common.num_fidx)(self.ctx()) }
     }
     pub fn abi_arch(&self) -> u8 {
         // SAFETY: as above.
-        unsafe { (self.lib.abi_arch)(self.ctx()) }
+        unsafe { (self.lib.common.abi_arch)(self.ctx()) }
     }
     pub fn version(&self) -> Option<u8> {
-        // SAFETY: as above; the function exists in this release.
-        self.lib.version.map(|f| unsafe { f(self.ctx()) })
+        let f = match &self.lib.release {
+            Release::R240(_) => return None,
+            Release::R244(r) => r.version,
+            Release::R247(r) => r.version,
+        };
+        // SAFETY: as above.
+        Some(unsafe { f(self.ctx()) })
     }
     pub fn flags(&self) -> Option<u8> {
+        let Release::R247(r) = &self.lib.release else {
+            return None;
+        };
         // SAFETY: as above.
-        self.lib.flags.map(|f| unsafe { f(self.ctx()) })
+        Some(unsafe { (r.flags)(self.ctx()) })
     }
     pub fn fixed_fp(&self) -> i8 {
         // SAFETY: as above.
-        unsafe { (self.lib.fixed_fp)(self.ctx()) }
+        unsafe { (self.lib.common.fixed_fp)(self.ctx()) }
     }
     pub fn fixed_ra(&self) -> i8 {
         // SAFETY: as above.
-        unsafe { (self.lib.fixed_ra)(self.ctx()) }
+        unsafe { (self.lib.common.fixed_ra)(self.ctx()) }
     }
 
     /// The descriptor of function `i`, through the getter the release and `version` call for
@@ -579,9 +476,9 @@ impl Decoder<'_> {
         let (mut start32, mut rep) = (0i32, 0u8);
         // SAFETY: `ctx` is live; every out-pointer points to a local of the declared type.
         let rc = unsafe {
-            match (self.lib.api, version) {
-                (Api::R240, _) | (Api::R244, 1) => {
-                    let f = self.lib.funcdesc_240?;
+            match (&self.lib.release, version) {
+                (Release::R240(R240 { funcdesc: f, .. }), _)
+                | (Release::R244(R244 { funcdesc_v1: f, .. }), 1) => {
                     let rc = f(
                         self.ctx(),
                         i,
@@ -593,9 +490,9 @@ impl Decoder<'_> {
                     d.raw_start = i64::from(start32);
                     rc
                 }
-                (_, 3) => {
-                    let f = self.lib.funcdesc_v3?;
-                    let rc = f(
+                (Release::R244(_), 3) => return None,
+                (Release::R247(r), 3) => {
+                    let rc = (r.funcdesc_v3)(
                         self.ctx(),
                         i,
                         &mut d.num_fres,
@@ -608,8 +505,11 @@ impl Decoder<'_> {
                     d.rep_size = Some(rep);
                     rc
                 }
-                _ => {
-                    let f = self.lib.funcdesc_v2?;
+                (
+                    Release::R244(R244 { funcdesc_v2: f, .. })
+                    | Release::R247(R247 { funcdesc_v2: f, .. }),
+                    _,
+                ) => {
                     let rc = f(
                         self.ctx(),
                         i,
@@ -630,10 +530,12 @@ impl Decoder<'_> {
 
     /// `sframe_decoder_get_offsetof_fde_start_addr` (sid only).
     pub fn offsetof_fde_start(&self, i: u32) -> Option<u32> {
-        let f = self.lib.offsetof?;
+        let Release::R247(r) = &self.lib.release else {
+            return None;
+        };
         let mut err = 0;
         // SAFETY: `ctx` is live, `err` a valid out-pointer.
-        let v = unsafe { f(self.ctx(), i, &mut err) };
+        let v = unsafe { (r.offsetof)(self.ctx(), i, &mut err) };
         (err == 0).then_some(v)
     }
 
@@ -641,7 +543,7 @@ impl Decoder<'_> {
     pub fn fre(&self, func: u32, idx: u32) -> Result<FreBuf, c_int> {
         let mut buf = FreBuf::new(self.lib.api);
         // SAFETY: `ctx` is live; `buf` is the release's sframe_frame_row_entry.
-        let rc = unsafe { (self.lib.get_fre)(self.ctx(), func, idx, buf.as_mut_ptr()) };
+        let rc = unsafe { (self.lib.common.get_fre)(self.ctx(), func, idx, buf.as_mut_ptr()) };
         if rc == 0 {
             Ok(buf)
         } else {
@@ -655,14 +557,13 @@ impl Decoder<'_> {
         let mut buf = FreBuf::new(self.lib.api);
         // SAFETY: `ctx` is live; `buf` is the release's sframe_frame_row_entry.
         let rc = unsafe {
-            match (self.lib.find_old, self.lib.find_new) {
-                (Some(f), _) => f(
+            match &self.lib.release {
+                Release::R240(R240 { old, .. }) | Release::R244(R244 { old, .. }) => (old.find)(
                     self.ctx(),
                     i32::try_from(pc).map_err(|_| ())?,
                     buf.as_mut_ptr(),
                 ),
-                (_, Some(f)) => f(self.ctx(), pc, buf.as_mut_ptr()),
-                _ => return Err(()),
+                Release::R247(r) => (r.find)(self.ctx(), pc, buf.as_mut_ptr()),
             }
         };
         Ok((rc == 0).then_some(buf))
@@ -672,61 +573,61 @@ impl Decoder<'_> {
         let mut err = 0;
         // SAFETY: `fre` is the release's sframe_frame_row_entry, `err` a valid out-pointer.
         let v = unsafe {
-            match (self.lib.base_reg_240, self.lib.base_reg) {
-                (Some(f), _) => f(fre.as_ptr(), &mut err) as u8,
-                (_, Some(f)) => f(fre.as_ptr(), &mut err),
-                _ => 0,
+            match &self.lib.release {
+                Release::R240(r) => (r.base_reg)(fre.as_ptr(), &mut err) as u8,
+                Release::R244(R244 { base_reg: f, .. })
+                | Release::R247(R247 { base_reg: f, .. }) => f(fre.as_ptr(), &mut err),
             }
         };
         (v, err)
     }
 
-    fn offset(
-        &self,
-        old: Option<OffsetOldFn>,
-        new: Option<OffsetNewFn>,
-        fre: &FreBuf,
-        fde_type: u32,
-    ) -> (i32, c_int) {
+    fn offset(&self, which: Which, fre: &FreBuf, fde_type: u32) -> (i32, c_int) {
         let mut err = 0;
+        let k = which as usize;
         // SAFETY: `ctx` is live; `fre` is the release's sframe_frame_row_entry.
         let v = unsafe {
-            match (old, new) {
-                (Some(f), _) => f(self.ctx(), fre.as_ptr(), &mut err),
-                (_, Some(f)) => f(self.ctx(), fre.as_ptr(), fde_type, &mut err),
-                _ => 0,
+            match &self.lib.release {
+                Release::R240(R240 { old, .. }) | Release::R244(R244 { old, .. }) => {
+                    old.offsets[k](self.ctx(), fre.as_ptr(), &mut err)
+                }
+                Release::R247(r) => r.offsets[k](self.ctx(), fre.as_ptr(), fde_type, &mut err),
             }
         };
         (v, err)
     }
     /// `sframe_fre_get_cfa_offset`: value and error code (0 = present).
     pub fn cfa_offset(&self, fre: &FreBuf, fde_type: u32) -> (i32, c_int) {
-        self.offset(self.lib.cfa_old, self.lib.cfa_new, fre, fde_type)
+        self.offset(Which::Cfa, fre, fde_type)
     }
     pub fn fp_offset(&self, fre: &FreBuf, fde_type: u32) -> (i32, c_int) {
-        self.offset(self.lib.fp_old, self.lib.fp_new, fre, fde_type)
+        self.offset(Which::Fp, fre, fde_type)
     }
     pub fn ra_offset(&self, fre: &FreBuf, fde_type: u32) -> (i32, c_int) {
-        self.offset(self.lib.ra_old, self.lib.ra_new, fre, fde_type)
+        self.offset(Which::Ra, fre, fde_type)
     }
     pub fn ra_mangled(&self, fre: &FreBuf) -> bool {
         let mut err = 0;
         // SAFETY: as above.
-        unsafe { (self.lib.mangled)(self.ctx(), fre.as_ptr(), &mut err) }
+        unsafe { (self.lib.common.mangled)(self.ctx(), fre.as_ptr(), &mut err) }
     }
     /// `sframe_fre_get_ra_undefined_p` (sid only).
     pub fn ra_undefined(&self, fre: &FreBuf) -> Option<bool> {
-        let f = self.lib.ra_undefined?;
+        let Release::R247(r) = &self.lib.release else {
+            return None;
+        };
         let mut err = 0;
         // SAFETY: as above.
-        Some(unsafe { f(self.ctx(), fre.as_ptr(), &mut err) })
+        Some(unsafe { (r.ra_undefined)(self.ctx(), fre.as_ptr(), &mut err) })
     }
     /// `sframe_get_fre_udata` (sid only): the data word read unsigned, if present.
     pub fn udata(&self, fre: &FreBuf, idx: i32) -> Option<u32> {
-        let f = self.lib.udata?;
+        let Release::R247(r) = &self.lib.release else {
+            return None;
+        };
         let mut err = 0;
         // SAFETY: `fre` is the release's sframe_frame_row_entry, `err` a valid out-pointer.
-        let v = unsafe { f(fre.as_ptr(), idx, &mut err) };
+        let v = unsafe { (r.udata)(fre.as_ptr(), idx, &mut err) };
         (err == 0).then_some(v)
     }
 }
@@ -734,7 +635,7 @@ impl Decoder<'_> {
 impl Drop for Decoder<'_> {
     fn drop(&mut self) {
         // SAFETY: `ctx` came from sframe_decode and is freed exactly once.
-        unsafe { (self.lib.free)(&mut self.ctx) }
+        unsafe { (self.lib.common.free)(&mut self.ctx) }
     }
 }
 
@@ -769,8 +670,8 @@ impl Lib {
         let mut err: c_int = 0;
         // SAFETY: scalar arguments and a valid out-pointer.
         let mut ectx = unsafe {
-            match (self.encode_240, self.encode) {
-                (Some(f), _) => f(
+            match &self.release {
+                Release::R240(r) => (r.encode)(
                     version,
                     flags,
                     c_int::from(abi),
@@ -778,8 +679,9 @@ impl Lib {
                     fixed_ra,
                     &mut err,
                 ),
-                (_, Some(f)) => f(version, flags, abi, fixed_fp, fixed_ra, &mut err),
-                _ => return Err("no sframe_encode".into()),
+                Release::R244(R244 { encode: f, .. }) | Release::R247(R247 { encode: f, .. }) => {
+                    f(version, flags, abi, fixed_fp, fixed_ra, &mut err)
+                }
             }
         };
         if ectx.is_null() {
@@ -789,38 +691,28 @@ impl Lib {
             for (i, f) in functions.iter().enumerate() {
                 let i = i as u32;
                 let n = f.fres.len() as u32;
+                let start32 = || i32::try_from(f.start).map_err(|_| "start does not fit int32_t");
                 // SAFETY: `ectx` is a live encoder; scalar arguments.
                 let rc = unsafe {
-                    match (
-                        self.add_funcdesc_240,
-                        self.add_funcdesc_v2,
-                        self.add_funcdesc_v3,
-                    ) {
-                        (Some(g), _, _) => g(
-                            ectx,
-                            i32::try_from(f.start).map_err(|_| "start does not fit int32_t")?,
-                            f.size,
-                            f.info,
-                            n,
-                        ),
-                        (_, Some(g), _) => g(
-                            ectx,
-                            i32::try_from(f.start).map_err(|_| "start does not fit int32_t")?,
-                            f.size,
-                            f.info,
-                            f.rep_size,
-                            n,
-                        ),
-                        (_, _, Some(g)) => {
+                    match &self.release {
+                        Release::R240(r) => (r.add_funcdesc)(ectx, start32()?, f.size, f.info, n),
+                        Release::R244(r) => {
+                            (r.add_funcdesc)(ectx, start32()?, f.size, f.info, f.rep_size, n)
+                        }
+                        Release::R247(r) => {
                             // The v3 field is PC-relative: relative to the FDE's own start field.
                             let mut e = 0;
-                            let off = match self.enc_offsetof {
-                                Some(o) => i64::from(o(ectx, i, &mut e)),
-                                None => 0,
-                            };
-                            g(ectx, f.start - off, f.size, f.info, f.info2, f.rep_size, n)
+                            let off = i64::from((r.enc_offsetof)(ectx, i, &mut e));
+                            (r.add_funcdesc)(
+                                ectx,
+                                f.start - off,
+                                f.size,
+                                f.info,
+                                f.info2,
+                                f.rep_size,
+                                n,
+                            )
                         }
-                        _ => return Err("no funcdesc adder".to_string()),
                     }
                 };
                 if rc != 0 {
@@ -832,7 +724,7 @@ impl Lib {
                         .ok_or_else(|| format!("FRE {k} of function {i}: data words do not fit"))?;
                     // SAFETY: live encoder; `buf` is the release's sframe_frame_row_entry,
                     // copied by the library.
-                    let rc = unsafe { (self.add_fre)(ectx, i, buf.as_mut_ptr()) };
+                    let rc = unsafe { (self.common.add_fre)(ectx, i, buf.as_mut_ptr()) };
                     if rc != 0 {
                         return Err(format!("add_fre[{i}][{k}]: {rc}"));
                     }
@@ -842,10 +734,11 @@ impl Lib {
             let mut err: c_int = 0;
             // SAFETY: live encoder; valid out-pointers.
             let p = unsafe {
-                match (self.write_old, self.write_new) {
-                    (Some(w), _) => w(ectx, &mut size, &mut err),
-                    (_, Some(w)) => w(ectx, &mut size, sort, &mut err),
-                    _ => return Err("no sframe_encoder_write".to_string()),
+                match &self.release {
+                    Release::R240(R240 { old, .. }) | Release::R244(R244 { old, .. }) => {
+                        (old.write)(ectx, &mut size, &mut err)
+                    }
+                    Release::R247(r) => (r.write)(ectx, &mut size, sort, &mut err),
                 }
             };
             if p.is_null() || err != 0 {
@@ -859,106 +752,7 @@ impl Lib {
             Ok(unsafe { std::slice::from_raw_parts(p as *const u8, size) }.to_vec())
         })();
         // SAFETY: `ectx` came from sframe_encode and is freed exactly once.
-        unsafe { (self.enc_free)(&mut ectx) };
+        unsafe { (self.common.enc_free)(&mut ectx) };
         result
-    }
-}
-
-extern "C" {
-    /// glibc `backtrace(3)` (execinfo.h).
-    fn backtrace(buffer: *mut *mut c_void, size: c_int) -> c_int;
-}
-
-/// Append `s` to `buf` at `*n`, truncating at the buffer's end (no allocation).
-fn put(buf: &mut [u8], n: &mut usize, s: &[u8]) {
-    for &b in s {
-        if *n < buf.len() {
-            buf[*n] = b;
-            *n += 1;
-        }
-    }
-}
-
-/// The crash reporter: on SIGSEGV, SIGBUS, SIGFPE or SIGILL, write
-/// `sframe-worker: fault in <library> <symbol>` (the first frame inside libsframe, its nearest
-/// exported symbol, or `+0x<offset>` in the library when no exported symbol precedes it; `-
-/// outside-libsframe` when no frame is in libsframe) to stderr, then die of the same signal.
-extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut c_void) {
-    let mut frames = [std::ptr::null_mut::<c_void>(); 64];
-    let mut line = [0u8; 512];
-    let mut n = 0;
-    put(&mut line, &mut n, b"sframe-worker: fault in ");
-    // SAFETY: backtrace writes at most `frames.len()` pointers; dladdr only reads the
-    // loader's tables; the strings it returns are NUL-terminated and live while the
-    // objects stay loaded. Nothing here allocates.
-    unsafe {
-        let count = backtrace(frames.as_mut_ptr(), frames.len() as c_int).max(0) as usize;
-        let mut found = false;
-        for &f in &frames[..count] {
-            let mut info: libc::Dl_info = std::mem::zeroed();
-            if libc::dladdr(f as *const c_void, &mut info) == 0 || info.dli_fname.is_null() {
-                continue;
-            }
-            let file = CStr::from_ptr(info.dli_fname).to_bytes();
-            // GNU libsframe, or glibc's reader as ci/glibc-reader builds it.
-            if !file.windows(9).any(|w| w == b"libsframe")
-                && !file.windows(11).any(|w| w == b"sframe-read")
-            {
-                continue;
-            }
-            let base = file.rsplit(|&c| c == b'/').next().unwrap_or(file);
-            put(&mut line, &mut n, base);
-            put(&mut line, &mut n, b" ");
-            if info.dli_sname.is_null() {
-                // No exported symbol before it: the offset in the library.
-                let off = (f as usize).wrapping_sub(info.dli_fbase as usize);
-                put(&mut line, &mut n, b"+0x");
-                let mut digits = [0u8; 16];
-                let mut k = 0;
-                let mut v = off;
-                loop {
-                    digits[k] = b"0123456789abcdef"[v & 15];
-                    k += 1;
-                    v >>= 4;
-                    if v == 0 || k == digits.len() {
-                        break;
-                    }
-                }
-                digits[..k].reverse();
-                put(&mut line, &mut n, &digits[..k]);
-            } else {
-                put(&mut line, &mut n, CStr::from_ptr(info.dli_sname).to_bytes());
-            }
-            found = true;
-            break;
-        }
-        if !found {
-            put(&mut line, &mut n, b"- outside-libsframe");
-        }
-        put(&mut line, &mut n, b"\n");
-        libc::write(2, line.as_ptr() as *const c_void, n);
-        // Die of the same signal: restore the default action and re-raise.
-        libc::signal(sig, libc::SIG_DFL);
-        libc::raise(sig);
-    }
-}
-
-/// Install [`on_fault`] for the fault signals.
-pub fn install_crash_reporter() {
-    // The first backtrace(3) loads libgcc_s with dlopen; do it now, not in a signal handler
-    // on a corrupted heap.
-    let mut frames = [std::ptr::null_mut::<c_void>(); 4];
-    // SAFETY: writes at most 4 pointers into `frames`.
-    unsafe { backtrace(frames.as_mut_ptr(), frames.len() as c_int) };
-    for sig in [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL] {
-        // SAFETY: a zeroed sigaction with a valid SA_SIGINFO handler and an empty mask;
-        // the handler only does what is listed in its SAFETY comment.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_fault as *const () as usize;
-            sa.sa_flags = libc::SA_SIGINFO | libc::SA_RESETHAND;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
     }
 }

@@ -13,7 +13,7 @@
 //! kills the worker, and `PR_SET_PDEATHSIG` takes the child with it.
 
 use sframe_harness::impls::process::signal_name;
-use sframe_harness::impls::protocol::answer;
+use sframe_harness::impls::protocol::{answer, serve_with};
 use sframe_harness::impls::{Implementation, Outcome};
 use std::io::{BufRead, Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -134,17 +134,7 @@ fn answer_forked(imp: &dyn Implementation, line: &str) -> std::io::Result<String
 pub fn serve(
     imp: &dyn Implementation,
     input: impl BufRead,
-    mut output: impl Write,
+    output: impl Write,
 ) -> std::io::Result<()> {
-    for line in input.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let resp = answer_forked(imp, &line)?;
-        output.write_all(resp.as_bytes())?;
-        output.write_all(b"\n")?;
-        output.flush()?;
-    }
-    Ok(())
+    serve_with(input, output, |line| answer_forked(imp, line))
 }

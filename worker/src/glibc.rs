@@ -24,7 +24,7 @@
 //! wide guards (address space only) on both sides, so that every read past the section
 //! faults, and each request runs in a forked child: a fault is a crash the harness sees.
 
-use crate::ffi::Guarded;
+use crate::guard::Guarded;
 use libloading::Library;
 use sframe_harness::impls::{
     norm, section_version, Decoded, Found, FreFacts, FunctionFacts, HeaderFacts,

@@ -271,11 +271,7 @@ mod tests {
             assert_eq!((p as usize + 100) % page(), 0);
             let far = p as usize + 100 + (1usize << 32);
             let mut vec = 0u8;
-            let probe = libc::mincore(
-                (far & !(page() - 1)) as *mut c_void,
-                page(),
-                &mut vec,
-            );
+            let probe = libc::mincore((far & !(page() - 1)) as *mut c_void, page(), &mut vec);
             // mincore fails with ENOMEM on unmapped memory but succeeds on a PROT_NONE
             // mapping: the far page is still ours, not someone else's.
             assert_eq!(probe, 0);

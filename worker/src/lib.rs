@@ -11,14 +11,17 @@
 //! (segfault, abort) kills only that child, and the worker answers `crashed` with the child's
 //! last words. Should the worker itself die, the harness reports it and starts a new one.
 //!
-//! This crate is the worker's code, with the bindings to GNU libsframe (the only `unsafe`
-//! code of the suite); the `sframe-worker` binary is built by the `sframe-conform` crate
+//! This crate is the worker's code, with the bindings to GNU libsframe (`ffi`, one type per
+//! release), the guard-page input buffer (`guard`) and the children's crash reporter
+//! (`crash`): the only `unsafe` code of the suite; the `sframe-worker` binary is built by the `sframe-conform` crate
 //! (`cli/src/bin/sframe-worker.rs`, which calls [`main`] and adds the in-process adapters it
 //! has), so that it lands beside `sframe-conform`, where the registry looks for it.
 
+mod crash;
 mod ffi;
 mod forking;
 mod glibc;
+mod guard;
 pub mod guarded_heap;
 mod libsframe;
 
@@ -72,7 +75,7 @@ pub fn main(hosted: &[Hosted]) -> ExitCode {
         let Some(release) = release else {
             return usage("--glibc needs --release");
         };
-        ffi::install_crash_reporter();
+        crash::install_crash_reporter();
         let version = version.unwrap_or_else(|| release.clone());
         let imp = match glibc::Glibc::open(&path, &release, &version) {
             Ok(g) => g,
@@ -94,7 +97,7 @@ pub fn main(hosted: &[Hosted]) -> ExitCode {
             let Some(release) = release else {
                 return usage("--libsframe needs --release");
             };
-            ffi::install_crash_reporter();
+            crash::install_crash_reporter();
             let version = version.unwrap_or_else(|| release.clone());
             match libsframe::Libsframe::open(&path, &release, &version) {
                 Ok(l) => Box::new(l),

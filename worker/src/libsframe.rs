@@ -18,17 +18,19 @@
 //!
 //! Sections are passed in a guarded buffer ([`Guarded`]): a read past their end crashes.
 
-use crate::ffi::{Api, Decoder, EncFunction, FreBuf, Guarded, Lib};
+use crate::ffi::{Api, Decoder, EncFunction, FreBuf, Lib};
+use crate::guard::Guarded;
+use sframe_harness::impls::norm::Ctx;
 use sframe_harness::impls::{
     norm, section_version, BenchTiming, Decoded, Found, FreFacts, FunctionFacts, HeaderFacts,
 };
 use sframe_harness::impls::{Implementation, Outcome, Row};
 use sframe_spec::constants::flags::FDE_FUNC_START_PCREL;
+use sframe_spec::layout::{fde_info, fde_info2, RawHeader};
 use sframe_spec::{Abi, Loc, Section, Version};
 use std::ffi::c_int;
 use std::hint::black_box;
 use std::path::Path;
-use std::time::Instant;
 
 /// Names of libsframe's error codes (`_SFRAME_ERRORS` in sframe-api.h, from 2000).
 const ERRORS: [&str; 12] = [
@@ -83,26 +85,12 @@ impl Libsframe {
     }
 }
 
-/// Section-wide facts for reading rows.
-#[derive(Clone, Copy)]
-struct Ctx {
-    abi: Abi,
-    version: u8,
-    fixed_fp: i8,
-    fixed_ra: i8,
-}
-
 const NOT_PRESENT: c_int = 2011;
 
 fn row(d: &Decoder<'_>, ctx: Ctx, fre: &FreBuf, fde_type: u8) -> Row {
     let mangled = d.ra_mangled(fre);
     if d.ra_undefined(fre) == Some(true) {
-        return Row {
-            cfa: Some(Loc::Undefined),
-            ra: Some(Loc::Undefined),
-            fp: Some(Loc::SameValue),
-            ra_mangled: Some(mangled),
-        };
+        return Row::outermost(mangled);
     }
     let flex = fde_type == 1;
     let t = u32::from(fde_type);
@@ -171,7 +159,10 @@ fn row(d: &Decoder<'_>, ctx: Ctx, fre: &FreBuf, fde_type: u8) -> Row {
 
 impl Libsframe {
     fn ctx(&self, d: &Decoder<'_>, data: &[u8]) -> Ctx {
-        let version = d.version().or_else(|| data.get(2).copied()).unwrap_or(0);
+        let version = d
+            .version()
+            .or_else(|| RawHeader::of(data).version_byte())
+            .unwrap_or(0);
         Ctx {
             abi: Abi::from_u8(d.abi_arch()).unwrap_or(Abi::Amd64),
             version,
@@ -181,7 +172,9 @@ impl Libsframe {
     }
 
     fn flags_of(d: &Decoder<'_>, data: &[u8]) -> u8 {
-        d.flags().or_else(|| data.get(3).copied()).unwrap_or(0)
+        d.flags()
+            .or_else(|| RawHeader::of(data).flags())
+            .unwrap_or(0)
     }
 
     /// Section-relative start of function `i` as the format says to resolve the field.
@@ -229,7 +222,11 @@ impl Libsframe {
                 candidates.push((
                     i,
                     start,
-                    if version == 3 { fd.info2 & 0x1f } else { 0 },
+                    if version == 3 {
+                        fde_info2::fde_type(fd.info2)
+                    } else {
+                        0
+                    },
                     fd.num_fres,
                 ));
             }
@@ -318,9 +315,13 @@ impl Implementation for Libsframe {
                 Some(Ok(fd)) => {
                     f.start = Self::resolved_start(&d, i, fd.raw_start, pcrel);
                     f.size = Some(fd.size);
-                    f.fre_type = Some(fd.info & 0xf);
-                    f.pc_type = Some((fd.info >> 4) & 1);
-                    fde_type = if ctx.version == 3 { fd.info2 & 0x1f } else { 0 };
+                    f.fre_type = Some(fde_info::fre_type(fd.info));
+                    f.pc_type = Some(fde_info::pc_type(fd.info));
+                    fde_type = if ctx.version == 3 {
+                        fde_info2::fde_type(fd.info2)
+                    } else {
+                        0
+                    };
                     f.fde_type = Some(fde_type);
                     f.rep_size = fd.rep_size;
                     f.num_fres = Some(fd.num_fres);
@@ -410,40 +411,26 @@ impl Implementation for Libsframe {
         let functions: Vec<EncFunction> = m
             .functions
             .iter()
-            .map(|f| {
-                let signal = if m.version == Version::V3 && f.signal {
-                    0x80
-                } else {
-                    0
-                };
-                EncFunction {
-                    start: f.start,
-                    size: f.size,
-                    info: signal
-                        | f.reserved.info
-                        | ((f.pauth_key as u8) << 5)
-                        | ((f.pc_type as u8) << 4)
-                        | (f.fre_type as u8),
-                    info2: f.reserved.info2 | f.fde_type as u8,
-                    rep_size: f.rep_size,
-                    fres: f
-                        .fres
-                        .iter()
-                        .map(|fre| {
-                            let info = ((fre.mangled_ra as u8) << 7)
-                                | ((fre.dataword_size as u8) << 5)
-                                | ((fre.datawords.len() as u8) << 1)
-                                | (fre.base_reg as u8);
-                            let w = fre.dataword_size.bytes();
-                            let bytes: Vec<u8> = fre
-                                .datawords
-                                .iter()
-                                .flat_map(|&v| host_bytes(v, w))
-                                .collect();
-                            (fre.start, info, bytes)
-                        })
-                        .collect(),
-                }
+            .map(|f| EncFunction {
+                start: f.start,
+                size: f.size,
+                info: f.info_byte(m.version),
+                info2: f.info2_byte(),
+                rep_size: f.rep_size,
+                fres: f
+                    .fres
+                    .iter()
+                    .map(|fre| {
+                        let info = fre.info_byte();
+                        let w = fre.dataword_size.bytes();
+                        let bytes: Vec<u8> = fre
+                            .datawords
+                            .iter()
+                            .flat_map(|&v| host_bytes(v, w))
+                            .collect();
+                        (fre.start, info, bytes)
+                    })
+                    .collect(),
             })
             .collect();
         match self.lib.encode(
@@ -464,21 +451,12 @@ impl Implementation for Libsframe {
             Ok(d) => d,
             Err(code) => return Outcome::rejected(err_name(code), None),
         };
-        let mut found = 0u64;
-        let t = Instant::now();
-        for _ in 0..rounds {
-            for &pc in pcs {
-                if let Ok(Some(fre)) = d.find(black_box(pc)) {
-                    black_box(d.cfa_offset(&fre, 0));
-                    found += 1;
-                }
-            }
-        }
-        let nanos = t.elapsed().as_nanos() as u64;
-        Outcome::ok(BenchTiming {
-            lookups: u64::from(rounds) * pcs.len() as u64,
-            found,
-            nanos,
-        })
+        Outcome::ok(BenchTiming::measure(pcs, rounds, |pc| {
+            let Ok(Some(fre)) = d.find(pc) else {
+                return false;
+            };
+            black_box(d.cfa_offset(&fre, 0));
+            true
+        }))
     }
 }

@@ -60,57 +60,11 @@ enum Command {
     },
     /// Run ELF files' code in the emulator and check the SFrame row of every executed PC
     /// against the true CFA, return address and frame pointer (directories are searched).
-    Oracle {
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Runs per function with fresh random inputs.
-        #[arg(long, default_value_t = 8)]
-        runs: u32,
-        /// Seed of every random choice.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        #[arg(long)]
-        json: bool,
-        /// Print throughput (checked instructions per second).
-        #[arg(long)]
-        stats: bool,
-        /// Producer name used in mismatch signatures (default: corpus manifest, else file stem).
-        #[arg(long)]
-        producer: Option<String>,
-        /// Worker threads (0: all cores).
-        #[arg(long, default_value_t = 0)]
-        jobs: usize,
-        /// Findings ledger directory (default: corpus/findings).
-        #[arg(long)]
-        ledger: Option<PathBuf>,
-    },
+    Oracle(sframe_conform::oracle_cmd::Args),
     /// Random functions with CFI directives through the SFrame producers (GNU as
     /// `--gsframe` of each provisioned release); each function's SFrame rows are checked
     /// per PC against the object's own `.eh_frame` CFI.
-    Produce {
-        /// Random functions per (producer, ABI).
-        #[arg(long, default_value_t = 1000)]
-        generate: u64,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Only this producer (e.g. gnu-as-2.44).
-        #[arg(long)]
-        producer: Option<String>,
-        /// ABIs (amd64, aarch64, s390x); default amd64.
-        #[arg(long)]
-        abi: Vec<String>,
-        #[arg(long)]
-        json: bool,
-        /// Worker threads (0: all cores).
-        #[arg(long, default_value_t = 0)]
-        jobs: usize,
-        /// Findings ledger directory (default: corpus/findings).
-        #[arg(long)]
-        ledger: Option<PathBuf>,
-        /// Minimize each disagreement the ledger does not account for into DIR/<sig>.s.
-        #[arg(long)]
-        minimize: Option<PathBuf>,
-    },
+    Produce(sframe_conform::produce_cmd::Args),
     /// The conformance matrix: per implementation, the rules it enforces, accepts broken
     /// or crashes on (from a run on the corpus, the seeds and their mutations), and the
     /// quirks of the reference that reproduce its known deviations (from the ledger).
@@ -137,45 +91,7 @@ enum Command {
     },
     /// Compare implementations on sections (files, directories) or on generated inputs;
     /// exit 1 when a discrepancy no finding of the ledger covers shows up.
-    Diff {
-        files: Vec<std::path::PathBuf>,
-        /// Only these implementations (repeatable; default: all available).
-        #[arg(long = "impl")]
-        impls: Vec<String>,
-        /// Add an external implementation: a command speaking the JSON-lines protocol.
-        #[arg(long)]
-        external: Vec<String>,
-        /// Generate N inputs by mutating the FILEs (default: the corpus and built-in seeds).
-        #[arg(long)]
-        generate: Option<usize>,
-        /// With --generate: draw sections of this SFrame version only (repeatable).
-        #[arg(long = "version")]
-        versions: Vec<u8>,
-        /// Seed of the generator.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        #[arg(long)]
-        json: bool,
-        /// Minimize new discrepancies and record them in the ledger.
-        #[arg(long)]
-        record: bool,
-        /// Write the first input of every signature no finding accounts for (new or on the
-        /// untriaged list) to DIR, with an index.json.
-        #[arg(long, value_name = "DIR")]
-        save_unexplained: Option<PathBuf>,
-        /// Also check the sections foreign encoders (libsframe) write from models.
-        #[arg(long)]
-        producers: bool,
-        /// Time limit per request to a worker or external program, in milliseconds.
-        #[arg(long, default_value_t = 10_000)]
-        timeout_ms: u64,
-        /// At most this many PCs looked up per section.
-        #[arg(long, default_value_t = 256)]
-        max_pcs: usize,
-        /// Findings ledger directory (default: corpus/findings).
-        #[arg(long)]
-        ledger: Option<std::path::PathBuf>,
-    },
+    Diff(sframe_conform::diff_cmd::Args),
     /// Write generated sections (valid, or malformed with a JSON sidecar naming the rules each
     /// breaks) as raw `.sframe` files, from the generator `sframe-gen`.
     Gen {
@@ -308,35 +224,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             seed,
             ledger,
         } => sframe_conform::matrix_cmd::run(json, mutations, seed, ledger),
-        Command::Diff {
-            files,
-            impls,
-            external,
-            generate,
-            versions,
-            seed,
-            json,
-            record,
-            producers,
-            timeout_ms,
-            max_pcs,
-            ledger,
-            save_unexplained,
-        } => sframe_conform::diff_cmd::run(&sframe_conform::diff_cmd::Args {
-            files,
-            impls,
-            external,
-            generate,
-            versions,
-            seed,
-            json,
-            record,
-            producers,
-            timeout_ms,
-            max_pcs,
-            ledger,
-            save_unexplained,
-        }),
+        Command::Diff(args) => sframe_conform::diff_cmd::run(&args),
         Command::Gen {
             version,
             abi,
@@ -356,44 +244,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         ),
         Command::Suite { cmd } => sframe_conform::suite_cmd::run(cmd),
         Command::Bench { json, functions } => sframe_conform::bench::run(json, functions),
-        Command::Produce {
-            generate,
-            seed,
-            producer,
-            abi,
-            json,
-            jobs,
-            ledger,
-            minimize,
-        } => sframe_conform::produce_cmd::run(&sframe_conform::produce_cmd::Args {
-            generate,
-            seed,
-            producer,
-            abi,
-            json,
-            jobs,
-            ledger,
-            minimize,
-        }),
-        Command::Oracle {
-            files,
-            runs,
-            seed,
-            json,
-            stats,
-            producer,
-            jobs,
-            ledger,
-        } => sframe_conform::oracle_cmd::run(&sframe_conform::oracle_cmd::Args {
-            files,
-            runs,
-            seed,
-            json,
-            stats,
-            producer,
-            jobs,
-            ledger,
-        }),
+        Command::Produce(args) => sframe_conform::produce_cmd::run(&args),
+        Command::Oracle(args) => sframe_conform::oracle_cmd::run(&args),
     }
 }
 

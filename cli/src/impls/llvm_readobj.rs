@@ -2,7 +2,7 @@
 //!
 //! Like the objdump adapter ([`super::objdump`]): the section's bytes are wrapped in a minimal
 //! ELF executable (one allocated `.sframe` section at address 0, machine and byte order from
-//! the section's ABI and magic: [`super::objdump::wrap_elf`]), `llvm-readobj --sframe` is run
+//! the section's ABI and magic: [`super::text_tool::wrap_elf`]), `llvm-readobj --sframe` is run
 //! on it, and its listing is parsed back into the row model. At address 0 a printed `PC` is
 //! the function's start relative to the section (LLVM's `getAbsoluteStartAddress`: section
 //! address + field, + the field's own offset under `SFRAME_F_FDE_FUNC_START_PCREL`).
@@ -57,13 +57,12 @@
 //!
 //! llvm-readobj does not look PCs up: [`Implementation::find_fre`] is unsupported.
 
-use super::objdump::wrap_elf;
 use super::registry::{Options, Registry, Unavailable};
+use super::text_tool::{run_on_elf, wrap_elf, Preamble, EM_AARCH64, EM_S390, EM_X86_64};
 use super::toolchains::{cache_dir, tool_entries};
-use super::{norm, Decoded, Found, FreFacts, FunctionFacts, Implementation, Kind, Outcome, Row};
+use super::{norm, Decoded, Found, FreFacts, FunctionFacts, Hosting, Implementation, Outcome, Row};
 use sframe_spec::{Abi, Endian, Version};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -73,10 +72,6 @@ pub const PROVISION_HINT: &str = "run `ci/toolchains --llvm` (it provisions clan
 /// Environment variable that asks for the LLVM adapter even where text adapters are not
 /// wanted (the `diff` command asks for text adapters by default and for `--impl llvm-readobj-N`).
 pub const ENV: &str = "SFRAME_CONFORM_LLVM";
-
-const EM_S390: u16 = 22;
-const EM_X86_64: u16 = 62;
-const EM_AARCH64: u16 = 183;
 
 /// A provisioned `llvm-readobj`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,8 +151,6 @@ pub struct LlvmReadobj {
     timeout: Duration,
 }
 
-static COUNTER: AtomicU64 = AtomicU64::new(0);
-
 impl LlvmReadobj {
     pub fn new(tool: LlvmTool, timeout: Duration) -> LlvmReadobj {
         LlvmReadobj { tool, timeout }
@@ -165,25 +158,7 @@ impl LlvmReadobj {
 
     /// Run `llvm-readobj --sframe` on `elf`: stdout and stderr, or a failure outcome.
     fn run(&self, elf: &[u8]) -> Result<(String, String), Outcome<Decoded>> {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "sframe-conform-llvm-{}-{n}.elf",
-            std::process::id()
-        ));
-        if let Err(e) = std::fs::write(&path, elf) {
-            return Err(Outcome::unsupported(format!(
-                "cannot write {}: {e}",
-                path.display()
-            )));
-        }
-        let r = self.run_file(&path);
-        let _ = std::fs::remove_file(&path);
-        r
-    }
-
-    fn run_file(&self, path: &Path) -> Result<(String, String), Outcome<Decoded>> {
-        let (status, stdout, stderr) =
-            super::objdump::run_sframe_dump(&self.tool.path, path, self.timeout)?;
+        let (status, stdout, stderr) = run_on_elf(&self.tool.path, elf, self.timeout)?;
         if !status.success() {
             // llvm-readobj exits non-zero on errors about the file itself (it cannot be
             // read as ELF), not on SFrame problems (those are warnings): our wrapper's fault.
@@ -207,19 +182,21 @@ impl Implementation for LlvmReadobj {
         // SFrameParser<E>::create: "invalid/unsupported version number" unless V2.
         version == Version::V2
     }
-    fn kind(&self) -> Kind {
-        Kind::Text
+    fn hosting(&self) -> Hosting {
+        Hosting::Text
     }
     fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
-        let Some(endian) = Endian::from_magic(data) else {
-            return Outcome::unsupported(
-                "not an SFrame section (no magic): nothing to wrap in ELF",
-            );
+        let Preamble {
+            endian,
+            version,
+            abi,
+        } = match Preamble::of(data) {
+            Ok(p) => p,
+            Err(o) => return o,
         };
-        if data.get(2).copied() != Some(2) {
+        if version != Some(2) {
             return Outcome::unsupported("llvm-readobj reads SFrame version 2 only");
         }
-        let abi = data.get(4).copied().and_then(Abi::from_u8);
         let machine = machine_for(abi, endian);
         let (stdout, stderr) = match self.run(&wrap_elf(data, machine, endian)) {
             Ok(x) => x,
@@ -520,7 +497,7 @@ pub fn parse_listing(text: &str, abi: Abi) -> Result<Decoded, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sframe_spec::{Base, Loc};
+    use sframe_spec::Loc;
 
     #[test]
     fn warning_classes_stop_at_the_first_number() {
@@ -568,30 +545,9 @@ mod tests {
             fp: Some(-16),
         };
         let r = row_of(&p, Abi::Amd64).unwrap();
-        assert_eq!(
-            r.cfa,
-            Some(Loc::Expr {
-                base: Base::Reg(6),
-                offset: 16,
-                deref: false
-            })
-        );
-        assert_eq!(
-            r.ra,
-            Some(Loc::Expr {
-                base: Base::Cfa,
-                offset: -8,
-                deref: true
-            })
-        );
-        assert_eq!(
-            r.fp,
-            Some(Loc::Expr {
-                base: Base::Cfa,
-                offset: -16,
-                deref: true
-            })
-        );
+        assert_eq!(r.cfa, Some(Loc::reg(6, 16)));
+        assert_eq!(r.ra, Some(Loc::slot(-8)));
+        assert_eq!(r.fp, Some(Loc::slot(-16)));
         let p = PrintedFre {
             base: Some(1),
             cfa: None,

@@ -10,4 +10,5 @@ pub mod llvm_readobj;
 pub mod objdump;
 pub mod registry;
 pub mod simple_frame;
+pub mod text_tool;
 pub mod toolchains;

@@ -18,68 +18,12 @@
 //!
 //! objdump does not look PCs up: [`Implementation::find_fre`] is unsupported.
 
+use super::text_tool::{run_on_elf, wrap_elf, Preamble, EM_AARCH64, EM_S390, EM_X86_64};
 use super::toolchains::Objdump;
-use super::{Decoded, Found, FreFacts, FunctionFacts, Implementation, Kind, Outcome, Row};
+use super::{Decoded, Found, FreFacts, FunctionFacts, Hosting, Implementation, Outcome, Row};
+use sframe_spec::constants::flags;
 use sframe_spec::{Abi, Base, Endian, Loc, Version};
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
-
-/// ELF machine numbers.
-const EM_S390: u16 = 22;
-const EM_X86_64: u16 = 62;
-const EM_AARCH64: u16 = 183;
-
-/// A minimal ELF64 executable holding `data` as its `.sframe` section at address 0.
-pub fn wrap_elf(data: &[u8], machine: u16, endian: Endian) -> Vec<u8> {
-    let shstr: &[u8] = b"\0.sframe\0.shstrtab\0";
-    let off_data = 64usize;
-    let off_shstr = off_data + data.len();
-    let off_sh = (off_shstr + shstr.len() + 7) & !7;
-    let mut out = Vec::with_capacity(off_sh + 3 * 64);
-    let put = |out: &mut Vec<u8>, v: u64, n: usize| endian.put(out, v, n);
-    out.extend_from_slice(b"\x7fELF");
-    out.push(2); // ELFCLASS64
-    out.push(if endian == Endian::Little { 1 } else { 2 });
-    out.push(1); // EV_CURRENT
-    out.extend_from_slice(&[0; 9]);
-    put(&mut out, 2, 2); // ET_EXEC
-    put(&mut out, u64::from(machine), 2);
-    put(&mut out, 1, 4); // e_version
-    put(&mut out, 0, 8); // e_entry
-    put(&mut out, 0, 8); // e_phoff
-    put(&mut out, off_sh as u64, 8); // e_shoff
-    put(&mut out, 0, 4); // e_flags
-    put(&mut out, 64, 2); // e_ehsize
-    put(&mut out, 0, 2); // e_phentsize
-    put(&mut out, 0, 2); // e_phnum
-    put(&mut out, 64, 2); // e_shentsize
-    put(&mut out, 3, 2); // e_shnum
-    put(&mut out, 2, 2); // e_shstrndx
-    out.extend_from_slice(data);
-    out.extend_from_slice(shstr);
-    out.resize(off_sh, 0);
-    out.extend_from_slice(&[0; 64]); // SHN_UNDEF
-                                     // .sframe: SHT_PROGBITS, SHF_ALLOC, address 0.
-    for (name, ty, flags, off, size, align) in [
-        (1u64, 1u64, 2u64, off_data, data.len(), 8u64),
-        (9, 3, 0, off_shstr, shstr.len(), 1),
-    ] {
-        put(&mut out, name, 4);
-        put(&mut out, ty, 4);
-        put(&mut out, flags, 8);
-        put(&mut out, 0, 8); // sh_addr
-        put(&mut out, off as u64, 8);
-        put(&mut out, size as u64, 8);
-        put(&mut out, 0, 4); // sh_link
-        put(&mut out, 0, 4); // sh_info
-        put(&mut out, align, 8);
-        put(&mut out, 0, 8); // sh_entsize
-    }
-    out
-}
+use std::time::Duration;
 
 /// The objdump text adapter of one release (one objdump per target triple).
 #[derive(Debug, Clone)]
@@ -88,8 +32,6 @@ pub struct ObjdumpImpl {
     tools: Vec<Objdump>,
     timeout: Duration,
 }
-
-static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl ObjdumpImpl {
     pub fn new(release: String, tools: Vec<Objdump>, timeout: Duration) -> ObjdumpImpl {
@@ -102,26 +44,6 @@ impl ObjdumpImpl {
 
     fn tool_for(&self, triple: &str) -> Option<&Objdump> {
         self.tools.iter().find(|t| t.triple == triple)
-    }
-
-    /// Run objdump on `elf`; stdout and stderr, or a failure outcome.
-    fn run(&self, tool: &Path, elf: &[u8]) -> Result<(String, String), Outcome<Decoded>> {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path: PathBuf =
-            std::env::temp_dir().join(format!("sframe-conform-{}-{n}.elf", std::process::id()));
-        if let Err(e) = std::fs::write(&path, elf) {
-            return Err(Outcome::unsupported(format!(
-                "cannot write {}: {e}",
-                path.display()
-            )));
-        }
-        let r = self.run_file(tool, &path);
-        let _ = std::fs::remove_file(&path);
-        r
-    }
-
-    fn run_file(&self, tool: &Path, path: &Path) -> Result<(String, String), Outcome<Decoded>> {
-        run_sframe_dump(tool, path, self.timeout).map(|(_, stdout, stderr)| (stdout, stderr))
     }
 }
 
@@ -144,16 +66,14 @@ impl Implementation for ObjdumpImpl {
             _ => version != Version::V1,
         }
     }
-    fn kind(&self) -> Kind {
-        Kind::Text
+    fn hosting(&self) -> Hosting {
+        Hosting::Text
     }
     fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
-        let Some(endian) = Endian::from_magic(data) else {
-            return Outcome::unsupported(
-                "not an SFrame section (no magic): nothing to wrap in ELF",
-            );
+        let Preamble { endian, abi, .. } = match Preamble::of(data) {
+            Ok(p) => p,
+            Err(o) => return o,
         };
-        let abi = data.get(4).copied().and_then(Abi::from_u8);
         let (triple, machine) = match abi {
             Some(Abi::Aarch64Be | Abi::Aarch64Le) => ("aarch64-linux-gnu", EM_AARCH64),
             Some(Abi::S390x) => ("s390x-linux-gnu", EM_S390),
@@ -173,10 +93,11 @@ impl Implementation for ObjdumpImpl {
                 endian.name()
             ));
         }
-        let (stdout, stderr) = match self.run(&tool.path, &wrap_elf(data, machine, endian)) {
-            Ok(x) => x,
-            Err(o) => return o,
-        };
+        let (stdout, stderr) =
+            match run_on_elf(&tool.path, &wrap_elf(data, machine, endian), self.timeout) {
+                Ok((_, stdout, stderr)) => (stdout, stderr),
+                Err(o) => return o,
+            };
         if !stdout.contains("Contents of the SFrame section")
             || stderr.contains("SFrame decode failure")
         {
@@ -202,9 +123,9 @@ impl Implementation for ObjdumpImpl {
 fn flag_bits(names: &str) -> u8 {
     let mut f = 0;
     for (name, bit) in [
-        ("SFRAME_F_FDE_SORTED", 1),
-        ("SFRAME_F_FRAME_POINTER", 2),
-        ("SFRAME_F_FDE_FUNC_START_PCREL", 4),
+        ("SFRAME_F_FDE_SORTED", flags::FDE_SORTED),
+        ("SFRAME_F_FRAME_POINTER", flags::FRAME_POINTER),
+        ("SFRAME_F_FDE_FUNC_START_PCREL", flags::FDE_FUNC_START_PCREL),
     ] {
         if names.contains(name) {
             f |= bit;
@@ -307,11 +228,7 @@ fn column(c: &mut Cursor<'_>, abi: Abi) -> Option<Col> {
     }
     if c.eat("c") {
         let off = c.signed()?;
-        return Some(Col::Loc(Loc::Expr {
-            base: Base::Cfa,
-            offset: off,
-            deref: true,
-        }));
+        return Some(Col::Loc(Loc::slot(off)));
     }
     if c.eat("u") {
         return Some(Col::Loc(Loc::SameValue));
@@ -444,11 +361,7 @@ fn parse_row(rest: &str, abi: Abi, fixed_ra: Option<i8>, fixed_fp: Option<i8>) -
             if o == 0 {
                 Loc::SameValue
             } else {
-                Loc::Expr {
-                    base: Base::Cfa,
-                    offset: i64::from(o),
-                    deref: true,
-                }
+                Loc::slot(i64::from(o))
             }
         })
     };
@@ -486,23 +399,9 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Some(Loc::Expr {
-                base: Base::Reg(11),
-                offset: 1048592,
-                deref: false
-            })
-        );
+        assert_eq!(r.cfa, Some(Loc::reg(11, 1048592)));
         assert_eq!(r.fp, Some(Loc::SameValue));
-        assert_eq!(
-            r.ra,
-            Some(Loc::Expr {
-                base: Base::Cfa,
-                offset: -8,
-                deref: true
-            })
-        );
+        assert_eq!(r.ra, Some(Loc::slot(-8)));
         let r = parse_row(
             "  (fp-8)    (fp+0)    U            ",
             Abi::Amd64,
@@ -510,22 +409,8 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Some(Loc::Expr {
-                base: Base::Reg(6),
-                offset: -8,
-                deref: true
-            })
-        );
-        assert_eq!(
-            r.fp,
-            Some(Loc::Expr {
-                base: Base::Reg(6),
-                offset: 0,
-                deref: true
-            })
-        );
+        assert_eq!(r.cfa, Some(Loc::at_reg(6, -8)));
+        assert_eq!(r.fp, Some(Loc::at_reg(6, 0)));
         let r = parse_row(
             "  sp+16     c-16      c-8[s]       ",
             Abi::Aarch64Le,
@@ -534,14 +419,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.ra_mangled, Some(true));
-        assert_eq!(
-            r.ra,
-            Some(Loc::Expr {
-                base: Base::Cfa,
-                offset: -8,
-                deref: true
-            })
-        );
+        assert_eq!(r.ra, Some(Loc::slot(-8)));
         let r = parse_row(
             "  sp+-47    c+0       c+117[s]     ",
             Abi::Aarch64Le,
@@ -549,14 +427,7 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!(
-            r.cfa,
-            Some(Loc::Expr {
-                base: Base::Reg(31),
-                offset: -47,
-                deref: false
-            })
-        );
+        assert_eq!(r.cfa, Some(Loc::reg(31, -47)));
         let r = parse_row(
             "  sp+0      u         r0+0         ",
             Abi::Amd64,
@@ -564,14 +435,7 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!(
-            r.ra,
-            Some(Loc::Expr {
-                base: Base::Reg(0),
-                offset: 0,
-                deref: false
-            })
-        );
+        assert_eq!(r.ra, Some(Loc::reg(0, 0)));
     }
 
     #[test]
@@ -587,73 +451,4 @@ mod tests {
         assert_eq!(d.functions[1].fde_type, Some(1));
         assert_eq!(d.functions[1].fres[0].start, Some(0xb));
     }
-
-    #[test]
-    fn the_wrapper_is_an_elf_file_sframe_elf_reads_back() {
-        let data = [0xe2u8, 0xde, 2, 0, 3, 0, 0xf8, 0];
-        let elf = wrap_elf(&data, EM_X86_64, Endian::Little);
-        let l = sframe_elf::load(&elf).unwrap();
-        assert_eq!(l.bytes, data);
-        assert_eq!(l.vaddr, 0);
-    }
-}
-
-/// Run `TOOL --sframe PATH` (objdump, llvm-readobj) within `timeout`: its exit status, stdout
-/// and stderr; a signal is a crash, the deadline a hang.
-pub(super) fn run_sframe_dump(
-    tool: &Path,
-    path: &Path,
-    timeout: Duration,
-) -> Result<(std::process::ExitStatus, String, String), Outcome<Decoded>> {
-    let mut child = Command::new(tool)
-        .arg("--sframe")
-        .arg(path)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| Outcome::unsupported(format!("cannot run {}: {e}", tool.display())))?;
-    let mut out = child
-        .stdout
-        .take()
-        .ok_or_else(|| Outcome::unsupported("no stdout"))?;
-    let mut err = child
-        .stderr
-        .take()
-        .ok_or_else(|| Outcome::unsupported("no stderr"))?;
-    let t_out = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = out.read_to_end(&mut s);
-        s
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = err.read_to_end(&mut s);
-        s
-    });
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(Outcome::Hung {
-                    timeout_ms: timeout.as_millis() as u64,
-                });
-            }
-            Err(e) => return Err(Outcome::unsupported(format!("wait failed: {e}"))),
-        }
-    };
-    let stdout = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
-    use std::os::unix::process::ExitStatusExt;
-    if let Some(sig) = status.signal() {
-        return Err(Outcome::Crashed {
-            signal: super::process::signal_name(sig),
-            detail: Some(stderr),
-        });
-    }
-    Ok((status, stdout, stderr))
 }

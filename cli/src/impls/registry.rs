@@ -12,7 +12,8 @@ use super::simple_frame::SimpleFrame;
 use super::toolchains::{
     glibc_readers, libsframe_releases, objdumps, worker_path, GLIBC_HINT, PROVISION_HINT,
 };
-use super::{Implementation, Kind};
+use super::{Hosting, Implementation};
+use sframe_harness::signature::ToolName;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -106,7 +107,7 @@ impl Registry {
         for lib in libs {
             let name = format!("libsframe-{}", lib.release);
             match libsframe_launch(&lib.release, &lib.path, &lib.version, opts.timeout)
-                .and_then(|l| ProcessImpl::start(l, Kind::Worker))
+                .and_then(|l| ProcessImpl::start(l, Hosting::Worker))
             {
                 Ok(p) => r.available.push(Arc::new(p)),
                 Err(reason) => r.unavailable.push(Unavailable { name, reason }),
@@ -122,7 +123,7 @@ impl Registry {
         for g in readers {
             let name = format!("glibc-{}", g.release);
             match glibc_launch(&g.release, &g.path, &g.version, opts.timeout)
-                .and_then(|l| ProcessImpl::start(l, Kind::Worker))
+                .and_then(|l| ProcessImpl::start(l, Hosting::Worker))
             {
                 Ok(p) => r.available.push(Arc::new(p)),
                 Err(reason) => r.unavailable.push(Unavailable { name, reason }),
@@ -154,7 +155,7 @@ impl Registry {
         let launch = Launch::from_command_line(command)
             .ok_or_else(|| "empty external command".to_string())?
             .timeout(timeout);
-        let p: Arc<dyn Implementation> = Arc::new(ProcessImpl::start(launch, Kind::External)?);
+        let p: Arc<dyn Implementation> = Arc::new(ProcessImpl::start(launch, Hosting::External)?);
         self.available.push(Arc::clone(&p));
         Ok(p)
     }
@@ -168,7 +169,7 @@ impl Registry {
     pub fn libsframes(&self) -> Vec<Arc<dyn Implementation>> {
         self.available
             .iter()
-            .filter(|i| i.name().starts_with("libsframe-"))
+            .filter(|i| i.tool().is(ToolName::Libsframe))
             .cloned()
             .collect()
     }

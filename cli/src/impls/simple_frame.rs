@@ -16,15 +16,15 @@
 //! A panic is reported as a crash with signal `panic`.
 
 use super::norm;
+use super::norm::Ctx;
 use super::{
     BenchTiming, Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation, Outcome, Row,
 };
 use fallible_iterator::FallibleIterator;
 use sframe_harness::impls::guard::guarded;
-use sframe_spec::{Abi, Base, Loc, Version};
-use simple_frame_rs::{v1, v2, v3, SFrameError, SFrameFRE, SFrameSection};
+use sframe_spec::{Base, Loc, Version};
+use simple_frame_rs::{SFrameError, SFrameFRE, SFrameSection};
 use std::hint::black_box;
-use std::time::Instant;
 
 /// The `simple-frame-rs` crate.
 #[derive(Debug, Default, Clone, Copy)]
@@ -41,13 +41,17 @@ fn rejected<T>(e: SFrameError) -> Outcome<T> {
     Outcome::rejected(err_class(&e), Some(e.to_string()))
 }
 
-/// Section-wide facts the row readings need.
-#[derive(Clone, Copy)]
-struct Ctx {
-    abi: Abi,
-    version: u8,
-    fixed_fp: i8,
-    fixed_ra: i8,
+/// The [`Ctx`] of a section `$s` of the crate's module `$m` (`v1`, `v2`, `v3`: distinct types
+/// with the same getters).
+macro_rules! ctx {
+    ($m:ident, $s:expr) => {
+        Ctx {
+            abi: $m::abi($s.get_abi()),
+            version: $m::VERSION,
+            fixed_fp: $s.get_cfa_fixed_fp_offset(),
+            fixed_ra: $s.get_cfa_fixed_ra_offset(),
+        }
+    };
 }
 
 fn loc_of(ctx: Ctx, o: Option<i32>, is_ra: bool) -> Loc {
@@ -69,12 +73,7 @@ fn default_row(
     mangled: bool,
 ) -> Row {
     if words == 0 && ctx.version == 3 {
-        return Row {
-            cfa: Some(Loc::Undefined),
-            ra: Some(Loc::Undefined),
-            fp: Some(Loc::SameValue),
-            ra_mangled: Some(mangled),
-        };
+        return Row::outermost(mangled);
     }
     Row {
         cfa: Some(cfa.map_or(Loc::Undefined, |o| {
@@ -84,6 +83,21 @@ fn default_row(
         fp: Some(loc_of(ctx, fp, false)),
         ra_mangled: Some(mangled),
     }
+}
+
+/// [`default_row`] of an FRE `$fre` of a section `$s` of the crate's v1, v2 or v3 types.
+macro_rules! default_fre_row {
+    ($ctx:expr, $s:expr, $fre:expr) => {
+        default_row(
+            $ctx,
+            $fre.info.get_cfa_base_reg_id(),
+            $fre.stack_offsets.len(),
+            $fre.get_cfa_offset($s),
+            $fre.get_ra_offset($s),
+            $fre.get_fp_offset($s),
+            $fre.info.get_mangled_ra_p(),
+        )
+    };
 }
 
 fn flex_rule(r: &v3::SFrameFlexRecoveryRule) -> Loc {
@@ -105,29 +119,13 @@ fn v3_row(ctx: Ctx, s: &v3::SFrameSection<'_>, flex: bool, fre: &v3::SFrameFRE) 
     let mangled = fre.info.get_mangled_ra_p();
     let words = fre.stack_offsets.len();
     if !flex {
-        return default_row(
-            ctx,
-            fre.info.get_cfa_base_reg_id(),
-            words,
-            fre.get_cfa_offset(s),
-            fre.get_ra_offset(s),
-            fre.get_fp_offset(s),
-            mangled,
-        );
+        return default_fre_row!(ctx, s, fre);
     }
     if words == 0 {
-        return Row {
-            cfa: Some(Loc::Undefined),
-            ra: Some(Loc::Undefined),
-            fp: Some(Loc::SameValue),
-            ra_mangled: Some(mangled),
-        };
+        return Row::outermost(mangled);
     }
     let Some(rules) = fre.get_flex_recovery_rules() else {
-        return Row {
-            ra_mangled: Some(mangled),
-            ..Row::default()
-        };
+        return Row::unknown(mangled);
     };
     let fallback = |fixed: i8| norm::fixed(fixed).unwrap_or(Loc::SameValue);
     let ra = match &rules.ra {
@@ -146,20 +144,13 @@ fn v3_row(ctx: Ctx, s: &v3::SFrameSection<'_>, flex: bool, fre: &v3::SFrameFRE) 
     }
 }
 
-fn header(
-    version: u8,
-    flags: u8,
-    abi: Abi,
-    fixed_fp: i8,
-    fixed_ra: i8,
-    num_fdes: u32,
-) -> HeaderFacts {
+fn header(ctx: Ctx, flags: u8, num_fdes: u32) -> HeaderFacts {
     HeaderFacts {
-        version: Some(version),
+        version: Some(ctx.version),
         flags: Some(flags),
-        abi: Some(abi.id()),
-        cfa_fixed_fp_offset: Some(fixed_fp),
-        cfa_fixed_ra_offset: Some(fixed_ra),
+        abi: Some(ctx.abi.id()),
+        cfa_fixed_fp_offset: Some(ctx.fixed_fp),
+        cfa_fixed_ra_offset: Some(ctx.fixed_ra),
         num_fdes: Some(num_fdes),
         num_fres: None,
     }
@@ -182,163 +173,82 @@ where
     }
 }
 
-fn decode_v1(s: &v1::SFrameSection<'_>) -> Result<Decoded, SFrameError> {
-    let abi = match s.get_abi() {
-        v1::SFrameABI::AArch64BigEndian => Abi::Aarch64Be,
-        v1::SFrameABI::AArch64LittleEndian => Abi::Aarch64Le,
-        v1::SFrameABI::AMD64LittleEndian => Abi::Amd64,
+/// The crate's per-version modules, with what this adapter needs of each beside the crate's
+/// own getters: the version number and the ABI enumeration as [`sframe_spec::Abi`].
+macro_rules! version_module {
+    ($m:ident, $version:literal $(, $s390:ident)?) => {
+        mod $m {
+            pub use simple_frame_rs::$m::*;
+            use sframe_spec::Abi;
+
+            pub const VERSION: u8 = $version;
+
+            pub fn abi(a: SFrameABI) -> Abi {
+                match a {
+                    SFrameABI::AArch64BigEndian => Abi::Aarch64Be,
+                    SFrameABI::AArch64LittleEndian => Abi::Aarch64Le,
+                    SFrameABI::AMD64LittleEndian => Abi::Amd64,
+                    $(SFrameABI::$s390 => Abi::S390x,)?
+                }
+            }
+        }
     };
-    let ctx = Ctx {
-        abi,
-        version: 1,
-        fixed_fp: s.get_cfa_fixed_fp_offset(),
-        fixed_ra: s.get_cfa_fixed_ra_offset(),
+}
+version_module!(v1, 1);
+version_module!(v2, 2, S390XBigEndian);
+version_module!(v3, 3, S390XBigEndian);
+
+/// Decode a section `s` of the crate's module `$m`. Per FDE `fde`: `$pc_type`, `$fde_type`
+/// and `$rep_size` are what differs between the versions' getters; per FRE `fre`, `$row` is
+/// its row (with `ctx`).
+macro_rules! decode_sections {
+    (
+        $name:ident, $m:ident, |$s:ident, $ctx:ident, $fde:ident, $fre:ident|
+        pc_type: $pc_type:expr, fde_type: $fde_type:expr, rep_size: $rep_size:expr, row: $row:expr
+    ) => {
+        fn $name($s: &$m::SFrameSection<'_>) -> Result<Decoded, SFrameError> {
+            let $ctx = ctx!($m, $s);
+            let mut d = Decoded {
+                header: header($ctx, $s.get_flags().bits(), $s.get_fde_count()),
+                functions: Vec::new(),
+            };
+            for i in 0..$s.get_fde_count() {
+                let Some($fde) = $s.get_fde(i)? else { break };
+                let mut f = FunctionFacts {
+                    start: Some($fde.get_pc($s) as i64),
+                    size: Some($fde.func_size),
+                    fre_type: $fde.func_info.get_fre_type().ok().map(|t| t as u8),
+                    pc_type: $pc_type.ok().map(|t| t as u8),
+                    fde_type: $fde_type,
+                    rep_size: $rep_size,
+                    num_fres: Some(u32::from($fde.func_num_fres)),
+                    ..FunctionFacts::default()
+                };
+                collect_fres(&mut f, $fde.iter_fre($s), |$fre: &$m::SFrameFRE| FreFacts {
+                    start: Some($fre.start_address.get()),
+                    row: $row,
+                });
+                d.functions.push(f);
+            }
+            Ok(d)
+        }
     };
-    let mut d = Decoded {
-        header: header(
-            1,
-            s.get_flags().bits(),
-            abi,
-            ctx.fixed_fp,
-            ctx.fixed_ra,
-            s.get_fde_count(),
-        ),
-        functions: Vec::new(),
-    };
-    for i in 0..s.get_fde_count() {
-        let Some(fde) = s.get_fde(i)? else { break };
-        let mut f = FunctionFacts {
-            start: Some(fde.get_pc(s) as i64),
-            size: Some(fde.func_size),
-            fre_type: fde.func_info.get_fre_type().ok().map(|t| t as u8),
-            pc_type: fde.func_info.get_fde_type().ok().map(|t| t as u8),
-            fde_type: Some(0),
-            num_fres: Some(fde.func_num_fres),
-            ..FunctionFacts::default()
-        };
-        collect_fres(&mut f, fde.iter_fre(s), |fre: &v1::SFrameFRE| FreFacts {
-            start: Some(fre.start_address.get()),
-            row: default_row(
-                ctx,
-                fre.info.get_cfa_base_reg_id(),
-                fre.stack_offsets.len(),
-                fre.get_cfa_offset(s),
-                fre.get_ra_offset(s),
-                fre.get_fp_offset(s),
-                fre.info.get_mangled_ra_p(),
-            ),
-        });
-        d.functions.push(f);
-    }
-    Ok(d)
 }
 
-fn abi_v2(a: v2::SFrameABI) -> Abi {
-    match a {
-        v2::SFrameABI::AArch64BigEndian => Abi::Aarch64Be,
-        v2::SFrameABI::AArch64LittleEndian => Abi::Aarch64Le,
-        v2::SFrameABI::AMD64LittleEndian => Abi::Amd64,
-        v2::SFrameABI::S390XBigEndian => Abi::S390x,
-    }
-}
+decode_sections!(decode_v1, v1, |s, ctx, fde, fre|
+    pc_type: fde.func_info.get_fde_type(), fde_type: Some(0), rep_size: None,
+    row: default_fre_row!(ctx, s, fre));
+decode_sections!(decode_v2, v2, |s, ctx, fde, fre|
+    pc_type: fde.func_info.get_fde_type(), fde_type: Some(0), rep_size: Some(fde.func_rep_size),
+    row: default_fre_row!(ctx, s, fre));
+decode_sections!(decode_v3, v3, |s, ctx, fde, fre|
+    pc_type: fde.func_info.get_fde_pctype(),
+    fde_type: fde.get_fde_type().ok().map(|t| t as u8),
+    rep_size: Some(fde.func_rep_size),
+    row: v3_row(ctx, s, is_flex(&fde), fre));
 
-fn abi_v3(a: v3::SFrameABI) -> Abi {
-    match a {
-        v3::SFrameABI::AArch64BigEndian => Abi::Aarch64Be,
-        v3::SFrameABI::AArch64LittleEndian => Abi::Aarch64Le,
-        v3::SFrameABI::AMD64LittleEndian => Abi::Amd64,
-        v3::SFrameABI::S390XBigEndian => Abi::S390x,
-    }
-}
-
-fn decode_v2(s: &v2::SFrameSection<'_>) -> Result<Decoded, SFrameError> {
-    let abi = abi_v2(s.get_abi());
-    let ctx = Ctx {
-        abi,
-        version: 2,
-        fixed_fp: s.get_cfa_fixed_fp_offset(),
-        fixed_ra: s.get_cfa_fixed_ra_offset(),
-    };
-    let mut d = Decoded {
-        header: header(
-            2,
-            s.get_flags().bits(),
-            abi,
-            ctx.fixed_fp,
-            ctx.fixed_ra,
-            s.get_fde_count(),
-        ),
-        functions: Vec::new(),
-    };
-    for i in 0..s.get_fde_count() {
-        let Some(fde) = s.get_fde(i)? else { break };
-        let mut f = FunctionFacts {
-            start: Some(fde.get_pc(s) as i64),
-            size: Some(fde.func_size),
-            fre_type: fde.func_info.get_fre_type().ok().map(|t| t as u8),
-            pc_type: fde.func_info.get_fde_type().ok().map(|t| t as u8),
-            fde_type: Some(0),
-            rep_size: Some(fde.func_rep_size),
-            num_fres: Some(fde.func_num_fres),
-            ..FunctionFacts::default()
-        };
-        collect_fres(&mut f, fde.iter_fre(s), |fre: &v2::SFrameFRE| FreFacts {
-            start: Some(fre.start_address.get()),
-            row: default_row(
-                ctx,
-                fre.info.get_cfa_base_reg_id(),
-                fre.stack_offsets.len(),
-                fre.get_cfa_offset(s),
-                fre.get_ra_offset(s),
-                fre.get_fp_offset(s),
-                fre.info.get_mangled_ra_p(),
-            ),
-        });
-        d.functions.push(f);
-    }
-    Ok(d)
-}
-
-fn decode_v3(s: &v3::SFrameSection<'_>) -> Result<Decoded, SFrameError> {
-    let abi = abi_v3(s.get_abi());
-    let ctx = Ctx {
-        abi,
-        version: 3,
-        fixed_fp: s.get_cfa_fixed_fp_offset(),
-        fixed_ra: s.get_cfa_fixed_ra_offset(),
-    };
-    let mut d = Decoded {
-        header: header(
-            3,
-            s.get_flags().bits(),
-            abi,
-            ctx.fixed_fp,
-            ctx.fixed_ra,
-            s.get_fde_count(),
-        ),
-        functions: Vec::new(),
-    };
-    for i in 0..s.get_fde_count() {
-        let Some(fde) = s.get_fde(i)? else { break };
-        let fde_type = fde.get_fde_type().ok();
-        let flex = matches!(fde_type, Some(v3::SFrameFDEType::Flex));
-        let mut f = FunctionFacts {
-            start: Some(fde.get_pc(s) as i64),
-            size: Some(fde.func_size),
-            fre_type: fde.func_info.get_fre_type().ok().map(|t| t as u8),
-            pc_type: fde.func_info.get_fde_pctype().ok().map(|t| t as u8),
-            fde_type: fde_type.map(|t| t as u8),
-            rep_size: Some(fde.func_rep_size),
-            num_fres: Some(u32::from(fde.func_num_fres)),
-            ..FunctionFacts::default()
-        };
-        collect_fres(&mut f, fde.iter_fre(s), |fre: &v3::SFrameFRE| FreFacts {
-            start: Some(fre.start_address.get()),
-            row: v3_row(ctx, s, flex, fre),
-        });
-        d.functions.push(f);
-    }
-    Ok(d)
+fn is_flex(fde: &v3::SFrameFDE) -> bool {
+    matches!(fde.get_fde_type(), Ok(v3::SFrameFDEType::Flex))
 }
 
 /// The section's load address given to the crate: its API takes absolute `u64` PCs, while
@@ -358,70 +268,29 @@ fn find(section: &SFrameSection<'_>, pc: i64) -> Result<Option<Found>, SFrameErr
     let Some(fre) = fde.find_fre(section, pc)? else {
         return Ok(None);
     };
-    let found = match (&fde, &fre, section) {
-        (simple_frame_rs::SFrameFDE::V1(fde), SFrameFRE::V1(fre), SFrameSection::V1(s)) => {
-            let ctx = Ctx {
-                abi: Abi::Amd64,
-                version: 1,
-                fixed_fp: s.get_cfa_fixed_fp_offset(),
-                fixed_ra: s.get_cfa_fixed_ra_offset(),
-            };
-            let abi = match s.get_abi() {
-                v1::SFrameABI::AArch64BigEndian => Abi::Aarch64Be,
-                v1::SFrameABI::AArch64LittleEndian => Abi::Aarch64Le,
-                v1::SFrameABI::AMD64LittleEndian => Abi::Amd64,
-            };
-            let ctx = Ctx { abi, ..ctx };
-            Found {
-                function_start: Some(rel(fde.get_pc(s))),
-                fre_start: Some(fre.start_address.get()),
-                row: default_row(
-                    ctx,
-                    fre.info.get_cfa_base_reg_id(),
-                    fre.stack_offsets.len(),
-                    fre.get_cfa_offset(s),
-                    fre.get_ra_offset(s),
-                    fre.get_fp_offset(s),
-                    fre.info.get_mangled_ra_p(),
-                ),
-            }
-        }
-        (simple_frame_rs::SFrameFDE::V2(fde), SFrameFRE::V2(fre), SFrameSection::V2(s)) => {
-            let ctx = Ctx {
-                abi: abi_v2(s.get_abi()),
-                version: 2,
-                fixed_fp: s.get_cfa_fixed_fp_offset(),
-                fixed_ra: s.get_cfa_fixed_ra_offset(),
-            };
-            Found {
-                function_start: Some(rel(fde.get_pc(s))),
-                fre_start: Some(fre.start_address.get()),
-                row: default_row(
-                    ctx,
-                    fre.info.get_cfa_base_reg_id(),
-                    fre.stack_offsets.len(),
-                    fre.get_cfa_offset(s),
-                    fre.get_ra_offset(s),
-                    fre.get_fp_offset(s),
-                    fre.info.get_mangled_ra_p(),
-                ),
-            }
-        }
-        (simple_frame_rs::SFrameFDE::V3(fde), SFrameFRE::V3(fre), SFrameSection::V3(s)) => {
-            let ctx = Ctx {
-                abi: abi_v3(s.get_abi()),
-                version: 3,
-                fixed_fp: s.get_cfa_fixed_fp_offset(),
-                fixed_ra: s.get_cfa_fixed_ra_offset(),
-            };
-            let flex = matches!(fde.get_fde_type(), Ok(v3::SFrameFDEType::Flex));
-            Found {
-                function_start: Some(rel(fde.get_pc(s))),
-                fre_start: Some(fre.start_address.get()),
-                row: v3_row(ctx, s, flex, fre),
-            }
-        }
+    use simple_frame_rs::SFrameFDE as Fde;
+    let (start, fre_start, row) = match (&fde, &fre, section) {
+        (Fde::V1(fde), SFrameFRE::V1(fre), SFrameSection::V1(s)) => (
+            fde.get_pc(s),
+            fre.start_address.get(),
+            default_fre_row!(ctx!(v1, s), s, fre),
+        ),
+        (Fde::V2(fde), SFrameFRE::V2(fre), SFrameSection::V2(s)) => (
+            fde.get_pc(s),
+            fre.start_address.get(),
+            default_fre_row!(ctx!(v2, s), s, fre),
+        ),
+        (Fde::V3(fde), SFrameFRE::V3(fre), SFrameSection::V3(s)) => (
+            fde.get_pc(s),
+            fre.start_address.get(),
+            v3_row(ctx!(v3, s), s, is_flex(fde), fre),
+        ),
         _ => return Err(SFrameError::UnsupportedVersion),
+    };
+    let found = Found {
+        function_start: Some(rel(start)),
+        fre_start: Some(fre_start),
+        row,
     };
     Ok(Some(found))
 }
@@ -464,25 +333,17 @@ impl Implementation for SimpleFrame {
                 Ok(s) => s,
                 Err(e) => return rejected(e),
             };
-            let mut found = 0u64;
-            let t = Instant::now();
-            for _ in 0..rounds {
-                for &pc in pcs {
-                    let pc = BASE.wrapping_add(black_box(pc) as u64);
-                    if let Ok(Some(fde)) = s.find_fde(pc) {
-                        if let Ok(Some(fre)) = fde.find_fre(&s, pc) {
-                            black_box(fre.get_cfa_offset(&s).ok());
-                            found += 1;
-                        }
-                    }
-                }
-            }
-            let nanos = t.elapsed().as_nanos() as u64;
-            Outcome::ok(BenchTiming {
-                lookups: u64::from(rounds) * pcs.len() as u64,
-                found,
-                nanos,
-            })
+            Outcome::ok(BenchTiming::measure(pcs, rounds, |pc| {
+                let pc = BASE.wrapping_add(pc as u64);
+                let Ok(Some(fde)) = s.find_fde(pc) else {
+                    return false;
+                };
+                let Ok(Some(fre)) = fde.find_fre(&s, pc) else {
+                    return false;
+                };
+                black_box(fre.get_cfa_offset(&s).ok());
+                true
+            }))
         })
     }
 }

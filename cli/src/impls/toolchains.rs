@@ -13,15 +13,7 @@ use std::path::{Path, PathBuf};
 pub const PROVISION_HINT: &str = "run `ci/toolchains` (it provisions GNU binutils 2.40, 2.44 and sid with their libsframe into $SFRAME_CONFORM_CACHE)";
 
 /// The cache directory.
-pub fn cache_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("SFRAME_CONFORM_CACHE").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
-    }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/root"));
-    home.join(".cache/sframe-conform")
-}
+pub use sframe_harness::cache_dir;
 
 /// One entry of `toolchains.json`.
 #[derive(Debug, Clone, Deserialize)]

@@ -11,16 +11,6 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let cfg = Config::arbitrary(u)?;
     let g = generate(&cfg, u)?;
     let m = mutate(&g, &mut Unstructured::new(&choice))?;
-    if let Err(e) = check_mutated(&m, true) {
-        panic!("{e}\nconfig: {cfg:?}");
-    }
+    super::check(check_mutated(&m, true), &cfg);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn seeded() {
-        crate::drivers::seeded::run_seeded(200, 8192, super::run);
-    }
 }

@@ -5,3 +5,27 @@
 pub mod malformed;
 pub mod seeded;
 pub mod valid;
+
+use crate::Config;
+
+/// Fail a driver: the property's message and the configuration that broke it.
+fn check(checked: Result<(), String>, cfg: &Config) {
+    if let Err(e) = checked {
+        panic!("{e}\nconfig: {cfg:?}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{malformed, seeded::run_seeded, valid};
+
+    #[test]
+    fn valid_seeded() {
+        run_seeded(200, 8192, valid::run);
+    }
+
+    #[test]
+    fn malformed_seeded() {
+        run_seeded(200, 8192, malformed::run);
+    }
+}

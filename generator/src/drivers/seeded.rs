@@ -1,6 +1,6 @@
 //! Running a driver over seeded pseudo-random inputs, for `cargo test`.
 
-use crate::corpus::SplitMix;
+use crate::rng::SplitMix64;
 use arbitrary::Unstructured;
 
 /// Run `driver` `iterations` times on inputs of up to `max_len` bytes from seeds
@@ -11,8 +11,8 @@ pub fn run_seeded(
     driver: impl Fn(&mut Unstructured) -> arbitrary::Result<()>,
 ) {
     for seed in 0..iterations {
-        let mut rng = SplitMix::new(seed);
-        let len = (rng.next_u64() as usize) % max_len.max(1);
+        let mut rng = SplitMix64::new(seed);
+        let len = rng.index(max_len);
         let data = rng.bytes(len);
         let _ = driver(&mut Unstructured::new(&data));
     }

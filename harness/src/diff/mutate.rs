@@ -13,31 +13,10 @@
 //! types), so that many outputs still decode and exercise the semantic rules.
 
 use super::Case;
+use sframe_gen::rng::SplitMix64;
+use sframe_spec::constants::MAGIC;
+use sframe_spec::layout::{FdeLayout, Field, RawHeader, HEADER_BYTE_FIELDS, HEADER_WORD_FIELDS};
 use sframe_spec::{decode, encode, DataWordSize, FdeType, FreType, PcType, Version};
-
-/// SplitMix64: small, fast, and the same sequence everywhere.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n` > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
-    }
-    pub fn chance(&mut self, percent: u64) -> bool {
-        self.next_u64() % 100 < percent
-    }
-}
 
 const INTERESTING_U32: [u32; 10] = [
     0,
@@ -52,120 +31,103 @@ const INTERESTING_U32: [u32; 10] = [
     0xffff_ffff,
 ];
 
-fn endian_little(data: &[u8]) -> bool {
-    data.first() == Some(&0xe2)
-}
-
-fn put_u32_endian(data: &mut [u8], off: usize, v: u32, little: bool) {
-    if let Some(b) = data.get_mut(off..off + 4) {
-        b.copy_from_slice(&if little {
-            v.to_le_bytes()
-        } else {
-            v.to_be_bytes()
-        });
-    }
-}
-
-fn get_u32(data: &[u8], off: usize, little: bool) -> Option<u32> {
-    let b: [u8; 4] = data.get(off..off + 4)?.try_into().ok()?;
-    Some(if little {
-        u32::from_le_bytes(b)
-    } else {
-        u32::from_be_bytes(b)
-    })
-}
-
 /// One byte-level mutation.
-fn mutate_bytes(data: &mut Vec<u8>, rng: &mut Rng) {
+fn mutate_bytes(data: &mut Vec<u8>, rng: &mut SplitMix64) {
     if data.is_empty() {
-        data.push(0xe2);
+        // The first byte of the magic of a little-endian section.
+        data.push(MAGIC.to_le_bytes()[0]);
         return;
     }
-    let little = endian_little(data);
-    let version = data.get(2).copied().unwrap_or(2);
-    let fde_size = match version {
-        1 => 17,
-        3 => 16,
-        _ => 20,
-    };
-    let num_fdes = get_u32(data, 8, little).unwrap_or(0) as usize;
-    let auxlen = usize::from(data.get(7).copied().unwrap_or(0));
-    let fde_base = 28 + auxlen;
-    match rng.below(10) {
+    let h = RawHeader::of(data);
+    let endian = h.endian();
+    // An unknown version byte is havocked as v2; v1 FDEs have v2's fields mutated (the byte
+    // after a v1 FDE's info byte is the next FDE's first).
+    let version = h.version().unwrap_or(Version::V2);
+    let fde_size = FdeLayout::of(version).size_of;
+    let fde = FdeLayout::of(if version == Version::V3 {
+        Version::V3
+    } else {
+        Version::V2
+    });
+    let num_fdes = h.num_fdes().unwrap_or(0) as usize;
+    let fde_base = h.header_size();
+    match rng.index(10) {
         0 => {
-            let i = rng.below(data.len());
-            data[i] ^= 1 << rng.below(8);
+            let i = rng.index(data.len());
+            data[i] ^= 1 << rng.index(8);
         }
         1 => {
-            let i = rng.below(data.len());
-            data[i] = [0u8, 1, 0x7f, 0x80, 0xff, 0x10, 0x20][rng.below(7)];
+            let i = rng.index(data.len());
+            data[i] = [0u8, 1, 0x7f, 0x80, 0xff, 0x10, 0x20][rng.index(7)];
         }
         2 => {
             // A header byte field: flags, ABI, fixed offsets, aux length.
-            let off = [3usize, 4, 5, 6, 7][rng.below(5)];
+            let off = HEADER_BYTE_FIELDS[rng.index(HEADER_BYTE_FIELDS.len())];
             if let Some(b) = data.get_mut(off) {
-                *b = match rng.below(4) {
+                *b = match rng.index(4) {
                     0 => b.wrapping_add(1),
                     1 => b.wrapping_sub(1),
-                    2 => 1 << rng.below(8),
+                    2 => 1 << rng.index(8),
                     _ => rng.next_u64() as u8,
                 };
             }
         }
         3 => {
             // A header word: num_fdes, num_fres, fre_len, fdeoff, freoff.
-            let off = [8usize, 12, 16, 20, 24][rng.below(5)];
-            let cur = get_u32(data, off, little).unwrap_or(0);
-            let v = match rng.below(3) {
-                0 => cur.wrapping_add(1 + rng.below(4) as u32),
-                1 => cur.wrapping_sub(1 + rng.below(4) as u32),
-                _ => INTERESTING_U32[rng.below(INTERESTING_U32.len())],
+            let off = HEADER_WORD_FIELDS[rng.index(HEADER_WORD_FIELDS.len())];
+            let cur = h.word(off).unwrap_or(0);
+            let v = match rng.index(3) {
+                0 => cur.wrapping_add(1 + rng.index(4) as u32),
+                1 => cur.wrapping_sub(1 + rng.index(4) as u32),
+                _ => INTERESTING_U32[rng.index(INTERESTING_U32.len())],
             };
-            put_u32_endian(data, off, v, little);
+            endian.write_at(data, off, u64::from(v), 4);
         }
         4 | 5 if num_fdes > 0 => {
             // A field of one FDE (or v3 index entry).
-            let i = rng.below(num_fdes.min(4096));
+            let i = rng.index(num_fdes.min(4096));
             let base = fde_base + i * fde_size;
-            let fields: &[usize] = if version == 3 {
-                &[0, 8, 12]
-            } else {
-                &[0, 4, 8, 12, 16, 17]
-            };
-            let off = base + fields[rng.below(fields.len())];
-            if off == base + 16 || off == base + 17 {
+            let fields: Vec<Field> = [fde.start, fde.size, fde.fre_off]
+                .into_iter()
+                .chain(fde.num_fres)
+                .chain(fde.info)
+                .chain(fde.rep_size)
+                .collect();
+            let field = fields[rng.index(fields.len())];
+            let off = base + field.offset;
+            if field.width == 1 {
                 if let Some(b) = data.get_mut(off) {
-                    *b ^= 1 << rng.below(8);
+                    *b ^= 1 << rng.index(8);
                 }
             } else {
-                let cur = get_u32(data, off, little).unwrap_or(0);
-                let v = match rng.below(3) {
-                    0 => cur.wrapping_add(rng.below(64) as u32),
-                    1 => cur.wrapping_sub(rng.below(64) as u32),
-                    _ => INTERESTING_U32[rng.below(INTERESTING_U32.len())],
+                let cur = RawHeader::of(data).word(off).unwrap_or(0);
+                let v = match rng.index(3) {
+                    0 => cur.wrapping_add(rng.index(64) as u32),
+                    1 => cur.wrapping_sub(rng.index(64) as u32),
+                    _ => INTERESTING_U32[rng.index(INTERESTING_U32.len())],
                 };
-                put_u32_endian(data, off, v, little);
+                endian.write_at(data, off, u64::from(v), 4);
             }
         }
         6 => {
             // Somewhere in the FRE sub-section (v3: also the FDE attributes).
             let start = (fde_base + num_fdes * fde_size).min(data.len());
             if start < data.len() {
-                let i = start + rng.below(data.len() - start);
-                data[i] = match rng.below(3) {
-                    0 => data[i] ^ (1 << rng.below(8)),
+                let i = start + rng.index(data.len() - start);
+                data[i] = match rng.index(3) {
+                    0 => data[i] ^ (1 << rng.index(8)),
                     1 => data[i].wrapping_add(1),
                     _ => rng.next_u64() as u8,
                 };
             }
         }
         7 => {
-            let n = rng.below(data.len());
+            let n = rng.index(data.len());
             data.truncate(n);
         }
         8 => {
-            for _ in 0..1 + rng.below(8) {
-                data.push(if rng.chance(50) {
+            for _ in 0..1 + rng.index(8) {
+                data.push(if rng.chance(50, 100) {
                     0
                 } else {
                     rng.next_u64() as u8
@@ -173,7 +135,7 @@ fn mutate_bytes(data: &mut Vec<u8>, rng: &mut Rng) {
             }
         }
         _ => {
-            let i = rng.below(data.len());
+            let i = rng.index(data.len());
             data[i] = rng.next_u64() as u8;
         }
     }
@@ -181,37 +143,37 @@ fn mutate_bytes(data: &mut Vec<u8>, rng: &mut Rng) {
 
 /// One model-level mutation, through the reference decoder and encoder; `None` when the
 /// input does not decode or the result does not encode.
-fn mutate_model(data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
+fn mutate_model(data: &[u8], rng: &mut SplitMix64) -> Option<Vec<u8>> {
     let mut s = decode(data).ok()?;
     let n = s.functions.len();
-    match rng.below(9) {
+    match rng.index(9) {
         0 if n >= 2 => {
-            let (a, b) = (rng.below(n), rng.below(n));
+            let (a, b) = (rng.index(n), rng.index(n));
             s.functions.swap(a, b);
             s.clear_layout();
         }
         1 if n > 0 => {
-            let f = &mut s.functions[rng.below(n)];
+            let f = &mut s.functions[rng.index(n)];
             if f.fres.len() >= 2 {
-                let a = rng.below(f.fres.len());
-                let b = rng.below(f.fres.len());
+                let a = rng.index(f.fres.len());
+                let b = rng.index(f.fres.len());
                 f.fres.swap(a, b);
             }
             s.clear_layout();
         }
         2 if n > 0 => {
-            let f = &mut s.functions[rng.below(n)];
+            let f = &mut s.functions[rng.index(n)];
             f.pc_type = if f.pc_type == PcType::Inc {
                 PcType::Mask
             } else {
                 PcType::Inc
             };
-            if s.version != Version::V1 && rng.chance(70) {
-                f.rep_size = [0u8, 1, 8, 16][rng.below(4)];
+            if s.version != Version::V1 && rng.chance(70, 100) {
+                f.rep_size = [0u8, 1, 8, 16][rng.index(4)];
             }
         }
         3 if n > 0 && s.version == Version::V3 => {
-            let f = &mut s.functions[rng.below(n)];
+            let f = &mut s.functions[rng.index(n)];
             f.fde_type = if f.fde_type == FdeType::Default {
                 FdeType::Flex
             } else {
@@ -219,16 +181,16 @@ fn mutate_model(data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
             };
         }
         4 if n > 0 => {
-            let f = &mut s.functions[rng.below(n)];
+            let f = &mut s.functions[rng.index(n)];
             if !f.fres.is_empty() {
-                let k = rng.below(f.fres.len());
+                let k = rng.index(f.fres.len());
                 let fre = &mut f.fres[k];
-                match rng.below(4) {
+                match rng.index(4) {
                     0 => {
                         fre.datawords.pop();
                     }
                     1 if fre.datawords.len() < 6 => {
-                        fre.datawords.push([-8, -16, 0, 1, 16][rng.below(5)])
+                        fre.datawords.push([-8, -16, 0, 1, 16][rng.index(5)])
                     }
                     2 => fre.mangled_ra = !fre.mangled_ra,
                     _ => {
@@ -239,41 +201,41 @@ fn mutate_model(data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
             s.clear_layout();
         }
         5 if n > 0 => {
-            let f = &mut s.functions[rng.below(n)];
-            f.size = match rng.below(3) {
+            let f = &mut s.functions[rng.index(n)];
+            f.size = match rng.index(3) {
                 0 => f.size / 2,
-                1 => f.size.saturating_add(rng.below(100) as u32),
+                1 => f.size.saturating_add(rng.index(100) as u32),
                 _ => 0,
             };
         }
         6 if n > 0 => {
-            let f = &mut s.functions[rng.below(n)];
-            f.start = f.start.wrapping_add(rng.below(64) as i64 - 32);
+            let f = &mut s.functions[rng.index(n)];
+            f.start = f.start.wrapping_add(rng.index(64) as i64 - 32);
         }
         7 if n > 0 => {
-            let f = &mut s.functions[rng.below(n)];
-            f.fre_type = FreType::ALL[rng.below(3)];
+            let f = &mut s.functions[rng.index(n)];
+            f.fre_type = FreType::ALL[rng.index(3)];
             s.clear_layout();
         }
         _ => {
-            s.flags ^= 1 << rng.below(3);
+            s.flags ^= 1 << rng.index(3);
         }
     }
     encode(&s).ok()
 }
 
 /// Mutate `data` with 1 to 4 mutations.
-pub fn mutate(data: &[u8], rng: &mut Rng) -> Vec<u8> {
+pub fn mutate(data: &[u8], rng: &mut SplitMix64) -> Vec<u8> {
     let mut out = data.to_vec();
-    if rng.chance(40) {
+    if rng.chance(40, 100) {
         if let Some(m) = mutate_model(&out, rng) {
             out = m;
-            if rng.chance(50) {
+            if rng.chance(50, 100) {
                 return out;
             }
         }
     }
-    for _ in 0..1 + rng.below(3) {
+    for _ in 0..1 + rng.index(3) {
         mutate_bytes(&mut out, rng);
     }
     out
@@ -282,7 +244,11 @@ pub fn mutate(data: &[u8], rng: &mut Rng) -> Vec<u8> {
 /// A section from the generator crate: valid (`mutated` false) or broken by one of its
 /// named mutations, of one of `versions` (any when empty). `None` when the drawn
 /// configuration yields nothing.
-fn from_generator(rng: &mut Rng, mutated: bool, versions: &[Version]) -> Option<(String, Vec<u8>)> {
+fn from_generator(
+    rng: &mut SplitMix64,
+    mutated: bool,
+    versions: &[Version],
+) -> Option<(String, Vec<u8>)> {
     use arbitrary::{Arbitrary, Unstructured};
     let raw: Vec<u8> = (0..8192).map(|_| rng.next_u64() as u8).collect();
     let mut u = Unstructured::new(&raw);
@@ -303,7 +269,7 @@ fn from_generator(rng: &mut Rng, mutated: bool, versions: &[Version]) -> Option<
 pub struct Inputs<'a> {
     seeds: Vec<&'a Case>,
     versions: Vec<Version>,
-    rng: Rng,
+    rng: SplitMix64,
     seed: u64,
     next: usize,
     n: usize,
@@ -325,7 +291,7 @@ impl Iterator for Inputs<'_> {
                 Some(x) => x,
                 None if self.seeds.is_empty() => continue,
                 None => {
-                    let base = self.seeds[self.rng.below(self.seeds.len())];
+                    let base = self.seeds[self.rng.index(self.seeds.len())];
                     (base.name.clone(), mutate(&base.data, &mut self.rng))
                 }
             };
@@ -351,15 +317,15 @@ pub fn inputs<'a>(seeds: &'a [Case], n: usize, seed: u64, versions: &[Version]) 
         .iter()
         .filter(|c| {
             versions.is_empty()
-                || c.data
-                    .get(2)
-                    .is_some_and(|b| versions.iter().any(|v| v.number() == *b))
+                || RawHeader::of(&c.data)
+                    .version_byte()
+                    .is_some_and(|b| versions.iter().any(|v| v.number() == b))
         })
         .collect();
     Inputs {
         seeds,
         versions: versions.to_vec(),
-        rng: Rng::new(seed),
+        rng: SplitMix64::new(seed),
         seed,
         next: 0,
         n,

@@ -8,7 +8,7 @@
 //! `rejected-valid:<impl>:<ver>:encode:…` (every model given is valid), a crash
 //! `crash:<impl>:<ver>:encode`.
 
-use super::{compare, failure, Discrepancy, Op};
+use super::{compare, failure, CaseResult, Discrepancy, ImplResult, Op, Status};
 use crate::impls::reference::facts_of;
 use crate::impls::{Decoded, Implementation, Outcome};
 use crate::ledger::Kind;
@@ -19,6 +19,33 @@ use sframe_spec::{decode, validate, Section};
 fn sorted(mut d: Decoded) -> Decoded {
     d.functions.sort_by_key(|f| (f.start, f.size));
     d
+}
+
+/// The case of one model given to an encoder: named `case`, the encoder's result under the
+/// name `implementation`, agreeing when `discrepancies` ([`check`]) is empty.
+pub fn case_result(
+    case: String,
+    implementation: String,
+    model: &Section,
+    discrepancies: Vec<Discrepancy>,
+) -> CaseResult {
+    CaseResult {
+        case,
+        bytes: 0,
+        version: Some(model.version.number()),
+        valid: true,
+        first_error: None,
+        pcs: 0,
+        results: vec![ImplResult {
+            implementation,
+            status: if discrepancies.is_empty() {
+                Status::Agree
+            } else {
+                Status::Discrepant
+            },
+            discrepancies,
+        }],
+    }
 }
 
 /// Check `imp`'s encoding of `model`; empty when it agrees (or has no encoder for it).

@@ -76,8 +76,8 @@ pub fn verdict(data: &[u8]) -> Verdict {
         .find(|v| v.rule.info().class == sframe_spec::rules::Class::Malformed)
         .or_else(|| errors().next())
         .map(|v| v.rule);
-    let sorted = data
-        .get(3)
+    let sorted = sframe_spec::layout::RawHeader::of(data)
+        .flags()
         .is_some_and(|f| f & sframe_spec::constants::flags::FDE_SORTED != 0);
     let tag = LayoutTag::of(data);
     let decoded = Reference.decode(data);

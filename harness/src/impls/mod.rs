@@ -24,8 +24,9 @@ pub mod process;
 pub mod protocol;
 pub mod reference;
 
+use crate::signature::{Tool, ToolKind};
 use serde::{Deserialize, Serialize};
-use sframe_spec::{Loc, Section, Version};
+use sframe_spec::{Loc, Recovery, Section, Version};
 
 /// The answer of an implementation to one question.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,6 +132,33 @@ pub struct Row {
     pub ra_mangled: Option<bool>,
 }
 
+impl Row {
+    /// A row none of whose rules is known (the reader could not interpret it), but whether
+    /// the RA is mangled.
+    pub fn unknown(ra_mangled: bool) -> Row {
+        Row {
+            ra_mangled: Some(ra_mangled),
+            ..Row::default()
+        }
+    }
+
+    /// The row of the outermost frame ([`Recovery::outermost`]).
+    pub fn outermost(ra_mangled: bool) -> Row {
+        Recovery::outermost(ra_mangled).into()
+    }
+}
+
+impl From<Recovery> for Row {
+    fn from(r: Recovery) -> Row {
+        Row {
+            cfa: Some(r.cfa),
+            ra: Some(r.ra),
+            fp: Some(r.fp),
+            ra_mangled: Some(r.ra_mangled),
+        }
+    }
+}
+
 /// One frame row entry of a function.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FreFacts {
@@ -193,7 +221,7 @@ pub struct Found {
 /// How an implementation is run, for reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub enum Hosting {
     /// In this process (Rust; panics are caught).
     InProcess,
     /// In a worker process (`sframe-worker`), restarted after a crash.
@@ -215,18 +243,52 @@ pub struct BenchTiming {
     pub nanos: u64,
 }
 
+impl BenchTiming {
+    /// Time `rounds` passes of `find` over every PC of `pcs` (each PC through
+    /// [`std::hint::black_box`]); `find` answers whether it found a row.
+    pub fn measure(pcs: &[i64], rounds: u32, mut find: impl FnMut(i64) -> bool) -> BenchTiming {
+        let mut found = 0u64;
+        let t = std::time::Instant::now();
+        for _ in 0..rounds {
+            for &pc in pcs {
+                if find(std::hint::black_box(pc)) {
+                    found += 1;
+                }
+            }
+        }
+        BenchTiming {
+            lookups: u64::from(rounds) * pcs.len() as u64,
+            found,
+            nanos: t.elapsed().as_nanos() as u64,
+        }
+    }
+}
+
 /// One SFrame implementation.
 ///
 /// Methods take `&self`; implementations that keep state (a worker process) lock inside.
 pub trait Implementation: Send + Sync {
     /// Stable name, e.g. `reference`, `libsframe-2.44`, `simple-frame-rs`, `objdump-2.47`.
     fn name(&self) -> String;
+    /// Which implementation this is, typed: what [`name`](Self::name) says for the adapters
+    /// of this suite; an external program is always a tool of its own, whatever it calls
+    /// itself ([`ToolKind::Other`]).
+    fn tool(&self) -> Tool {
+        if self.hosting() == Hosting::External {
+            Tool {
+                name: ToolKind::Other(self.name()),
+                release: None,
+            }
+        } else {
+            Tool::named(&self.name())
+        }
+    }
     /// Exact version of the code under test (package version, crate version, ...).
     fn version(&self) -> String;
     /// Whether the implementation claims to read sections of this format version.
     fn supports(&self, version: Version) -> bool;
-    fn kind(&self) -> Kind {
-        Kind::InProcess
+    fn hosting(&self) -> Hosting {
+        Hosting::InProcess
     }
     /// Decode a whole section.
     fn decode(&self, data: &[u8]) -> Outcome<Decoded>;
@@ -249,5 +311,5 @@ pub trait Implementation: Send + Sync {
 /// The format version byte of a section, if its magic is right.
 pub fn section_version(data: &[u8]) -> Option<Version> {
     sframe_spec::Endian::from_magic(data)?;
-    Version::from_u8(*data.get(2)?)
+    Version::from_u8(*data.get(sframe_spec::read::header_offsets::VERSION)?)
 }

@@ -14,16 +14,23 @@
 //!   (v3 manual §1.3, §3.1.3);
 //! - flex FDEs (v3 §3.2): a control word (`reg_p`, `deref_p`, `regnum`) and an offset.
 
-use sframe_spec::constants::{
-    s390x_v2_offset_decode_regnum, s390x_v2_offset_is_regnum, CFA_FIXED_OFFSET_INVALID,
-    FRE_RA_OFFSET_INVALID,
-};
-use sframe_spec::{Abi, Base, Loc};
+use sframe_spec::recovery::Control;
+use sframe_spec::{Abi, Base, Loc, Version};
+
+/// Section-wide facts a foreign adapter needs to read its rows: the ABI, the version byte
+/// and the header's fixed FP and RA offsets, as the implementation reported them.
+#[derive(Debug, Clone, Copy)]
+pub struct Ctx {
+    pub abi: Abi,
+    pub version: u8,
+    pub fixed_fp: i8,
+    pub fixed_ra: i8,
+}
 
 /// The CFA rule of a default-type row: `base_reg_id` 0 is FP, 1 is SP.
 pub fn cfa(abi: Abi, base_reg_id: u8, offset: i64) -> Loc {
     let regs = abi.regs();
-    let reg = if base_reg_id & 1 == 1 {
+    let reg = if base_reg_id & sframe_spec::layout::fre_info::BASE_REG_MASK != 0 {
         regs.sp
     } else {
         regs.fp
@@ -35,52 +42,28 @@ pub fn cfa(abi: Abi, base_reg_id: u8, offset: i64) -> Loc {
     }
 }
 
-/// The stack slot at CFA + `offset`.
+/// The stack slot at CFA + `offset` ([`Loc::slot`]).
 pub fn slot(offset: i64) -> Loc {
-    Loc::Expr {
-        base: Base::Cfa,
-        offset,
-        deref: true,
-    }
+    Loc::slot(offset)
 }
 
-/// The rule for an RA or FP offset taken from the header (`fixed` != 0).
+/// The rule for an RA or FP offset taken from the header ([`Loc::fixed`]).
 pub fn fixed(fixed: i8) -> Option<Loc> {
-    (fixed != CFA_FIXED_OFFSET_INVALID).then(|| slot(i64::from(fixed)))
+    Loc::fixed(fixed)
 }
 
-/// The rule for an RA (`is_ra`) or FP offset read from an FRE of a default-type FDE.
+/// The rule for an RA (`is_ra`) or FP offset read from an FRE of a default-type FDE
+/// ([`Loc::tracked`], as the reference reads it).
 pub fn tracked(abi: Abi, version: u8, offset: i64, is_ra: bool) -> Loc {
-    if abi == Abi::S390x {
-        if is_ra && offset == FRE_RA_OFFSET_INVALID {
-            return Loc::SameValue;
-        }
-        if version == 2 && s390x_v2_offset_is_regnum(offset) {
-            let reg = s390x_v2_offset_decode_regnum(offset);
-            return Loc::Expr {
-                base: Base::Reg(reg as u32),
-                offset: 0,
-                deref: false,
-            };
-        }
-    }
-    slot(offset)
+    // Only v2's reading differs; a version byte the format does not define reads as v3.
+    let version = Version::from_u8(version).unwrap_or(Version::V3);
+    Loc::tracked(abi, version, offset, is_ra, false)
 }
 
 /// The rule of a flex pair: control word (read unsigned) and offset (v3 manual §3.2).
 pub fn flex(control: u64, offset: i64) -> Loc {
-    let reg_p = control & 1 != 0;
-    let deref = control & 2 != 0;
-    let base = if reg_p {
-        Base::Reg((control >> 3) as u32)
-    } else {
-        Base::Cfa
-    };
-    Loc::Expr {
-        base,
-        offset,
-        deref,
-    }
+    // The signed reading of the word gives the same low 32 bits of the register number.
+    Control::from_word_sign_extended(control as i64).rule(offset)
 }
 
 #[cfg(test)]
@@ -90,36 +73,15 @@ mod tests {
     #[test]
     fn s390x_padding_and_v2_register_numbers() {
         assert_eq!(tracked(Abi::S390x, 3, 0, true), Loc::SameValue);
-        assert_eq!(
-            tracked(Abi::S390x, 2, (14 << 1) | 1, true),
-            Loc::Expr {
-                base: Base::Reg(14),
-                offset: 0,
-                deref: false
-            }
-        );
+        assert_eq!(tracked(Abi::S390x, 2, (14 << 1) | 1, true), Loc::reg(14, 0));
         assert_eq!(tracked(Abi::Amd64, 2, -16, false), slot(-16));
-        assert_eq!(
-            cfa(Abi::Aarch64Le, 1, 16),
-            Loc::Expr {
-                base: Base::Reg(31),
-                offset: 16,
-                deref: false
-            }
-        );
+        assert_eq!(cfa(Abi::Aarch64Le, 1, 16), Loc::reg(31, 16));
     }
 
     #[test]
     fn flex_control_words_follow_section_3_2() {
         // (RBP << 3) | deref | reg: *(rbp - 8)
-        assert_eq!(
-            flex((6 << 3) | 3, -8),
-            Loc::Expr {
-                base: Base::Reg(6),
-                offset: -8,
-                deref: true
-            }
-        );
+        assert_eq!(flex((6 << 3) | 3, -8), Loc::at_reg(6, -8));
         assert_eq!(flex(2, -8), slot(-8));
     }
 }

@@ -10,9 +10,10 @@
 //!
 //! [`protocol`]: super::protocol
 
-use super::protocol::{from_hex, to_hex, Hello, Request};
-use super::{BenchTiming, Decoded, Found, Implementation, Kind, Outcome};
+use super::protocol::{Hello, Request};
+use super::{BenchTiming, Decoded, Found, Hosting, Implementation, Outcome};
 use serde::de::DeserializeOwned;
+use sframe_gen::hex;
 use sframe_spec::{Section, Version};
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -232,7 +233,7 @@ impl Running {
 /// An implementation behind a process.
 pub struct ProcessImpl {
     launch: Launch,
-    kind: Kind,
+    hosting: Hosting,
     hello: Hello,
     running: Mutex<Option<Running>>,
 }
@@ -248,7 +249,7 @@ impl std::fmt::Debug for ProcessImpl {
 
 impl ProcessImpl {
     /// Start the process and ask who it is.
-    pub fn start(launch: Launch, kind: Kind) -> Result<ProcessImpl, String> {
+    pub fn start(launch: Launch, hosting: Hosting) -> Result<ProcessImpl, String> {
         let what = launch.describe();
         let r = Running::start(&launch).map_err(|e| format!("cannot start `{what}`: {e}"))?;
         let line = serde_json::to_string(&Request::Hello).map_err(|e| e.to_string())?;
@@ -261,7 +262,7 @@ impl ProcessImpl {
         };
         Ok(ProcessImpl {
             launch,
-            kind,
+            hosting,
             hello,
             running: Mutex::new(r),
         })
@@ -361,11 +362,13 @@ impl Implementation for ProcessImpl {
     fn supports(&self, version: Version) -> bool {
         self.hello.versions.contains(&version.number())
     }
-    fn kind(&self) -> Kind {
-        self.kind
+    fn hosting(&self) -> Hosting {
+        self.hosting
     }
     fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
-        self.call(&Request::Decode { data: to_hex(data) })
+        self.call(&Request::Decode {
+            data: hex::encode(data),
+        })
     }
     fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>> {
         let mut v = self.find_fres(data, &[pc]);
@@ -376,7 +379,7 @@ impl Implementation for ProcessImpl {
         if pcs.is_empty() {
             return Vec::new();
         }
-        let hex = to_hex(data);
+        let hex = hex::encode(data);
         match self.call::<Vec<Outcome<Option<Found>>>>(&Request::FindFre {
             data: hex.clone(),
             pcs: pcs.to_vec(),
@@ -436,7 +439,7 @@ impl Implementation for ProcessImpl {
         match self.call::<String>(&Request::Encode {
             model: model.clone(),
         }) {
-            Outcome::Ok { value } => match from_hex(&value) {
+            Outcome::Ok { value } => match hex::decode(&value) {
                 Some(b) => Outcome::ok(b),
                 None => Outcome::Crashed {
                     signal: "protocol-error".into(),
@@ -448,7 +451,7 @@ impl Implementation for ProcessImpl {
     }
     fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
         self.call(&Request::Bench {
-            data: to_hex(data),
+            data: hex::encode(data),
             pcs: pcs.to_vec(),
             rounds,
         })

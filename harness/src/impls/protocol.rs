@@ -22,6 +22,7 @@
 
 use super::{BenchTiming, Decoded, Found, Implementation, Outcome};
 use serde::{Deserialize, Serialize};
+use sframe_gen::hex;
 use sframe_spec::{Section, Version};
 use std::io::{BufRead, Write};
 
@@ -56,29 +57,6 @@ pub struct Hello {
     pub versions: Vec<u8>,
 }
 
-/// Lowercase hex of `bytes`.
-pub fn to_hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        s.push(DIGITS[usize::from(b >> 4)] as char);
-        s.push(DIGITS[usize::from(b & 15)] as char);
-    }
-    s
-}
-
-/// Bytes of a hex string (either case), or `None` when it is not hex.
-pub fn from_hex(s: &str) -> Option<Vec<u8>> {
-    let s = s.as_bytes();
-    if s.len() % 2 != 0 {
-        return None;
-    }
-    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    s.chunks(2)
-        .map(|p| Some((digit(p[0])? << 4) | digit(p[1])?))
-        .collect()
-}
-
 /// Answer one request with `imp`, as a JSON line (without the newline).
 pub fn answer(imp: &dyn Implementation, line: &str) -> String {
     let bad_hex = || Outcome::<()>::rejected("protocol", Some("data is not hex".into()));
@@ -96,16 +74,16 @@ pub fn answer(imp: &dyn Implementation, line: &str) -> String {
                 .map(Version::number)
                 .collect(),
         })),
-        Request::Decode { data } => match from_hex(&data) {
+        Request::Decode { data } => match hex::decode(&data) {
             Some(d) => json(&imp.decode(&d)),
             None => json(&bad_hex()),
         },
-        Request::FindFre { data, pcs } => match from_hex(&data) {
+        Request::FindFre { data, pcs } => match hex::decode(&data) {
             Some(d) => json(&Outcome::ok(imp.find_fres(&d, &pcs))),
             None => json(&bad_hex()),
         },
-        Request::Encode { model } => json(&imp.encode(&model).map(|b| to_hex(&b))),
-        Request::Bench { data, pcs, rounds } => match from_hex(&data) {
+        Request::Encode { model } => json(&imp.encode(&model).map(|b| hex::encode(&b))),
+        Request::Bench { data, pcs, rounds } => match hex::decode(&data) {
             Some(d) => json(&imp.bench_find(&d, &pcs, rounds)),
             None => json(&bad_hex()),
         },
@@ -122,14 +100,24 @@ fn json<T: Serialize>(v: &T) -> String {
 pub fn serve(
     imp: &dyn Implementation,
     input: impl BufRead,
+    output: impl Write,
+) -> std::io::Result<()> {
+    serve_with(input, output, |line| Ok(answer(imp, line)))
+}
+
+/// The protocol's loop: each non-blank request line of `input` answered by `respond` as one
+/// line of `output`, flushed at once, until `input` ends.
+pub fn serve_with(
+    input: impl BufRead,
     mut output: impl Write,
+    mut respond: impl FnMut(&str) -> std::io::Result<String>,
 ) -> std::io::Result<()> {
     for line in input.lines() {
         let line = line?;
         if line.trim().is_empty() {
             continue;
         }
-        let resp = answer(imp, &line);
+        let resp = respond(&line)?;
         output.write_all(resp.as_bytes())?;
         output.write_all(b"\n")?;
         output.flush()?;
@@ -145,15 +133,6 @@ pub type BenchResponse = Outcome<BenchTiming>;
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hex_round_trips() {
-        let b = [0u8, 1, 0xde, 0xe2, 0xff];
-        assert_eq!(to_hex(&b), "0001dee2ff");
-        assert_eq!(from_hex("0001DEe2ff").as_deref(), Some(&b[..]));
-        assert_eq!(from_hex("0"), None);
-        assert_eq!(from_hex("zz"), None);
-    }
 
     #[test]
     fn outcome_json_shape_is_the_documented_one() {

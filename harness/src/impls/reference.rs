@@ -8,11 +8,11 @@
 use super::BenchTiming;
 use super::{Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation, Outcome, Row};
 use sframe_spec::decode::{decode_per_function_within, decode_with, FunctionRead};
+use sframe_spec::layout::{fde_info, fde_info2};
 use sframe_spec::{
     decode, FdeType, FreType, Quirk, Quirks, Section, SectionRef, Version, Violation,
 };
 use std::hint::black_box;
-use std::time::Instant;
 
 /// The `sframe-spec` crate.
 #[derive(Debug, Default, Clone, Copy)]
@@ -60,16 +60,8 @@ pub fn facts_of_with(s: &Section, quirks: Quirks) -> Decoded {
                         return FreFacts::default();
                     }
                     let row = match s.recovery_with(f, fre, quirks) {
-                        Ok(r) => Row {
-                            cfa: Some(r.cfa),
-                            ra: Some(r.ra),
-                            fp: Some(r.fp),
-                            ra_mangled: Some(r.ra_mangled),
-                        },
-                        Err(_) => Row {
-                            ra_mangled: Some(fre.mangled_ra),
-                            ..Row::default()
-                        },
+                        Ok(r) => Row::from(r),
+                        Err(_) => Row::unknown(fre.mangled_ra),
                     };
                     FreFacts {
                         start: Some(fre.start),
@@ -108,10 +100,10 @@ fn facts_per_function(s: &Section, functions: &[FunctionRead], quirks: Quirks) -
                 None => FunctionFacts {
                     start: Some(r.start),
                     size: Some(f.size),
-                    fre_type: FreType::from_u8(f.info & 0xf).map(|t| t as u8),
-                    pc_type: Some(u8::from(f.info & 0x10 != 0)),
+                    fre_type: FreType::from_u8(fde_info::fre_type(f.info)).map(|t| t as u8),
+                    pc_type: Some(fde_info::pc_type(f.info)),
                     fde_type: if v3 {
-                        FdeType::from_u8(f.info2 & 0x1f).map(|t| t as u8)
+                        FdeType::from_u8(fde_info2::fde_type(f.info2)).map(|t| t as u8)
                     } else {
                         Some(0)
                     },
@@ -122,7 +114,7 @@ fn facts_per_function(s: &Section, functions: &[FunctionRead], quirks: Quirks) -
             if v3 {
                 // An FDE type the reader does not know is reported as none (its rows were
                 // read as default-type ones).
-                facts.fde_type = FdeType::from_u8(f.info2 & 0x1f).map(|t| t as u8);
+                facts.fde_type = FdeType::from_u8(fde_info2::fde_type(f.info2)).map(|t| t as u8);
             }
             facts.num_fres = Some(f.num_fres);
             facts.error = r.error.as_ref().map(|v| v.rule.id().to_string());
@@ -166,23 +158,14 @@ impl Implementation for Reference {
             Ok(s) => s,
             Err(v) => return rejected(&v),
         };
-        let mut found = 0u64;
-        let t = Instant::now();
-        for _ in 0..rounds {
-            for &pc in pcs {
-                if let Ok(Some(f)) = s.find(black_box(pc)) {
-                    // Read the CFA word as a consumer would.
-                    black_box(f.fre.dataword(0));
-                    found += 1;
-                }
-            }
-        }
-        let nanos = t.elapsed().as_nanos() as u64;
-        Outcome::ok(BenchTiming {
-            lookups: u64::from(rounds) * pcs.len() as u64,
-            found,
-            nanos,
-        })
+        Outcome::ok(BenchTiming::measure(pcs, rounds, |pc| {
+            let Ok(Some(f)) = s.find(pc) else {
+                return false;
+            };
+            // Read the CFA word as a consumer would.
+            black_box(f.fre.dataword(0));
+            true
+        }))
     }
 }
 
@@ -192,16 +175,8 @@ pub fn find_in(s: &SectionRef<'_>, pc: i64) -> Outcome<Option<Found>> {
         Ok(None) => Outcome::ok(None),
         Ok(Some(found)) => {
             let row = match s.recovery(&found.fde, &found.fre) {
-                Ok(r) => Row {
-                    cfa: Some(r.cfa),
-                    ra: Some(r.ra),
-                    fp: Some(r.fp),
-                    ra_mangled: Some(r.ra_mangled),
-                },
-                Err(_) => Row {
-                    ra_mangled: Some(s.reported_ra_mangled(&found.fre)),
-                    ..Row::default()
-                },
+                Ok(r) => Row::from(r),
+                Err(_) => Row::unknown(s.reported_ra_mangled(&found.fre)),
             };
             Outcome::ok(Some(Found {
                 function_start: Some(found.fde.start),

@@ -213,6 +213,13 @@ impl Tool {
     }
 }
 
+impl Tool {
+    /// Whether this is a release of the known tool `name`.
+    pub fn is(&self, name: ToolName) -> bool {
+        self.name == ToolKind::Known(name)
+    }
+}
+
 impl fmt::Display for Tool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.name {

@@ -2,6 +2,7 @@
 
 use super::ParseError;
 use crate::impls::section_version;
+use sframe_spec::layout::RawHeader;
 use sframe_spec::Version;
 use std::fmt;
 use std::str::FromStr;
@@ -42,25 +43,16 @@ impl LayoutTag {
         let Some(v) = section_version(data) else {
             return LayoutTag::default();
         };
+        let h = RawHeader::of(data);
         let pcrel = v != Version::V1
-            && data
-                .get(3)
+            && h.flags()
                 .is_some_and(|f| f & sframe_spec::constants::flags::FDE_FUNC_START_PCREL != 0);
-        // The header's words: sfh_num_fdes at 8, sfh_fdeoff at 20, sfh_freoff at 24, in
-        // the byte order of the magic (its first byte is 0xe2 in little-endian sections).
-        let word = |at: usize| -> Option<u64> {
-            let b: [u8; 4] = data.get(at..at + 4)?.try_into().ok()?;
-            let le = data.first() == Some(&0xe2);
-            Some(u64::from(if le {
-                u32::from_le_bytes(b)
-            } else {
-                u32::from_be_bytes(b)
-            }))
-        };
-        let aux = data.get(7).is_some_and(|&n| n != 0);
-        let fdeoff = word(20).is_some_and(|o| o != 0);
-        let freoff = match (word(8), word(20), word(24)) {
-            (Some(n), Some(fde), Some(fre)) => fre != fde + n * v.fde_entry_size() as u64,
+        let aux = h.auxhdr_len().is_some_and(|n| n != 0);
+        let fdeoff = h.fdeoff().is_some_and(|o| o != 0);
+        let freoff = match (h.num_fdes(), h.fdeoff(), h.freoff()) {
+            (Some(n), Some(fde), Some(fre)) => {
+                u64::from(fre) != u64::from(fde) + u64::from(n) * v.fde_entry_size() as u64
+            }
             _ => false,
         };
         LayoutTag {

@@ -90,6 +90,15 @@ pub trait Cpu: Send + Sync {
     /// A return instruction, to fill call stubs and pages mapped for wild jumps (the code
     /// hook returns from them before they run; should one run, it returns too).
     fn return_fill(&self) -> &'static [u8];
+    /// A page of [`return_fill`](Self::return_fill) instructions.
+    fn return_page(&self, page: usize) -> Vec<u8> {
+        self.return_fill()
+            .iter()
+            .copied()
+            .cycle()
+            .take(page)
+            .collect()
+    }
     /// Extra register set-up at the start of a run (thread pointer, processor state).
     fn init_registers(&self, tls: u64) -> Vec<(i32, u64)>;
 }

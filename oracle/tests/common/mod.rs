@@ -73,7 +73,6 @@ fn run(cmd: &mut Command) {
 pub fn build_c(cc: &str, as_: &Path, flags: &[&str], c: &str, name: &str) -> Vec<u8> {
     let src = tmp(&format!("{name}.c"));
     let asm = tmp(&format!("{name}.s"));
-    let obj = tmp(&format!("{name}.o"));
     std::fs::write(&src, c).unwrap();
     run(Command::new(cc)
         .args(["-S", "-fasynchronous-unwind-tables", "-g0"])
@@ -81,22 +80,22 @@ pub fn build_c(cc: &str, as_: &Path, flags: &[&str], c: &str, name: &str) -> Vec
         .arg(&src)
         .arg("-o")
         .arg(&asm));
-    run(Command::new(as_)
-        .arg("--gsframe")
-        .arg(&asm)
-        .arg("-o")
-        .arg(&obj));
-    std::fs::read(&obj).unwrap()
+    assemble(as_, &asm, name)
 }
 
 /// Assemble `asm` with `as_ --gsframe`.
 pub fn build_s(as_: &Path, asm_text: &str, name: &str) -> Vec<u8> {
     let asm = tmp(&format!("{name}.s"));
-    let obj = tmp(&format!("{name}.o"));
     std::fs::write(&asm, asm_text).unwrap();
+    assemble(as_, &asm, name)
+}
+
+/// The object `as_ --gsframe` makes of the assembly file `asm`.
+fn assemble(as_: &Path, asm: &Path, name: &str) -> Vec<u8> {
+    let obj = tmp(&format!("{name}.o"));
     run(Command::new(as_)
         .arg("--gsframe")
-        .arg(&asm)
+        .arg(asm)
         .arg("-o")
         .arg(&obj));
     std::fs::read(&obj).unwrap()
@@ -144,6 +143,22 @@ pub fn assert_clean(r: &Report) {
         "{} mismatches:\n{}",
         bad.len(),
         bad.join("\n")
+    );
+}
+
+/// No mismatch, at least 95% of the instructions covered, more than 1000 rows checked and
+/// whole-stack walks done.
+pub fn assert_full_run(name: &str, r: &Report) {
+    assert_clean(r);
+    assert!(
+        r.summary.coverage_percent >= 95.0,
+        "{name}: coverage {:.1}%",
+        r.summary.coverage_percent
+    );
+    assert!(
+        r.summary.rows_checked > 1000 && r.summary.stack_walks > 0,
+        "{name}: {:?}",
+        r.summary
     );
 }
 
@@ -249,7 +264,7 @@ pub fn planted_is_caught(
     let r = planted.check_all(&opts()).unwrap();
     let mut flagged: Vec<u64> = r
         .mismatches()
-        .filter(|m| m.frame == 0)
+        .filter(|m| m.seen.frame == 0)
         .map(|m| m.pc)
         .collect();
     flagged.sort_unstable();
@@ -263,8 +278,8 @@ pub fn planted_is_caught(
             m.pc >= row.start && m.pc < row.end,
             "mismatch outside the planted row: {m:?}"
         );
-        if m.frame == 0 {
-            assert_eq!(m.kind, kind, "{m:?}");
+        if m.seen.frame == 0 {
+            assert_eq!(m.seen.kind, kind, "{m:?}");
         }
     }
 }

@@ -1,0 +1,17 @@
+//! What the CLI tests share.
+
+/// A v2 AMD64 section written by hand (v3 manual §2.2, v2 info §2.3): one function at 0x40,
+/// 16 bytes, one FRE (CFA = SP + 8).
+pub fn valid_v2() -> Vec<u8> {
+    let mut b = vec![0xe2, 0xde, 2, 1, 3, 0, 0xf8, 0];
+    for v in [1u32, 1, 3, 0, 20] {
+        b.extend(v.to_le_bytes());
+    }
+    b.extend(0x40i32.to_le_bytes());
+    b.extend(16u32.to_le_bytes());
+    b.extend(0u32.to_le_bytes());
+    b.extend(1u32.to_le_bytes());
+    b.extend([0, 0, 0, 0]); // info, rep_size, padding
+    b.extend([0, 0b11, 8]); // FRE: start 0, info (1 word, SP), CFA offset 8
+    b
+}

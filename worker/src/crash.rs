@@ -1,0 +1,104 @@
+//! The crash reporter of the worker's children: on a fault inside the hosted C library, one
+//! line naming where (the library and its nearest exported symbol) on stderr, then death by
+//! the same signal, which the forking parent reports as a crash with that line as detail.
+
+use std::ffi::{c_int, c_void, CStr};
+
+extern "C" {
+    /// glibc `backtrace(3)` (execinfo.h).
+    fn backtrace(buffer: *mut *mut c_void, size: c_int) -> c_int;
+}
+
+/// Append `s` to `buf` at `*n`, truncating at the buffer's end (no allocation).
+fn put(buf: &mut [u8], n: &mut usize, s: &[u8]) {
+    for &b in s {
+        if *n < buf.len() {
+            buf[*n] = b;
+            *n += 1;
+        }
+    }
+}
+
+/// The crash reporter: on SIGSEGV, SIGBUS, SIGFPE or SIGILL, write
+/// `sframe-worker: fault in <library> <symbol>` (the first frame inside libsframe, its nearest
+/// exported symbol, or `+0x<offset>` in the library when no exported symbol precedes it; `-
+/// outside-libsframe` when no frame is in libsframe) to stderr, then die of the same signal.
+extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut c_void) {
+    let mut frames = [std::ptr::null_mut::<c_void>(); 64];
+    let mut line = [0u8; 512];
+    let mut n = 0;
+    put(&mut line, &mut n, b"sframe-worker: fault in ");
+    // SAFETY: backtrace writes at most `frames.len()` pointers; dladdr only reads the
+    // loader's tables; the strings it returns are NUL-terminated and live while the
+    // objects stay loaded. Nothing here allocates.
+    unsafe {
+        let count = backtrace(frames.as_mut_ptr(), frames.len() as c_int).max(0) as usize;
+        let mut found = false;
+        for &f in &frames[..count] {
+            let mut info: libc::Dl_info = std::mem::zeroed();
+            if libc::dladdr(f as *const c_void, &mut info) == 0 || info.dli_fname.is_null() {
+                continue;
+            }
+            let file = CStr::from_ptr(info.dli_fname).to_bytes();
+            // GNU libsframe, or glibc's reader as ci/glibc-reader builds it.
+            if !file.windows(9).any(|w| w == b"libsframe")
+                && !file.windows(11).any(|w| w == b"sframe-read")
+            {
+                continue;
+            }
+            let base = file.rsplit(|&c| c == b'/').next().unwrap_or(file);
+            put(&mut line, &mut n, base);
+            put(&mut line, &mut n, b" ");
+            if info.dli_sname.is_null() {
+                // No exported symbol before it: the offset in the library.
+                let off = (f as usize).wrapping_sub(info.dli_fbase as usize);
+                put(&mut line, &mut n, b"+0x");
+                let mut digits = [0u8; 16];
+                let mut k = 0;
+                let mut v = off;
+                loop {
+                    digits[k] = b"0123456789abcdef"[v & 15];
+                    k += 1;
+                    v >>= 4;
+                    if v == 0 || k == digits.len() {
+                        break;
+                    }
+                }
+                digits[..k].reverse();
+                put(&mut line, &mut n, &digits[..k]);
+            } else {
+                put(&mut line, &mut n, CStr::from_ptr(info.dli_sname).to_bytes());
+            }
+            found = true;
+            break;
+        }
+        if !found {
+            put(&mut line, &mut n, b"- outside-libsframe");
+        }
+        put(&mut line, &mut n, b"\n");
+        libc::write(2, line.as_ptr() as *const c_void, n);
+        // Die of the same signal: restore the default action and re-raise.
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
+/// Install [`on_fault`] for the fault signals.
+pub fn install_crash_reporter() {
+    // The first backtrace(3) loads libgcc_s with dlopen; do it now, not in a signal handler
+    // on a corrupted heap.
+    let mut frames = [std::ptr::null_mut::<c_void>(); 4];
+    // SAFETY: writes at most 4 pointers into `frames`.
+    unsafe { backtrace(frames.as_mut_ptr(), frames.len() as c_int) };
+    for sig in [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL] {
+        // SAFETY: a zeroed sigaction with a valid SA_SIGINFO handler and an empty mask;
+        // the handler only does what is listed in its SAFETY comment.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_fault as *const () as usize;
+            sa.sa_flags = libc::SA_SIGINFO | libc::SA_RESETHAND;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}

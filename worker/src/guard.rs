@@ -1,0 +1,97 @@
+//! The guard-page buffer: inputs are handed to the C readers in a copy whose first byte is
+//! preceded and whose last byte is followed by inaccessible pages, so that a read past
+//! either end faults at once (a crash the harness sees) instead of returning whatever the
+//! heap holds there.
+
+use std::ffi::c_void;
+
+/// A copy of the input whose last byte is followed (and first byte preceded) by an
+/// inaccessible page, so that a read past either end faults at once instead of returning
+/// whatever the heap holds there.
+pub struct Guarded {
+    map: *mut u8,
+    map_len: usize,
+    data: *const u8,
+    len: usize,
+}
+
+impl Guarded {
+    pub fn new(bytes: &[u8]) -> Option<Guarded> {
+        Guarded::with_guards(bytes, 1, 1)
+    }
+
+    /// A copy with `before` inaccessible pages before it and `after` after it, for readers
+    /// that may jump far from the section (a length they take from it, not from the caller):
+    /// the guard is address space only (`PROT_NONE`, `MAP_NORESERVE`), however large.
+    pub fn with_guards(bytes: &[u8], before: usize, after: usize) -> Option<Guarded> {
+        // SAFETY: sysconf has no preconditions.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+            .ok()
+            .filter(|p| *p > 0)?;
+        let data_pages = bytes.len().div_ceil(page);
+        let map_len = before
+            .checked_add(data_pages)?
+            .checked_add(after)?
+            .checked_mul(page)?;
+        // SAFETY: an anonymous private mapping of a fresh range, inaccessible until the data
+        // pages are opened below; the result is checked.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            return None;
+        }
+        let map = map as *mut u8;
+        // Owns the mapping from here on (unmapped on every return path).
+        let mut g = Guarded {
+            map,
+            map_len,
+            data: std::ptr::null(),
+            len: bytes.len(),
+        };
+        if data_pages > 0 {
+            // SAFETY: the data pages lie inside the mapping just made.
+            let ok = unsafe {
+                libc::mprotect(
+                    map.add(before * page) as *mut c_void,
+                    data_pages * page,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                ) == 0
+            };
+            if !ok {
+                return None;
+            }
+        }
+        let start = (before + data_pages) * page - bytes.len();
+        // SAFETY: `start..start + len` lies in the writable data pages of the mapping (an
+        // empty input points at the first guard page after them and is never read).
+        g.data = unsafe {
+            let p = map.add(start);
+            if !bytes.is_empty() {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+            }
+            p as *const u8
+        };
+        Some(g)
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: `data` points to `len` initialised bytes of the mapping, which lives as
+        // long as `self`.
+        unsafe { std::slice::from_raw_parts(self.data, self.len) }
+    }
+}
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `new`, once.
+        unsafe { libc::munmap(self.map as *mut c_void, self.map_len) };
+    }
+}
