@@ -13,9 +13,10 @@
 //!
 //! This crate is the worker's code, with the bindings to GNU libsframe (`ffi`, one type per
 //! release), the guard-page input buffer (`guard`) and the children's crash reporter
-//! (`crash`): the only `unsafe` code of the suite; the `sframe-worker` binary is built by the `sframe-conform` crate
-//! (`cli/src/bin/sframe-worker.rs`, which calls [`main`] and adds the in-process adapters it
-//! has), so that it lands beside `sframe-conform`, where the registry looks for it.
+//! (`crash`): the only `unsafe` code of the suite. The `sframe-worker` binary is built by
+//! the `sframe-conform` crate (`cli/src/bin/sframe-worker.rs`, which calls [`main`] and adds
+//! the in-process adapters it has), so that it lands beside `sframe-conform`, where the
+//! registry looks for it.
 
 mod crash;
 mod ffi;
