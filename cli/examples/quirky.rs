@@ -1,61 +1,87 @@
-//! Triage aid: an implementation's answers beside the quirky reference's (all the quirks its
-//! findings name) on one section. `cargo run --example quirky -- FILE IMPL [PC...]`.
+//! Triage aid: one implementation's answers beside the quirky reference's (the reference with
+//! every quirk the ledger's findings name for that implementation), on one section.
+//!
+//! ```text
+//! cargo run --release -p sframe-conform --example quirky -- FILE IMPL [PC...]
+//! ```
+//!
+//! Without PCs it prints both decodes; with PCs, both look-ups at each. `FDES=1` also lists
+//! the FDEs as the quirky reference reads them, `FDE=1` the FDE and FREs the quirky look-up
+//! lands in for each PC, `BIG=N` the FREs with more than N bytes of data words.
+
 use sframe_conform::impls::reference::Quirky;
 use sframe_conform::impls::registry::{Options, Registry};
 use sframe_harness::diff::explain::QuirkTable;
 use sframe_harness::ledger::Ledger;
-use sframe_spec::Quirks;
+use sframe_spec::{Quirks, SectionRef};
+use std::process::ExitCode;
 
-fn main() {
-    let a: Vec<String> = std::env::args().skip(1).collect();
-    let data = std::fs::read(&a[0]).unwrap();
-    let reg = Registry::discover(&Options::default());
-    let imp = reg.get(&a[1]).expect("impl");
-    let ledger = Ledger::load(std::path::Path::new("corpus/findings")).unwrap();
-    let table = QuirkTable::from_ledger(&ledger);
-    let q = table
-        .causes(&a[1])
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("quirky: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [file, name, pcs @ ..] = args.as_slice() else {
+        return Err("usage: quirky FILE IMPL [PC...]".into());
+    };
+    let data = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+    let reg = Registry::discover(&Options {
+        objdump: true,
+        ..Options::default()
+    });
+    let imp = reg
+        .get(name)
+        .ok_or_else(|| format!("no implementation {name:?} here"))?;
+    let ledger = Ledger::load(&Ledger::default_dir()).map_err(|e| e.to_string())?;
+    let q = QuirkTable::from_ledger(&ledger)
+        .causes(name)
         .iter()
-        .fold(Quirks::NONE, |x, c| x.union(c.quirks));
-    eprintln!("quirks: {q:?}");
-    if std::env::var("FDES").is_ok() {
-        fdes_dbg(&data, q);
+        .fold(Quirks::NONE, |all, c| all.union(c.quirks));
+    println!("quirks: {q:?}");
+    let section = SectionRef::parse_with(&data, q);
+    if std::env::var_os("FDES").is_some() {
+        match &section {
+            Ok(s) => list_fdes(s),
+            Err(v) => println!("refused: {v:?}"),
+        }
     }
-    let pcs: Vec<i64> = a[2..].iter().map(|p| p.parse().unwrap()).collect();
+    if let (Ok(s), Some(limit)) = (&section, std::env::var("BIG").ok()) {
+        big_fres(s, limit.parse().map_err(|_| "BIG: a byte count")?);
+    }
+    let pcs: Vec<i64> = pcs
+        .iter()
+        .map(|p| p.parse().map_err(|_| format!("{p:?}: not a PC")))
+        .collect::<Result<_, _>>()?;
     if pcs.is_empty() {
-        println!("impl:   {:?}", imp.decode(&data));
-        println!("quirky: {:?}", Quirky(q).decode(&data, 1 << 24));
-        return;
+        println!("{name}: {:?}", imp.decode(&data));
+        println!(
+            "quirky: {:?}",
+            Quirky(q).decode(&data, data.len().saturating_mul(4))
+        );
+        return Ok(());
     }
-    let f = imp.find_fres(&data, &pcs);
-    let r = Quirky(q).find_fres(&data, &pcs);
-    for (i, pc) in pcs.iter().enumerate() {
-        println!("pc {pc}\n  impl:   {:?}\n  quirky: {:?}", f[i], r[i]);
-        if std::env::var("FDE").is_ok() {
-            fde_dbg(&data, q, *pc);
+    let found = imp.find_fres(&data, &pcs);
+    let quirky = Quirky(q).find_fres(&data, &pcs);
+    for ((pc, f), r) in pcs.iter().zip(&found).zip(&quirky) {
+        println!("pc {pc}\n  {name}: {f:?}\n  quirky: {r:?}");
+        if let (Ok(s), Some(_)) = (&section, std::env::var_os("FDE")) {
+            landing(s, *pc);
         }
     }
+    Ok(())
 }
 
-#[allow(dead_code)]
-fn fde_dbg(data: &[u8], q: Quirks, pc: i64) {
-    let s = sframe_spec::SectionRef::parse_with(data, q).unwrap();
-    let f = s.find_fde(pc);
-    println!("  find_fde: {f:?}");
-    if let Ok(Some(fde)) = f {
-        for (k, fre) in s.fres(&fde).enumerate().take(40) {
-            println!("   fre {k}: {fre:?}");
-        }
-    }
-}
-
-#[allow(dead_code)]
-pub fn fdes_dbg(data: &[u8], q: Quirks) {
-    let s = sframe_spec::SectionRef::parse_with(data, q).unwrap();
+fn list_fdes(s: &SectionRef<'_>) {
     println!("header {:?}", s.header());
     for i in 0..s.num_fdes() {
-        let f = s.fde_fields(i);
-        match f {
+        match s.fde_fields(i) {
             Ok(f) => println!(
                 "  fde {i}: raw {} resolved {} size {} fres {} info {:#x}",
                 f.raw_start,
@@ -69,20 +95,24 @@ pub fn fdes_dbg(data: &[u8], q: Quirks) {
     }
 }
 
-#[allow(dead_code)]
-pub fn big_fres(data: &[u8], q: Quirks, limit: usize) {
-    let s = sframe_spec::SectionRef::parse_with(data, q).unwrap();
+fn landing(s: &SectionRef<'_>, pc: i64) {
+    let f = s.find_fde(pc);
+    println!("  find_fde: {f:?}");
+    if let Ok(Some(fde)) = f {
+        for (k, fre) in s.fres(&fde).enumerate().take(40) {
+            println!("   fre {k}: {fre:?}");
+        }
+    }
+}
+
+fn big_fres(s: &SectionRef<'_>, limit: usize) {
     for i in 0..s.num_fdes() {
         let Ok(fde) = s.fde(i) else { continue };
         for (k, f) in s.fres(&fde).enumerate().take(64) {
             let Ok(f) = f else { break };
             let bytes = f.dataword_count() * f.dataword_size.bytes();
             if bytes > limit {
-                println!(
-                    "  fde {i} fre {k}: {} words of {} bytes",
-                    f.dataword_count(),
-                    f.dataword_size.bytes()
-                );
+                println!("  fde {i} fre {k}: {bytes} bytes of data words");
             }
         }
     }
