@@ -1,6 +1,7 @@
 //! The crash reporter of the worker's children: on a fault inside the hosted C library, one
-//! line naming where (the library and its nearest exported symbol) on stderr, then death by
-//! the same signal, which the forking parent reports as a crash with that line as detail.
+//! line naming where (the library and the function, from its full symbol table when there is
+//! one, see `symbols`, else its nearest exported symbol) on stderr, then death by the same
+//! signal, which the forking parent reports as a crash with that line as detail.
 
 use std::ffi::{c_int, c_void, CStr};
 
@@ -20,8 +21,9 @@ fn put(buf: &mut [u8], n: &mut usize, s: &[u8]) {
 }
 
 /// The crash reporter: on SIGSEGV, SIGBUS, SIGFPE or SIGILL, write
-/// `sframe-worker: fault in <library> <symbol>` (the first frame inside libsframe, its nearest
-/// exported symbol, or `+0x<offset>` in the library when no exported symbol precedes it; `-
+/// `sframe-worker: fault in <library> <symbol>` (the first frame inside libsframe: the function
+/// holding it, else its nearest exported symbol, or `+0x<offset>` in the library when no
+/// exported symbol precedes it; `-
 /// outside-libsframe` when no frame is in libsframe) to stderr, then die of the same signal.
 extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut c_void) {
     let mut frames = [std::ptr::null_mut::<c_void>(); 64];
@@ -49,9 +51,12 @@ extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut c_voi
             let base = file.rsplit(|&c| c == b'/').next().unwrap_or(file);
             put(&mut line, &mut n, base);
             put(&mut line, &mut n, b" ");
-            if info.dli_sname.is_null() {
+            let off = (f as usize).wrapping_sub(info.dli_fbase as usize);
+            if let Some(name) = crate::symbols::function_at(off as u64) {
+                // The function that holds it, from the full symbol table.
+                put(&mut line, &mut n, name.to_bytes());
+            } else if info.dli_sname.is_null() {
                 // No exported symbol before it: the offset in the library.
-                let off = (f as usize).wrapping_sub(info.dli_fbase as usize);
                 put(&mut line, &mut n, b"+0x");
                 let mut digits = [0u8; 16];
                 let mut k = 0;

@@ -25,6 +25,7 @@ mod glibc;
 mod guard;
 pub mod guarded_heap;
 mod libsframe;
+mod symbols;
 
 use sframe_harness::impls::protocol::serve;
 use sframe_harness::impls::reference::Reference;
@@ -77,6 +78,7 @@ pub fn main(hosted: &[Hosted]) -> ExitCode {
             return usage("--glibc needs --release");
         };
         crash::install_crash_reporter();
+        symbols::load(&path);
         let version = version.unwrap_or_else(|| release.clone());
         let imp = match glibc::Glibc::open(&path, &release, &version) {
             Ok(g) => g,
@@ -99,6 +101,7 @@ pub fn main(hosted: &[Hosted]) -> ExitCode {
                 return usage("--libsframe needs --release");
             };
             crash::install_crash_reporter();
+            symbols::load(&path);
             let version = version.unwrap_or_else(|| release.clone());
             match libsframe::Libsframe::open(&path, &release, &version) {
                 Ok(l) => Box::new(l),

@@ -139,9 +139,10 @@ pub fn crash_site(signal: &Signal, detail: Option<&str>) -> Option<CrashSite> {
         .lines()
         .find_map(|l| l.strip_prefix("sframe-worker: fault in "))
     {
-        // "<library> <nearest exported symbol>" from the worker's crash reporter (`-
-        // outside-libsframe` when no frame is in the library). A fault in a stripped static
-        // function is only an offset in the library, which differs from one faulting
+        // "<library> <function>" from the worker's crash reporter (the function from the
+        // library's symbol table, else its nearest exported symbol; `- outside-libsframe`
+        // when no frame is in the library). A fault in a static function of a library
+        // without a symbol table is only an offset, which differs from one faulting
         // instruction to the next: its site is `unsymbolized` (the offset stays in the
         // report's text).
         return l.split_whitespace().nth(1).map(|s| {
@@ -150,7 +151,9 @@ pub fn crash_site(signal: &Signal, detail: Option<&str>) -> Option<CrashSite> {
             } else if s == "outside-libsframe" {
                 CrashSite::OutsideLibsframe
             } else {
-                CrashSite::Function(s.to_string())
+                // A compiler's clone of a function (`.isra.0`, `.constprop.0`, `.part.0`,
+                // `.cold`) is that function.
+                CrashSite::Function(s.split('.').next().unwrap_or(s).to_string())
             }
         });
     }
@@ -202,6 +205,25 @@ mod heap_check_tests {
         assert_eq!(
             crash_site(&Signal::named("SIGABRT"), Some("SIGABRT: something else")),
             None
+        );
+    }
+}
+
+#[cfg(test)]
+mod clone_tests {
+    use super::*;
+
+    #[test]
+    fn a_compiler_clone_is_its_function() {
+        let site = crash_site(
+            &Signal::named("SIGSEGV"),
+            Some("sframe-worker: fault in libsframe.so.1 sframe_decode_fre_start_address.isra.0"),
+        );
+        assert_eq!(
+            site,
+            Some(CrashSite::Function(
+                "sframe_decode_fre_start_address".into()
+            ))
         );
     }
 }
