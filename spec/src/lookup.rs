@@ -304,20 +304,11 @@ impl<'a> SectionRef<'a> {
                 return Ok(Some(None));
             }
             let masked = i64::from((pc as i32).wrapping_rem(rep as i32));
-            // FRE k is read whole, then only the next one's start (where FRE k ends); the
-            // FREs after the one that matches are never read. sframe_fre_check_range_p takes
-            // the FRE's start and end offsets as int32_t.
-            let mut fres = self.fres(fde);
-            let n = fde.num_fres as usize;
-            for k in 0..n {
-                let Some(f) = fres.next() else { break };
-                let f = f?;
-                let end = if k + 1 < n {
-                    i64::from(self.fre_start_at(fde, fres.position())?)
-                } else {
-                    i64::from(fde.size)
-                };
-                if i64::from(f.start as i32) <= masked && i64::from((end - 1) as i32) >= masked {
+            // sframe_fre_check_range_p takes the FRE's start and end offsets as int32_t.
+            for span in self.spans(fde) {
+                let (k, f, end) = span?;
+                let last = (i64::from(end) - 1) as i32;
+                if i64::from(f.start as i32) <= masked && i64::from(last) >= masked {
                     return Ok(Some(Some((k, f))));
                 }
             }
@@ -329,6 +320,35 @@ impl<'a> SectionRef<'a> {
         Ok(None)
     }
 
+    /// The FREs of `fde` in order, each with where its rows end: the next FRE's start (of
+    /// which nothing else is read) or, for the last, the function's size. This is how
+    /// libsframe's and glibc's scans walk FREs: FRE `k` whole, then only the start of FRE
+    /// `k + 1`, so nothing after the FRE that matches is ever read. An FRE that cannot be
+    /// read ends the walk with its error.
+    fn spans<'s>(
+        &'s self,
+        fde: &'s FdeRef,
+    ) -> impl Iterator<Item = Result<(usize, FreRef<'a>, u32), Violation>> + 's {
+        let mut fres = self.fres(fde);
+        let n = fde.num_fres as usize;
+        let mut k = 0;
+        std::iter::from_fn(move || {
+            if k >= n {
+                return None;
+            }
+            let span = fres.next()?.and_then(|f| {
+                let end = if k + 1 < n {
+                    self.fre_start_at(fde, fres.position())?
+                } else {
+                    fde.size
+                };
+                Ok((k, f, end))
+            });
+            k = if span.is_ok() { k + 1 } else { n };
+            Some(span)
+        })
+    }
+
     /// glibc's FRE scan ([`Quirk::FreRangeScan`]), on the reader's `int32_t` PC and start.
     fn scan_fre_ranges(
         &self,
@@ -338,16 +358,9 @@ impl<'a> SectionRef<'a> {
         let (pc, start) = (pc as i32, fde.start as i32);
         let off = pc.wrapping_sub(start) as u32;
         let mask = fde.pc_type() == PcType::Mask;
-        let mut fres = self.fres(fde);
-        let n = fde.num_fres as usize;
-        for k in 0..n {
-            let Some(f) = fres.next() else { break };
-            let f = f?;
-            let end = if k + 1 < n {
-                self.fre_start_at(fde, fres.position())?.wrapping_sub(1)
-            } else {
-                fde.size.wrapping_sub(1)
-            };
+        for span in self.spans(fde) {
+            let (k, f, next) = span?;
+            let end = next.wrapping_sub(1);
             if f.start > off {
                 return Ok(None);
             }
@@ -380,18 +393,9 @@ impl<'a> SectionRef<'a> {
     ) -> Result<Option<(usize, FreRef<'a>)>, Violation> {
         let start = fde.start as i32;
         let pc = pc as i32;
-        // FRE k is read whole, then only the next one's start address (for where FRE k
-        // ends): the FREs after the one that matches are never read.
-        let mut fres = self.fres(fde);
-        let n = fde.num_fres as usize;
-        for k in 0..n {
-            let Some(f) = fres.next() else { break };
-            let f = f?;
-            let end = if k + 1 < n {
-                self.fre_start_at(fde, fres.position())?.wrapping_sub(1)
-            } else {
-                fde.size.wrapping_sub(1)
-            };
+        for span in self.spans(fde) {
+            let (k, f, next) = span?;
+            let end = next.wrapping_sub(1);
             let lo = start.wrapping_add(f.start as i32);
             let hi = start.wrapping_add(end as i32);
             if k == 0 && lo > pc {
