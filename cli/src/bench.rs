@@ -181,18 +181,22 @@ pub fn measurements(
     impls: &[Arc<dyn Implementation>],
     functions: u32,
     target: Duration,
-) -> (Vec<Measurement>, Vec<(String, f64)>) {
+) -> (Vec<Measurement>, Vec<(String, f64, f64)>) {
     let mut out = Vec::new();
     let mut throughput = Vec::new();
     for s in sections(functions) {
         if let Some(d) = s.plain.as_deref().or(s.pcrel.as_deref()) {
-            throughput.push((s.name.clone(), decode_validate_mb_s(d, target)));
+            throughput.push((
+                s.name.clone(),
+                decode_validate_mb_s(d, target),
+                crate::bench_summary::copy_mb_s(d, target),
+            ));
         }
         let mut rows = Vec::new();
-        for imp in impls
-            .iter()
-            .filter(|i| i.supports(s.version) && !i.tool().is(ToolName::Objdump))
-        {
+        let text = |i: &Arc<dyn Implementation>| {
+            i.tool().is(ToolName::Objdump) || i.tool().is(ToolName::LlvmReadobj)
+        };
+        for imp in impls.iter().filter(|i| i.supports(s.version) && !text(i)) {
             let Some(data) = variant(imp.as_ref(), &s) else {
                 continue;
             };
@@ -221,19 +225,47 @@ pub fn measurements(
     (out, throughput)
 }
 
+/// The run's [`Summary`](crate::bench_summary::Summary): look-up ratios and validation
+/// throughput from the measurements, then the differential cost and the text adapters' pace.
+fn summarize(
+    impls: &[Arc<dyn Implementation>],
+    rows: &[Measurement],
+    throughput: &[(String, f64, f64)],
+) -> crate::bench_summary::Summary {
+    use crate::bench_summary as b;
+    let lookup_ratios = b::lookup_ratios(rows);
+    let slowest = throughput
+        .iter()
+        .filter(|t| t.0.starts_with("synthetic"))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let (differential_cost, differential_inputs) = b::differential_cost(impls);
+    b::Summary {
+        lookup_ratio_min: lookup_ratios.iter().map(|r| r.1).reduce(f64::min),
+        lookup_ratios,
+        validate_mb_s: slowest.map(|t| t.1),
+        copy_mb_s: slowest.map(|t| t.2),
+        validate_ratio_to_copy: slowest.map(|t| t.1 / t.2),
+        differential_cost,
+        differential_inputs,
+        text_sections_per_s: b::text_sections_per_s(impls),
+    }
+}
+
 /// `sframe-conform bench [--json]`.
 pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
     let reg = Registry::discover(&Options {
         timeout: Duration::from_secs(120),
-        objdump: false,
+        objdump: true,
     });
     let (rows, throughput) =
         measurements(&reg.available, functions.max(1), Duration::from_millis(500));
+    let summary = summarize(&reg.available, &rows, &throughput);
     if json_out {
         let v = json!({
             "lookups": rows,
-            "decode_validate_mb_per_s": throughput.iter().map(|(s, v)| json!({"section": s, "mb_per_s": v})).collect::<Vec<_>>(),
+            "decode_validate_mb_per_s": throughput.iter().map(|(s, v, c)| json!({"section": s, "mb_per_s": v, "copy_mb_per_s": c})).collect::<Vec<_>>(),
             "unavailable": reg.unavailable.iter().map(|u| json!({"name": u.name, "reason": u.reason})).collect::<Vec<_>>(),
+            "summary": summary,
         });
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return Ok(ExitCode::SUCCESS);
@@ -259,10 +291,30 @@ pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
             format!("{}/{}", m.found, m.lookups)
         );
     }
-    println!("\nreference decode+validate:");
-    for (s, mb) in &throughput {
-        println!("  {mb:>10.1} MB/s  {s}");
+    println!("\nreference decode+validate (a plain copy of the same bytes):");
+    for (s, mb, copy) in &throughput {
+        println!("  {mb:>10.1} MB/s ({copy:.0} MB/s)  {s}");
     }
+    let show = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.4}"));
+    println!("\nsummary:");
+    println!(
+        "  lookup_ratio_min        {}",
+        show(summary.lookup_ratio_min)
+    );
+    println!("  validate_mb_s           {}", show(summary.validate_mb_s));
+    println!(
+        "  validate_ratio_to_copy  {}",
+        show(summary.validate_ratio_to_copy)
+    );
+    println!(
+        "  differential_cost       {} ({} corpus inputs)",
+        show(summary.differential_cost),
+        summary.differential_inputs
+    );
+    println!(
+        "  text_sections_per_s     {}",
+        show(summary.text_sections_per_s)
+    );
     for u in &reg.unavailable {
         println!("(unavailable: {}: {})", u.name, u.reason);
     }

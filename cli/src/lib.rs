@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bench;
+pub mod bench_summary;
 pub mod check;
 pub mod diff_cmd;
 pub mod dump;

@@ -1,0 +1,186 @@
+//! The `summary` of `sframe-conform bench`: the ratios the speed targets are stated in, all
+//! measured in the same run, never an absolute time.
+//!
+//! - `lookup_ratio_min`: over the synthetic v1, v2 and v3 sections, the smallest of the
+//!   reference's look-ups per second divided by the fastest libsframe release's on the same
+//!   section.
+//! - `validate_mb_s`: the smallest decode+validate throughput over those sections, and
+//!   `validate_ratio_to_copy`: that section's throughput divided by a plain copy of the same
+//!   bytes (the physical limit).
+//! - `differential_cost`: the time per input of every in-process and worker implementation
+//!   together (decode, then look-ups at up to 64 PCs), divided by the reference's alone, on
+//!   the corpus's sections.
+//! - `text_sections_per_s`: sections per second through the newest `objdump --sframe`.
+
+use crate::bench::Measurement;
+use crate::impls::Implementation;
+use serde::Serialize;
+use sframe_harness::input::{corpus_cases, corpus_dir};
+use sframe_harness::signature::{Tool, ToolName};
+use sframe_spec::decode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// See the module docs. `None` where what it needs is not provisioned here.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub lookup_ratio_min: Option<f64>,
+    /// Per synthetic section: the reference's look-ups/s over the fastest libsframe's.
+    pub lookup_ratios: Vec<(String, f64)>,
+    pub validate_mb_s: Option<f64>,
+    pub copy_mb_s: Option<f64>,
+    pub validate_ratio_to_copy: Option<f64>,
+    pub differential_cost: Option<f64>,
+    /// How many corpus sections the differential cost was measured on.
+    pub differential_inputs: usize,
+    pub text_sections_per_s: Option<f64>,
+}
+
+/// Copy throughput of `data` (MB/s), the bound decode+validate is compared with.
+pub fn copy_mb_s(data: &[u8], target: Duration) -> f64 {
+    let mut buf = vec![0u8; data.len()];
+    let t = Instant::now();
+    let mut rounds = 0u32;
+    while t.elapsed() < target || rounds == 0 {
+        buf.copy_from_slice(std::hint::black_box(data));
+        std::hint::black_box(&buf);
+        rounds += 1;
+    }
+    (data.len() as f64 * f64::from(rounds)) / t.elapsed().as_secs_f64() / 1e6
+}
+
+/// The reference's look-ups per second over the fastest libsframe's, per synthetic section.
+pub fn lookup_ratios(rows: &[Measurement]) -> Vec<(String, f64)> {
+    let mut sections: Vec<&str> = rows
+        .iter()
+        .map(|m| m.section.as_str())
+        .filter(|s| s.starts_with("synthetic"))
+        .collect();
+    sections.dedup();
+    sections
+        .into_iter()
+        .filter_map(|s| {
+            let on = || rows.iter().filter(move |m| m.section == s);
+            let reference = on()
+                .find(|m| Tool::named(&m.implementation).is(ToolName::Reference))?
+                .lookups_per_sec;
+            let fastest = on()
+                .filter(|m| Tool::named(&m.implementation).is(ToolName::Libsframe))
+                .map(|m| m.lookups_per_sec)
+                .fold(None, |a: Option<f64>, x| Some(a.map_or(x, |a| a.max(x))))?;
+            Some((s.to_string(), reference / fastest))
+        })
+        .collect()
+}
+
+/// Up to 64 PCs inside the functions of `data`, as the reference reads them.
+fn pcs_of(data: &[u8]) -> Vec<i64> {
+    decode(data)
+        .map(|s| {
+            s.functions
+                .iter()
+                .filter(|f| f.size > 0)
+                .take(64)
+                .map(|f| f.start + i64::from(f.size / 2))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Time of `imps` decoding and looking up every input.
+fn time_all(imps: &[&Arc<dyn Implementation>], inputs: &[(Vec<u8>, Vec<i64>)]) -> Duration {
+    let t = Instant::now();
+    for (data, pcs) in inputs {
+        for imp in imps {
+            std::hint::black_box(imp.decode(data));
+            std::hint::black_box(imp.find_fres(data, pcs));
+        }
+    }
+    t.elapsed()
+}
+
+/// Every in-process and worker implementation's time per corpus input over the
+/// reference's alone; also how many inputs.
+pub fn differential_cost(impls: &[Arc<dyn Implementation>]) -> (Option<f64>, usize) {
+    let inputs: Vec<(Vec<u8>, Vec<i64>)> = corpus_cases(&corpus_dir())
+        .into_iter()
+        .take(300)
+        .map(|c| {
+            let pcs = pcs_of(&c.data);
+            (c.data, pcs)
+        })
+        .collect();
+    let text = |i: &Arc<dyn Implementation>| {
+        let t = i.tool();
+        t.is(ToolName::Objdump) || t.is(ToolName::LlvmReadobj)
+    };
+    let all: Vec<&Arc<dyn Implementation>> = impls.iter().filter(|i| !text(i)).collect();
+    let reference: Vec<&Arc<dyn Implementation>> = impls
+        .iter()
+        .filter(|i| i.tool().is(ToolName::Reference))
+        .collect();
+    if inputs.is_empty() || reference.is_empty() {
+        return (None, inputs.len());
+    }
+    // Warm the workers up (process start, first dlopen) before timing.
+    time_all(&all, &inputs[..inputs.len().min(5)]);
+    let t_ref = time_all(&reference, &inputs).as_secs_f64();
+    let t_all = time_all(&all, &inputs).as_secs_f64();
+    ((t_ref > 0.0).then(|| t_all / t_ref), inputs.len())
+}
+
+/// Sections per second through the newest provisioned `objdump --sframe` (its decode), on
+/// up to 100 corpus sections.
+pub fn text_sections_per_s(impls: &[Arc<dyn Implementation>]) -> Option<f64> {
+    let objdump = impls
+        .iter()
+        .filter(|i| i.tool().is(ToolName::Objdump))
+        .last()?;
+    let cases: Vec<_> = corpus_cases(&corpus_dir()).into_iter().take(100).collect();
+    if cases.is_empty() {
+        return None;
+    }
+    let t = Instant::now();
+    for c in &cases {
+        std::hint::black_box(objdump.decode(&c.data));
+    }
+    Some(cases.len() as f64 / t.elapsed().as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(section: &str, implementation: &str, lookups_per_sec: f64) -> Measurement {
+        Measurement {
+            section: section.into(),
+            implementation: implementation.into(),
+            version: String::new(),
+            lookups_per_sec,
+            found: 1,
+            lookups: 1,
+            ratio_to_libsframe: None,
+        }
+    }
+
+    #[test]
+    fn the_ratio_is_to_the_fastest_libsframe_on_each_synthetic_section() {
+        let rows = [
+            m("synthetic v2", "reference", 300.0),
+            m("synthetic v2", "libsframe-2.44", 100.0),
+            m("synthetic v2", "libsframe-2.47", 150.0),
+            m("synthetic v3", "reference", 90.0),
+            m("synthetic v3", "libsframe-2.47", 100.0),
+            m("largest corpus section", "reference", 1.0),
+            m("largest corpus section", "libsframe-2.47", 100.0),
+        ];
+        let r = lookup_ratios(&rows);
+        assert_eq!(
+            r,
+            vec![
+                ("synthetic v2".to_string(), 2.0),
+                ("synthetic v3".to_string(), 0.9)
+            ]
+        );
+    }
+}
