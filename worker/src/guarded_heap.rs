@@ -181,11 +181,7 @@ pub unsafe fn realloc(p: *mut c_void, n: usize) -> *mut c_void {
             }
             q
         }
-        None if guarding_now() => {
-            // A glibc block grown while guarding: its old size is unknown here, so it stays
-            // with glibc.
-            __libc_realloc(p, n)
-        }
+        // A glibc block stays with glibc, even while guarding: its old size is unknown here.
         None => __libc_realloc(p, n),
     }
 }
