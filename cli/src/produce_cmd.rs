@@ -26,7 +26,7 @@ pub struct Args {
     /// Only this producer (e.g. gnu-as-2.44).
     #[arg(long)]
     pub producer: Option<String>,
-    /// ABIs (amd64, aarch64, s390x); default amd64.
+    /// ABIs (amd64, aarch64, aarch64-be, s390x); default all of them.
     #[arg(long)]
     pub abi: Vec<String>,
     #[arg(long)]
@@ -78,13 +78,15 @@ struct Report {
     producers: Vec<Counts>,
     signatures: BTreeMap<String, SigInfo>,
     assembler_errors: BTreeMap<String, u64>,
+    /// `<producer> <abi>` pairs whose assembler writes no SFrame for the ABI.
+    unsupported: Vec<String>,
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, String> {
     let ledger_dir = args.ledger.clone().unwrap_or_else(Ledger::default_dir);
     let ledger = Ledger::load(&ledger_dir).map_err(|e| e.to_string())?;
     let archs: Vec<Arch> = if args.abi.is_empty() {
-        vec![Arch::X86_64]
+        Arch::ALL.to_vec()
     } else {
         args.abi
             .iter()
@@ -97,6 +99,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         producers: vec![],
         signatures: BTreeMap::new(),
         assembler_errors: BTreeMap::new(),
+        unsupported: vec![],
     };
     let jobs = if args.jobs == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -106,11 +109,16 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let scratch = std::env::temp_dir().join(format!("sframe-produce-{}", std::process::id()));
     for arch in archs {
         let cfg = Config::new(arch);
-        let producers: Vec<Producer> = asm::producers(arch)
+        let (producers, unsupported): (Vec<Producer>, Vec<Producer>) = asm::producers(arch)
             .into_iter()
             .filter(|p| args.producer.as_ref().is_none_or(|n| &p.name == n))
-            .collect();
-        if producers.is_empty() {
+            .partition(|p| p.writes_sframe(&scratch.join("probe")));
+        report.unsupported.extend(
+            unsupported
+                .iter()
+                .map(|p| format!("{} {}", p.name, arch.abi_name())),
+        );
+        if producers.is_empty() && unsupported.is_empty() {
             return Err(format!(
                 "no producer for {} in {}",
                 arch.abi_name(),
@@ -288,6 +296,9 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         for (k, n) in &report.assembler_errors {
             println!("assembler error {k}: {n}");
         }
+        for u in &report.unsupported {
+            println!("no SFrame written: {u}");
+        }
     }
     if let Some(s) = new.first() {
         eprintln!("sframe-conform: producer disagreement not in the findings ledger: {s}");
@@ -300,10 +311,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
 fn first_error(stderr: &str) -> String {
     let line = stderr
         .lines()
-        .find(|l| l.contains("Error") || l.contains("rror:"))
-        .or_else(|| stderr.lines().next())
+        .find(|l| l.to_ascii_lowercase().contains("error"))
+        .or_else(|| stderr.lines().find(|l| !l.ends_with("Assembler messages:")))
         .unwrap_or("");
-    match line.find("Error") {
+    match line.find("Error").or_else(|| line.find("error")) {
         Some(i) => line[i..].to_string(),
         None => line.to_string(),
     }

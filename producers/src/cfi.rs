@@ -56,6 +56,8 @@ pub struct FdeRows {
     pub start: u64,
     pub len: u64,
     pub signal: bool,
+    /// AArch64: the CIE's augmentation has `B` (return addresses signed with key B).
+    pub b_key: bool,
     pub ra_column: u16,
     pub rows: Vec<Row>,
 }
@@ -130,10 +132,15 @@ fn read_eh_frame_endian<E: gimli::Endianity>(
     elf: &Elf<'_>,
     endian: E,
 ) -> Result<Vec<FdeRows>, String> {
-    let Some((bytes, vaddr)) = relocated_section(file, elf, ".eh_frame") else {
+    let Some((mut bytes, vaddr)) = relocated_section(file, elf, ".eh_frame") else {
         return Ok(vec![]);
     };
-    let eh = EhFrame::new(&bytes, endian);
+    let b_key_cies = hide_b_key_augmentation(&mut bytes, elf.little_endian);
+    let mut eh = EhFrame::new(&bytes, endian);
+    if elf.header.e_machine == goblin::elf::header::EM_AARCH64 {
+        // `DW_CFA_AARCH64_negate_ra_state` shares its opcode with `DW_CFA_GNU_window_save`.
+        eh.set_vendor(gimli::Vendor::AArch64);
+    }
     let bases = BaseAddresses::default().set_eh_frame(vaddr);
     let mut entries = eh.entries(&bases);
     let mut out = Vec::new();
@@ -147,6 +154,10 @@ fn read_eh_frame_endian<E: gimli::Endianity>(
         let daf = cie.data_alignment_factor();
         let ra_column = cie.return_address_register().0;
         let start = fde.initial_address();
+        let (b_key, signal) = match b_key_cies.get(&cie.offset()) {
+            Some(&signal) => (true, signal),
+            None => (false, fde.is_signal_trampoline()),
+        };
         let mut st = State {
             cfa: CfaRule::RegOffset(0, 0),
             regs: BTreeMap::new(),
@@ -180,12 +191,55 @@ fn read_eh_frame_endian<E: gimli::Endianity>(
         out.push(FdeRows {
             start,
             len: fde.len(),
-            signal: fde.is_signal_trampoline(),
+            signal,
+            b_key,
             ra_column,
             rows,
         });
     }
     Ok(out)
+}
+
+/// gimli does not know the AArch64 augmentation `B` (no augmentation data; the CIE's
+/// functions sign return addresses with key B). In each CIE whose augmentation string has
+/// it, it is overwritten with `S`, which gimli reads and which takes no data either; the
+/// CIEs changed are returned by offset, with whether they had `S` of their own.
+fn hide_b_key_augmentation(bytes: &mut [u8], little_endian: bool) -> BTreeMap<usize, bool> {
+    let word = |b: &[u8], at: usize| -> Option<u32> {
+        let w: [u8; 4] = b.get(at..at.checked_add(4)?)?.try_into().ok()?;
+        Some(if little_endian {
+            u32::from_le_bytes(w)
+        } else {
+            u32::from_be_bytes(w)
+        })
+    };
+    let mut out = BTreeMap::new();
+    let mut at = 0usize;
+    while let Some(len) = word(bytes, at) {
+        // A zero length ends the section; a 64-bit length is not written by assemblers.
+        if len == 0 || len == u32::MAX {
+            break;
+        }
+        let next = at.saturating_add(4).saturating_add(len as usize);
+        // CIE id 0, then the version byte and the NUL-terminated augmentation string.
+        if word(bytes, at + 4) == Some(0) {
+            let aug_start = at + 9;
+            let aug_end = bytes
+                .get(aug_start..next.min(bytes.len()))
+                .and_then(|a| a.iter().position(|&c| c == 0))
+                .map(|n| aug_start + n);
+            if let Some(end) = aug_end {
+                let aug = &mut bytes[aug_start..end];
+                if let Some(b) = aug.iter().position(|&c| c == b'B') {
+                    let signal = aug.contains(&b'S');
+                    aug[b] = b'S';
+                    out.insert(at, signal);
+                }
+            }
+        }
+        at = next;
+    }
+    out
 }
 
 fn push_row(rows: &mut Vec<Row>, pc: u64, st: &State) {

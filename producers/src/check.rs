@@ -8,6 +8,7 @@
 //! disagreement).
 
 use crate::cfi::{CfaRule, FdeRows, RegRule, Row};
+use sframe_spec::constants::PauthKey;
 use sframe_spec::{Abi, Base, Loc, Recovery, SectionRef, Version};
 
 /// What an SFrame row must say at a PC: `None` for a component no SFrame row can give.
@@ -83,6 +84,16 @@ pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), &'sta
         Some(_) if flex => {}
         Some(_) => return Err("cfa-base-not-sp-fp"),
     }
+    // s390x stores the CFA offset adjusted and scaled down by 8 (v3 manual §3.1.3, v2
+    // Errata 1): an offset that is not a multiple of 8 has no encoding.
+    if let Some(Loc::Expr { offset, .. }) = e.cfa {
+        if abi == Abi::S390x
+            && version != Version::V1
+            && sframe_spec::constants::s390x_cfa_offset_encode(offset).is_none()
+        {
+            return Err("cfa-offset-unaligned-s390x");
+        }
+    }
     let slot = |l: Option<Loc>| {
         matches!(
             l,
@@ -95,10 +106,23 @@ pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), &'sta
         )
     };
     let flex_ok = |l: Option<Loc>| matches!(l, Some(Loc::SameValue) | Some(Loc::Expr { .. }));
+    // s390x v2 (Errata 1): an odd RA or FP offset names the DWARF register holding it.
+    let s390x_reg = |l: Option<Loc>| {
+        abi == Abi::S390x
+            && version == Version::V2
+            && matches!(
+                l,
+                Some(Loc::Expr {
+                    base: Base::Reg(_),
+                    offset: 0,
+                    deref: false,
+                })
+            )
+    };
     match e.fp {
         Some(Loc::Undefined) => return Err("fp-undefined"),
         None => return Err("fp-expression"),
-        l if slot(l) => {}
+        l if slot(l) || s390x_reg(l) => {}
         l if flex && flex_ok(l) => {}
         _ => return Err("fp-not-in-cfa-slot"),
     }
@@ -114,7 +138,7 @@ pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), &'sta
         ) => {}
         (Abi::Amd64, l) if flex && flex_ok(l) => {}
         (Abi::Amd64, _) => return Err("ra-not-at-cfa-8"),
-        (_, l) if slot(l) => {}
+        (_, l) if slot(l) || s390x_reg(l) => {}
         (_, l) if flex && flex_ok(l) => {}
         _ => return Err("ra-not-in-cfa-slot"),
     }
@@ -254,10 +278,16 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome 
                 (_, None) => "none".to_string(),
                 _ => loc_shape(got, regs),
             };
+            // Where no SFrame row can give the CFI (the producer should have left the
+            // function out), the shape says why after `@`.
+            let shape = match why {
+                Some(reason) => format!("cfi-{kind}-{w}-{g}@unexpressible-{reason}"),
+                None => format!("cfi-{kind}-{w}-{g}"),
+            };
             Mismatch {
                 pc_offset: off,
                 kind,
-                shape: format!("cfi-{kind}-{w}-{g}"),
+                shape,
                 expected: format!("{e:?}"),
                 found,
                 unexpressible: why,
@@ -268,7 +298,10 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome 
             Ok(None) => {
                 let mut m = mk("no-row", e.cfa, None, "no row".into());
                 if sfde.num_fres == 0 {
-                    m.shape = "cfi-fde-without-fres".into();
+                    m.shape = match why {
+                        Some(reason) => format!("cfi-fde-without-fres@unexpressible-{reason}"),
+                        None => "cfi-fde-without-fres".into(),
+                    };
                 }
                 return FdeOutcome::Disagrees(m);
             }
@@ -323,6 +356,21 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome 
             found: format!("signal = {}", sfde.signal(version)),
             unexpressible: unexp,
         });
+    }
+    // AArch64: the key that signs the return addresses (FDE info bit `pauth_key`), where the
+    // function signs them at all.
+    if matches!(abi, Abi::Aarch64Le | Abi::Aarch64Be) && fde.rows.iter().any(|r| r.ra_signed) {
+        let want = if fde.b_key { PauthKey::B } else { PauthKey::A };
+        if sfde.pauth_key() != want {
+            return FdeOutcome::Disagrees(Mismatch {
+                pc_offset: 0,
+                kind: "pauth-key",
+                shape: format!("cfi-key-{want:?}").to_lowercase(),
+                expected: format!("pauth_key = {want:?}"),
+                found: format!("pauth_key = {:?}", sfde.pauth_key()),
+                unexpressible: unexp,
+            });
+        }
     }
     FdeOutcome::Agrees
 }

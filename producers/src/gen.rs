@@ -10,14 +10,28 @@ use std::fmt::Write;
 pub enum Arch {
     X86_64,
     Aarch64,
+    /// AArch64 big-endian (GNU as `-EB`).
+    Aarch64Be,
     S390x,
 }
 
 impl Arch {
-    pub fn triple(self) -> &'static str {
+    pub const ALL: [Arch; 4] = [Arch::X86_64, Arch::Aarch64, Arch::Aarch64Be, Arch::S390x];
+
+    /// The GNU triple of the target's binutils.
+    pub fn gnu_triple(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64-linux-gnu",
+            Arch::Aarch64 | Arch::Aarch64Be => "aarch64-linux-gnu",
+            Arch::S390x => "s390x-linux-gnu",
+        }
+    }
+    /// The LLVM target triple.
+    pub fn llvm_triple(self) -> &'static str {
         match self {
             Arch::X86_64 => "x86_64-linux-gnu",
             Arch::Aarch64 => "aarch64-linux-gnu",
+            Arch::Aarch64Be => "aarch64_be-linux-gnu",
             Arch::S390x => "s390x-linux-gnu",
         }
     }
@@ -26,6 +40,7 @@ impl Arch {
         match self {
             Arch::X86_64 => "amd64",
             Arch::Aarch64 => "aarch64",
+            Arch::Aarch64Be => "aarch64-be",
             Arch::S390x => "s390x",
         }
     }
@@ -33,6 +48,7 @@ impl Arch {
         match s {
             "amd64" | "x86-64" | "x86_64" => Some(Arch::X86_64),
             "aarch64" => Some(Arch::Aarch64),
+            "aarch64-be" | "aarch64_be" => Some(Arch::Aarch64Be),
             "s390x" => Some(Arch::S390x),
             _ => None,
         }
@@ -46,7 +62,7 @@ impl Arch {
                 ra: "%rip",
                 others: &["%rax", "%rbx", "%r10", "%r12", "%r15"],
             },
-            Arch::Aarch64 => ArchRegs {
+            Arch::Aarch64 | Arch::Aarch64Be => ArchRegs {
                 sp: "sp",
                 fp: "x29",
                 ra: "x30",
@@ -204,7 +220,7 @@ fn s390x_ops() -> &'static [&'static str] {
 fn ops(arch: Arch) -> &'static [&'static str] {
     match arch {
         Arch::X86_64 => x86_ops(),
-        Arch::Aarch64 => aarch64_ops(),
+        Arch::Aarch64 | Arch::Aarch64Be => aarch64_ops(),
         Arch::S390x => s390x_ops(),
     }
 }
@@ -278,7 +294,7 @@ fn saved_reg(u: &mut Unstructured<'_>, cfg: &Config) -> Result<Reg> {
 impl Func {
     pub fn arbitrary(u: &mut Unstructured<'_>, cfg: &Config) -> Result<Func> {
         let signal_frame = u.ratio(1u8, 16)?;
-        let b_key = cfg.arch == Arch::Aarch64 && u.ratio(1u8, 8)?;
+        let b_key = matches!(cfg.arch, Arch::Aarch64 | Arch::Aarch64Be) && u.ratio(1u8, 8)?;
         let items = items(u, cfg)?;
         let cold = if cfg.cold_splits && u.ratio(1u8, 8)? {
             Some(items_n(u, cfg, cfg.max_items / 4)?)
@@ -365,7 +381,7 @@ fn items_n(u: &mut Unstructured<'_>, cfg: &Config, max: usize) -> Result<Vec<Ite
                 }
                 13 if cfg.unrepresentable => Cfi::Undefined(saved_reg(u, cfg)?),
                 14 => Cfi::SameValue(saved_reg(u, cfg)?),
-                15 if cfg.arch == Arch::Aarch64 => Cfi::NegateRaState,
+                15 if matches!(cfg.arch, Arch::Aarch64 | Arch::Aarch64Be) => Cfi::NegateRaState,
                 _ => Cfi::DefCfaOffset(offset(u, cfg.arch)?),
             };
             Item::Cfi(c)
@@ -392,7 +408,7 @@ fn fill(arch: Arch, n: u32, s: &mut String) {
         Arch::X86_64 => {
             let _ = writeln!(s, "\t.fill {n}, 1, 0x90");
         }
-        Arch::Aarch64 => {
+        Arch::Aarch64 | Arch::Aarch64Be => {
             let _ = writeln!(s, "\t.fill {}, 4, 0xd503201f", n / 4);
         }
         Arch::S390x => {

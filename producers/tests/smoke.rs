@@ -1,6 +1,7 @@
 //! Seeded smoke run: random functions through every provisioned GNU as for x86-64; the
 //! checker reads every object, and every disagreement is one the findings ledger names
-//! (its signature is listed by a finding). Skipped when no producer is provisioned.
+//! (its signature is listed by a finding). Fails when no producer is provisioned
+//! (`ci/toolchains` provisions them).
 
 use sframe_producers::asm;
 use sframe_producers::check::FdeOutcome;
@@ -31,11 +32,15 @@ fn generation_is_deterministic() {
 
 #[test]
 fn seeded_functions_agree_or_are_ledgered() {
-    let producers = asm::producers(Arch::X86_64);
-    if producers.is_empty() {
-        eprintln!("no x86_64 GNU as provisioned: skipped");
-        return;
-    }
+    let producers: Vec<_> = asm::producers(Arch::X86_64)
+        .into_iter()
+        .filter(|p| p.assembler == asm::Assembler::GnuAs)
+        .collect();
+    assert!(
+        !producers.is_empty(),
+        "no x86_64 GNU as in {} (run ci/toolchains)",
+        asm::bin_dir().display()
+    );
     let known = ledger_signatures();
     let cfg = Config::new(Arch::X86_64);
     let work = std::env::temp_dir().join(format!("sframe-producers-smoke-{}", std::process::id()));

@@ -368,6 +368,10 @@ named! {
         FpDeadSlot = "fp-dead-slot",
         NoRow = "no-row",
         StepError = "step-error",
+        /// A producer's FDE `signal_p` differs from the CFI's `S` augmentation.
+        Signal = "signal",
+        /// A producer's FDE `pauth_key` differs from the CFI's `B` augmentation.
+        PauthKey = "pauth-key",
     }
 }
 

@@ -1,0 +1,31 @@
+//! Triage aid: one generated case through one producer, printed.
+//! `cargo run -p sframe-producers --example case -- ABI PRODUCER SEED CASE [FILE.s]`
+//! (with FILE.s, that file instead of the generated case).
+
+use sframe_producers::asm;
+use sframe_producers::gen::{self, Arch, Config};
+
+fn main() {
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    if a.len() < 4 {
+        eprintln!("usage: case ABI PRODUCER SEED CASE [FILE.s]");
+        std::process::exit(2);
+    }
+    let arch = Arch::from_name(&a[0]).expect("ABI");
+    let p = asm::producers(arch)
+        .into_iter()
+        .find(|p| p.name == a[1])
+        .expect("producer");
+    let text = match a.get(4) {
+        Some(f) => std::fs::read_to_string(f).expect("read"),
+        None => {
+            let cfg = Config::new(arch);
+            gen::program(a[2].parse().unwrap(), a[3].parse().unwrap(), &cfg).to_asm()
+        }
+    };
+    println!("{text}");
+    let work = std::env::temp_dir().join("sframe-producers-case");
+    let r = sframe_producers::run_asm(&p, &text, &work);
+    println!("{r:#?}");
+    println!("object: {}", work.join("out.o").display());
+}
