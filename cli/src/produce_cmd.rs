@@ -37,6 +37,10 @@ pub struct Args {
     /// Findings ledger directory (default: corpus/findings).
     #[arg(long)]
     pub ledger: Option<PathBuf>,
+    /// Functions per generated file, at most (the generator's default is 3; larger files
+    /// cost fewer assembler runs per function, but one refused file loses all of them).
+    #[arg(long)]
+    pub max_functions: Option<usize>,
     /// Minimize each disagreement the ledger does not account for into DIR/<sig>.s.
     #[arg(long)]
     pub minimize: Option<PathBuf>,
@@ -108,7 +112,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     };
     let scratch = std::env::temp_dir().join(format!("sframe-produce-{}", std::process::id()));
     for arch in archs {
-        let cfg = Config::new(arch);
+        let mut cfg = Config::new(arch);
+        if let Some(n) = args.max_functions {
+            cfg.max_functions = n.max(1);
+        }
         let (producers, unsupported): (Vec<Producer>, Vec<Producer>) = asm::producers(arch)
             .into_iter()
             .filter(|p| args.producer.as_ref().is_none_or(|n| &p.name == n))
@@ -170,6 +177,31 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                         c.functions += nf;
                         if let Some(e) = &r.assembler_error {
                             c.assembler_errors += 1;
+                            if let Some(sig) = sframe_producers::assembler_failure_signature(
+                                &p.name,
+                                arch.abi_name(),
+                                e,
+                            ) {
+                                c.disagree += 1;
+                                let mut g = sigs.lock().unwrap_or_else(|e| e.into_inner());
+                                let e = g.entry(sig).or_insert_with(|| {
+                                    (
+                                        SigInfo {
+                                            count: 0,
+                                            finding: None,
+                                            first_case: case,
+                                            pc_offset: 0,
+                                            expected: "an object".into(),
+                                            found: first_error(e),
+                                            unexpressible: None,
+                                            minimized: None,
+                                        },
+                                        prog.clone(),
+                                    )
+                                });
+                                e.0.count += 1;
+                                continue;
+                            }
                             let key = first_error(e);
                             *errors
                                 .lock()

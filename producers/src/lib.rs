@@ -89,10 +89,30 @@ pub fn run_asm(p: &Producer, asm: &str, work: &Path) -> FileResult {
     }
 }
 
-/// The first signature of a file through `p` (for the minimizer's predicate).
+/// The signature of an assembler that gave up on its own internal check (GNU as's
+/// `gas_assert`: "error in <function> at <file>:<line>"), which no input excuses:
+/// `oracle:<producer>:<abi>:assert-<function>:assembler-failed`. Ordinary refusals of the
+/// input ("register save offset not a multiple of 8") have none.
+pub fn assembler_failure_signature(producer: &str, abi: &str, stderr: &str) -> Option<String> {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("error in ") && l.contains(" at "))?;
+    let rest = &line[line.find("error in ")? + "error in ".len()..];
+    let func = rest.split_whitespace().next()?;
+    Some(format!(
+        "oracle:{producer}:{abi}:assert-{func}:assembler-failed"
+    ))
+}
+
+/// The signatures of a file through `p` (for the minimizer's predicate).
 pub fn signatures_of(p: &Producer, asm: &str, work: &Path) -> Vec<String> {
     let r = run_asm(p, asm, work);
     let abi = p.arch.abi_name();
+    if let Some(e) = &r.assembler_error {
+        return assembler_failure_signature(&p.name, abi, e)
+            .into_iter()
+            .collect();
+    }
     r.outcomes
         .iter()
         .filter_map(|o| match o {
@@ -107,5 +127,22 @@ pub fn single(arch: gen::Arch, f: Func) -> Program {
     Program {
         arch,
         funcs: vec![f],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::assembler_failure_signature;
+
+    #[test]
+    fn gas_assertions_have_a_signature_and_refusals_none() {
+        let e = "in.s: Assembler messages:\nin.s: Error: error in sframe_xlate_do_restore_state at ../../gas/gen-sframe.c:1130.\n";
+        assert_eq!(
+            assembler_failure_signature("gnu-as-2.40", "amd64", e).as_deref(),
+            Some("oracle:gnu-as-2.40:amd64:assert-sframe_xlate_do_restore_state:assembler-failed")
+        );
+        let r =
+            "in.s: Assembler messages:\nin.s:7: Error: register save offset not a multiple of 8\n";
+        assert_eq!(assembler_failure_signature("gnu-as-2.40", "amd64", r), None);
     }
 }

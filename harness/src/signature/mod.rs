@@ -372,6 +372,8 @@ named! {
         Signal = "signal",
         /// A producer's FDE `pauth_key` differs from the CFI's `B` augmentation.
         PauthKey = "pauth-key",
+        /// The producer gave up on its own internal check (an assertion).
+        AssemblerFailed = "assembler-failed",
     }
 }
 
