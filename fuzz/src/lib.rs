@@ -8,6 +8,7 @@ pub mod decode_diff;
 pub mod differential;
 pub mod lookup_diff;
 pub mod oracle_small;
+pub mod producer_cfi;
 pub mod reference_robustness;
 pub mod roundtrip;
 pub mod seeded;

@@ -1,0 +1,116 @@
+//! `producer_cfi`: random functions with CFI directives through a provisioned SFrame producer
+//! (GNU as `--gsframe` of each release, `llvm-mc --gsframe`), the object's SFrame rows checked
+//! per PC against its own `.eh_frame` (crate `sframe-producers`). The fuzzer's bytes are the
+//! function list (`Program::arbitrary`, so shrinking the input shrinks the functions), and
+//! which ABI and producer run it. A disagreement, or an assembler assertion, the ledger does
+//! not list fails; an unreadable object fails too.
+
+use arbitrary::Unstructured;
+use sframe_harness::ledger::Ledger;
+use sframe_producers::asm::{self, Producer};
+use sframe_producers::check::FdeOutcome;
+use sframe_producers::gen::{Arch, Config, Program};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+/// Files assembled so far in this process (for tests: the target is not vacuous).
+pub static ASSEMBLED: AtomicUsize = AtomicUsize::new(0);
+
+struct Setup {
+    /// Every provisioned (ABI, producer) pair that writes SFrame.
+    pairs: Vec<Producer>,
+    ledger: Ledger,
+    work: PathBuf,
+}
+
+fn setup() -> &'static Setup {
+    static SETUP: OnceLock<Setup> = OnceLock::new();
+    SETUP.get_or_init(|| {
+        let work =
+            std::env::temp_dir().join(format!("sframe-fuzz-producer-{}", std::process::id()));
+        let pairs: Vec<Producer> = Arch::ALL
+            .iter()
+            .flat_map(|&a| asm::producers(a))
+            .filter(|p| p.writes_sframe(&work.join("probe")))
+            .collect();
+        if pairs.is_empty() {
+            // On a fuzzing service without the assemblers this target has nothing to run;
+            // where they must be (ci/fuzz-smoke, the seeded test) that is a failure.
+            let msg = format!(
+                "producer_cfi: no SFrame producer provisioned in {} (run ci/toolchains)",
+                asm::bin_dir().display()
+            );
+            let require = std::env::var_os("SFRAME_FUZZ_REQUIRE_ALL").is_some_and(|v| v == "1");
+            assert!(!require, "SFRAME_FUZZ_REQUIRE_ALL=1 and {msg}");
+            eprintln!("warning: {msg}");
+        }
+        let dir = crate::differential::ledger_dir();
+        let ledger =
+            Ledger::load(&dir).unwrap_or_else(|e| panic!("the findings ledger does not load: {e}"));
+        Setup {
+            pairs,
+            ledger,
+            work,
+        }
+    })
+}
+
+pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
+    let s = setup();
+    if s.pairs.is_empty() {
+        return Ok(());
+    }
+    let p = &s.pairs[u.choose_index(s.pairs.len())?];
+    let prog = Program::arbitrary(u, &Config::new(p.arch))?;
+    let text = prog.to_asm();
+    let abi = p.arch.abi_name();
+    let r = sframe_producers::run_asm(p, &text, &s.work);
+    ASSEMBLED.fetch_add(1, Ordering::Relaxed);
+    assert!(
+        r.read_error.is_none(),
+        "{} {abi}: the object cannot be read: {:?}\n{text}",
+        p.name,
+        r.read_error
+    );
+    let mut sigs: Vec<String> = r
+        .outcomes
+        .iter()
+        .filter_map(|o| match o {
+            FdeOutcome::Disagrees(m) => Some(sframe_producers::signature(&p.name, abi, m)),
+            _ => None,
+        })
+        .collect();
+    if let Some(e) = &r.assembler_error {
+        sigs.extend(sframe_producers::assembler_failure_signature(
+            &p.name, abi, e,
+        ));
+    }
+    for sig in sigs {
+        if let Some(log) = crate::differential::new_log() {
+            // Checked against the ledger after the run (see differential::assert_ledgered).
+            let line = format!("{sig}\tsframe-conform produce --producer {} --abi {abi} (input in the fuzz artifacts)", p.name);
+            crate::differential::log_new(&log, &[line]);
+            continue;
+        }
+        assert!(
+            s.ledger.accounted_signature(&sig).is_some(),
+            "new producer disagreement, not in the findings ledger: {sig}\n{text}"
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn seeded() {
+        assert!(
+            !super::setup().pairs.is_empty(),
+            "no SFrame producer provisioned (run ci/toolchains)"
+        );
+        crate::seeded::run_seeded(40, 512, super::run);
+        let n = super::ASSEMBLED.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(n >= 20, "only {n} of 40 seeded inputs reached a producer");
+    }
+}
