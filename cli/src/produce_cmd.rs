@@ -1,6 +1,7 @@
 //! `sframe-conform produce`: random functions through the SFrame producers (GNU as
-//! `--gsframe` of every provisioned release), their SFrame rows checked per PC against the
-//! object's own DWARF CFI (crate `sframe-producers`). Exit 0 when every disagreement is
+//! `--gsframe` of every provisioned release, `llvm-mc --gsframe`), their SFrame rows checked
+//! per PC against the object's own DWARF CFI (crate `sframe-producers`); with `--patterns`,
+//! executable prologue/epilogue shapes, also run in the emulator (crate `sframe-oracle`). Exit 0 when every disagreement is
 //! accounted for by the findings ledger, 1 when one is not, 2 on bad input.
 
 use serde::Serialize;
@@ -8,6 +9,7 @@ use sframe_harness::ledger::Ledger;
 use sframe_producers::asm::{self, Producer};
 use sframe_producers::check::FdeOutcome;
 use sframe_producers::gen::{self, Arch, Config};
+use sframe_producers::pattern::{self, PatternProgram};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,6 +43,11 @@ pub struct Args {
     /// cost fewer assembler runs per function, but one refused file loses all of them).
     #[arg(long)]
     pub max_functions: Option<usize>,
+    /// Executable prologue/epilogue shapes with their true CFI instead of random directives:
+    /// each object is checked against its `.eh_frame` and run in the emulator, whose
+    /// signatures name the shape (`oracle:<producer>:<abi>:<shape>:<kind>`).
+    #[arg(long)]
+    pub patterns: bool,
     /// Minimize each disagreement the ledger does not account for into DIR/<sig>.s.
     #[arg(long)]
     pub minimize: Option<PathBuf>,
@@ -60,11 +67,14 @@ struct Counts {
     disagree: u64,
     assembler_errors: u64,
     read_errors: u64,
+    /// `--patterns`: functions run in the emulator, and PCs checked there.
+    emulated_functions: u64,
+    emulated_pcs: u64,
     seconds: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
-struct SigInfo {
+pub struct SigInfo {
     count: u64,
     finding: Option<String>,
     first_case: u64,
@@ -140,8 +150,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 abi: arch.abi_name().into(),
                 ..Default::default()
             });
-            let sigs: Mutex<BTreeMap<String, (SigInfo, gen::Program)>> =
-                Mutex::new(BTreeMap::new());
+            let sigs: Mutex<BTreeMap<String, (SigInfo, Case)>> = Mutex::new(BTreeMap::new());
             let errors: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
             let next = AtomicU64::new(0);
             let functions = AtomicU64::new(0);
@@ -167,51 +176,67 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                             break;
                         }
                         let case = next.fetch_add(1, Ordering::SeqCst);
-                        let prog = gen::program(args.seed, case, cfg);
-                        let nf = prog.funcs.len() as u64;
+                        let prog = if args.patterns {
+                            Case::Pattern(pattern::program(
+                                args.seed,
+                                case,
+                                arch,
+                                cfg.max_functions,
+                            ))
+                        } else {
+                            Case::Cfi(gen::program(args.seed, case, cfg))
+                        };
+                        let nf = prog.functions() as u64;
                         functions.fetch_add(nf, Ordering::SeqCst);
                         let r = sframe_producers::run_asm(p, &prog.to_asm(), &work);
+                        let emulated = match (&prog, &r.object) {
+                            (Case::Pattern(_), Some(obj)) => Some(emulate(obj, case, &p.name)),
+                            _ => None,
+                        };
                         bar.inc(nf);
                         let mut c = counts.lock().unwrap_or_else(|e| e.into_inner());
                         c.files += 1;
                         c.functions += nf;
+                        // Every disagreement of the file, with its signature.
+                        let mut found: Vec<(String, SigInfo)> = Vec::new();
                         if let Some(e) = &r.assembler_error {
                             c.assembler_errors += 1;
-                            if let Some(sig) = sframe_producers::assembler_failure_signature(
+                            match sframe_producers::assembler_failure_signature(
                                 &p.name,
                                 arch.abi_name(),
                                 e,
                             ) {
-                                c.disagree += 1;
-                                let mut g = sigs.lock().unwrap_or_else(|e| e.into_inner());
-                                let e = g.entry(sig).or_insert_with(|| {
-                                    (
-                                        SigInfo {
-                                            count: 0,
-                                            finding: None,
-                                            first_case: case,
-                                            pc_offset: 0,
-                                            expected: "an object".into(),
-                                            found: first_error(e),
-                                            unexpressible: None,
-                                            minimized: None,
-                                        },
-                                        prog.clone(),
-                                    )
-                                });
-                                e.0.count += 1;
-                                continue;
+                                Some(sig) => found.push((
+                                    sig,
+                                    SigInfo::new(case, 0, "an object".into(), first_error(e), None),
+                                )),
+                                None => {
+                                    *errors
+                                        .lock()
+                                        .unwrap_or_else(|e| e.into_inner())
+                                        .entry(first_error(e))
+                                        .or_default() += 1;
+                                }
                             }
-                            let key = first_error(e);
-                            *errors
-                                .lock()
-                                .unwrap_or_else(|e| e.into_inner())
-                                .entry(key)
-                                .or_default() += 1;
-                            continue;
                         }
                         if r.read_error.is_some() {
                             c.read_errors += 1;
+                        }
+                        match emulated {
+                            Some(Ok(e)) => {
+                                c.emulated_functions += e.functions;
+                                c.emulated_pcs += e.pcs;
+                                found.extend(e.mismatches);
+                            }
+                            Some(Err(err)) => found.push((
+                                format!(
+                                    "oracle:{}:{}:emulator:step-error",
+                                    p.name,
+                                    arch.abi_name()
+                                ),
+                                SigInfo::new(case, 0, "a run".into(), err, None),
+                            )),
+                            None => {}
                         }
                         for o in &r.outcomes {
                             c.fdes += 1;
@@ -219,29 +244,23 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                                 FdeOutcome::Agrees => c.agree += 1,
                                 FdeOutcome::Omitted(None) => c.omitted_expressible += 1,
                                 FdeOutcome::Omitted(Some(_)) => c.omitted_unexpressible += 1,
-                                FdeOutcome::Disagrees(m) => {
-                                    c.disagree += 1;
-                                    let sig =
-                                        sframe_producers::signature(&p.name, arch.abi_name(), m);
-                                    let mut g = sigs.lock().unwrap_or_else(|e| e.into_inner());
-                                    let e = g.entry(sig).or_insert_with(|| {
-                                        (
-                                            SigInfo {
-                                                count: 0,
-                                                finding: None,
-                                                first_case: case,
-                                                pc_offset: m.pc_offset,
-                                                expected: m.expected.clone(),
-                                                found: m.found.clone(),
-                                                unexpressible: m.unexpressible,
-                                                minimized: None,
-                                            },
-                                            prog.clone(),
-                                        )
-                                    });
-                                    e.0.count += 1;
-                                }
+                                FdeOutcome::Disagrees(m) => found.push((
+                                    sframe_producers::signature(&p.name, arch.abi_name(), m),
+                                    SigInfo::new(
+                                        case,
+                                        m.pc_offset,
+                                        m.expected.clone(),
+                                        m.found.clone(),
+                                        m.unexpressible,
+                                    ),
+                                )),
                             }
+                        }
+                        c.disagree += found.len() as u64;
+                        drop(c);
+                        let mut g = sigs.lock().unwrap_or_else(|e| e.into_inner());
+                        for (sig, info) in found {
+                            g.entry(sig).or_insert_with(|| (info, prog.clone())).0.count += 1;
                         }
                     });
                 }
@@ -252,10 +271,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             for (sig, (mut info, prog)) in sigs.into_inner().unwrap_or_else(|e| e.into_inner()) {
                 info.finding = ledger.accounted_signature(&sig);
                 if info.finding.is_none() {
-                    if let Some(dir) = &args.minimize {
+                    if let (Some(dir), Case::Cfi(prog)) = (&args.minimize, &prog) {
                         let small = sframe_producers::minimize::minimize(
                             p,
-                            &prog,
+                            prog,
                             &sig,
                             &scratch.join("min"),
                         );
@@ -291,7 +310,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         );
     } else {
         println!(
-            "{:<14} {:<8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9}",
+            "{:<14} {:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>11} {:>7}",
             "producer",
             "abi",
             "functions",
@@ -301,11 +320,12 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             "omit-unex",
             "disagree",
             "asm-err",
+            "emu-pcs",
             "fn/s"
         );
         for c in &report.producers {
             println!(
-                "{:<14} {:<8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9.0}",
+                "{:<14} {:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>11} {:>7.0}",
                 c.producer,
                 c.abi,
                 c.functions,
@@ -315,6 +335,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 c.omitted_unexpressible,
                 c.disagree,
                 c.assembler_errors,
+                c.emulated_pcs,
                 c.functions as f64 / c.seconds.max(1e-9)
             );
         }
@@ -350,4 +371,93 @@ fn first_error(stderr: &str) -> String {
         Some(i) => line[i..].to_string(),
         None => line.to_string(),
     }
+}
+
+/// One generated file: random CFI directives, or executable patterns.
+#[derive(Debug, Clone)]
+enum Case {
+    Cfi(gen::Program),
+    Pattern(PatternProgram),
+}
+
+impl Case {
+    fn functions(&self) -> usize {
+        match self {
+            Case::Cfi(p) => p.funcs.len(),
+            Case::Pattern(p) => p.funcs.len(),
+        }
+    }
+    fn to_asm(&self) -> String {
+        match self {
+            Case::Cfi(p) => p.to_asm(),
+            Case::Pattern(p) => p.to_asm(),
+        }
+    }
+}
+
+impl SigInfo {
+    fn new(
+        first_case: u64,
+        pc_offset: u64,
+        expected: String,
+        found: String,
+        unexpressible: Option<&'static str>,
+    ) -> SigInfo {
+        SigInfo {
+            count: 0,
+            finding: None,
+            first_case,
+            pc_offset,
+            expected,
+            found,
+            unexpressible,
+            minimized: None,
+        }
+    }
+}
+
+/// What the emulator said of one object of pattern functions.
+pub struct Emulated {
+    pub functions: u64,
+    pub pcs: u64,
+    /// Signatures, with the first sighting's details.
+    pub mismatches: Vec<(String, SigInfo)>,
+}
+
+/// Run every function of `obj` in the emulator (a few runs, seeded by the case) and name each
+/// wrong row by the function's shape.
+pub fn emulate(obj: &[u8], case: u64, producer: &str) -> Result<Emulated, String> {
+    let oracle = sframe_oracle::Oracle::new(obj).map_err(|e| e.to_string())?;
+    let opts = sframe_oracle::Options {
+        runs: 2,
+        extra_runs: 2,
+        seed: case,
+        jobs: 1,
+        ..sframe_oracle::Options::default()
+    };
+    let report = oracle.check_all(&opts).map_err(|e| e.to_string())?;
+    let mismatches = report
+        .mismatches()
+        .map(|m| {
+            let sig = format!(
+                "oracle:{producer}:{}:{}:{}",
+                report.abi.name(),
+                pattern::shape_of(&m.function),
+                m.kind_name()
+            );
+            let info = SigInfo::new(
+                case,
+                m.offset,
+                format!("{:?}", m.seen.expected),
+                format!("{:?} (row {:?})", m.seen.got, m.seen.row),
+                None,
+            );
+            (sig, info)
+        })
+        .collect();
+    Ok(Emulated {
+        functions: report.functions.len() as u64,
+        pcs: report.functions.iter().map(|f| f.rows_checked).sum(),
+        mismatches,
+    })
 }

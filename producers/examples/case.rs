@@ -1,6 +1,7 @@
 //! Triage aid: one generated case through one producer, printed.
 //! `cargo run -p sframe-producers --example case -- ABI PRODUCER SEED CASE [FILE.s]`
-//! (with FILE.s, that file instead of the generated case).
+//! (with FILE.s, that file instead of the generated case; with `patterns` instead of FILE.s,
+//! the case of the executable patterns).
 
 use sframe_producers::asm;
 use sframe_producers::gen::{self, Arch, Config};
@@ -16,7 +17,11 @@ fn main() {
         .into_iter()
         .find(|p| p.name == a[1])
         .expect("producer");
-    let text = match a.get(4) {
+    let text = match a.get(4).map(String::as_str) {
+        Some("patterns") => {
+            let (seed, case): (u64, u64) = (a[2].parse().unwrap(), a[3].parse().unwrap());
+            sframe_producers::pattern::program(seed, case, arch, 4).to_asm()
+        }
         Some(f) => std::fs::read_to_string(f).expect("read"),
         None => {
             let cfg = Config::new(arch);

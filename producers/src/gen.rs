@@ -473,10 +473,14 @@ impl Rng {
     }
 }
 
+/// The bytes a seeded case is drawn from.
+pub fn case_bytes(seed: u64, index: u64) -> Vec<u8> {
+    Rng::new(seed ^ index.wrapping_mul(0xd134_2543_de82_ef95)).bytes(4096)
+}
+
 /// The program of case `index` of seed `seed`.
 pub fn program(seed: u64, index: u64, cfg: &Config) -> Program {
-    let mut rng = Rng::new(seed ^ index.wrapping_mul(0xd134_2543_de82_ef95));
-    let bytes = rng.bytes(4096);
+    let bytes = case_bytes(seed, index);
     let mut u = Unstructured::new(&bytes);
     Program::arbitrary(&mut u, cfg).unwrap_or(Program {
         arch: cfg.arch,

@@ -13,6 +13,7 @@ pub mod cfi;
 pub mod check;
 pub mod gen;
 pub mod minimize;
+pub mod pattern;
 
 use asm::Producer;
 use check::{FdeOutcome, Mismatch};
@@ -28,6 +29,8 @@ pub struct FileResult {
     pub outcomes: Vec<FdeOutcome>,
     /// Something could not be read (the object, `.eh_frame`, `.sframe`).
     pub read_error: Option<String>,
+    /// The object the producer wrote.
+    pub object: Option<Vec<u8>>,
 }
 
 /// The signature of a mismatch.
@@ -65,6 +68,7 @@ pub fn run_asm(p: &Producer, asm: &str, work: &Path) -> FileResult {
                 assembler_error: Some(e.to_string()),
                 outcomes: vec![],
                 read_error: None,
+                object: None,
             }
         }
     };
@@ -73,19 +77,18 @@ pub fn run_asm(p: &Producer, asm: &str, work: &Path) -> FileResult {
             assembler_error: Some(a.stderr),
             outcomes: vec![],
             read_error: None,
+            object: None,
         };
     };
-    match check_object(&obj) {
-        Ok(outcomes) => FileResult {
-            assembler_error: None,
-            outcomes,
-            read_error: None,
-        },
-        Err(e) => FileResult {
-            assembler_error: None,
-            outcomes: vec![],
-            read_error: Some(e),
-        },
+    let (outcomes, read_error) = match check_object(&obj) {
+        Ok(outcomes) => (outcomes, None),
+        Err(e) => (vec![], Some(e)),
+    };
+    FileResult {
+        assembler_error: None,
+        outcomes,
+        read_error,
+        object: Some(obj),
     }
 }
 
