@@ -188,14 +188,19 @@ fn body(arch: Arch, ops: &[u8], s: &mut String) {
     }
 }
 
-fn padding(arch: Arch, n: u32, s: &mut String) {
+/// `n` bytes of no-ops, jumped over (they only move the later rows' start addresses: the
+/// emulator need not run them).
+fn padding(arch: Arch, idx: usize, n: u32, s: &mut String) {
     if n == 0 {
         return;
     }
+    let end = format!(".Lpad{idx}");
     let _ = match arch {
-        Arch::X86_64 => writeln!(s, "\t.fill {n}, 1, 0x90"),
-        Arch::Aarch64 | Arch::Aarch64Be => writeln!(s, "\t.rept {}\n\tnop\n\t.endr", n / 4),
-        Arch::S390x => writeln!(s, "\t.rept {}\n\tnopr\n\t.endr", n / 2),
+        Arch::X86_64 => writeln!(s, "\tjmp {end}\n\t.fill {n}, 1, 0x90\n{end}:"),
+        Arch::Aarch64 | Arch::Aarch64Be => {
+            writeln!(s, "\tb {end}\n\t.rept {}\n\tnop\n\t.endr\n{end}:", n / 4)
+        }
+        Arch::S390x => writeln!(s, "\tjg {end}\n\t.rept {}\n\tnopr\n\t.endr\n{end}:", n / 2),
     };
 }
 
@@ -211,7 +216,7 @@ fn body_and_epilogues(
 ) {
     let half = f.body.len() / 2;
     body(arch, &f.body[..half], s);
-    padding(arch, f.padding, s);
+    padding(arch, idx, f.padding, s);
     if f.early_return {
         let label = format!(".Lrest{idx}");
         let _ = writeln!(s, "\t{branch} {label}\n\t.cfi_remember_state");
