@@ -1,15 +1,9 @@
 //! `sframe-conform oracle`: exit statuses and the findings-ledger gate.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sframe-conform"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
+mod common;
+use common::run;
 
 #[test]
 fn bad_input_exits_2_with_one_line() {

@@ -5,15 +5,9 @@
 use sframe_producers::asm::{self, Assembler};
 use sframe_producers::gen::Arch;
 use sframe_producers::pattern::{self, Locals, Pattern, PatternProgram};
-use std::process::{Command, Output};
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sframe-conform"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
+mod common;
+use common::run;
 
 fn newest_gnu_as(arch: Arch) -> asm::Producer {
     asm::producers(arch)

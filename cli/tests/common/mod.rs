@@ -2,6 +2,7 @@
 
 /// A v2 AMD64 section written by hand (v3 manual §2.2, v2 info §2.3): one function at 0x40,
 /// 16 bytes, one FRE (CFA = SP + 8).
+#[allow(dead_code)] // not every test file needs it
 pub fn valid_v2() -> Vec<u8> {
     let mut b = vec![0xe2, 0xde, 2, 1, 3, 0, 0xf8, 0];
     for v in [1u32, 1, 3, 0, 20] {
@@ -14,4 +15,15 @@ pub fn valid_v2() -> Vec<u8> {
     b.extend([0, 0, 0, 0]); // info, rep_size, padding
     b.extend([0, 0b11, 8]); // FRE: start 0, info (1 word, SP), CFA offset 8
     b
+}
+
+/// `sframe-conform ARGS` run in the crate's directory (so the default ledger is the
+/// repository's).
+#[allow(dead_code)] // not every test file runs the binary
+pub fn run(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sframe-conform"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
 }
