@@ -65,7 +65,8 @@ mod tests {
 
     /// A header as the spec's "SFrame Header" lays it out (28 bytes): preamble (magic 0xdee2,
     /// version, flags), ABI, fixed FP and RA offsets, aux length, then sfh_num_fdes,
-    /// sfh_num_fres, sfh_fre_len, sfh_fdeoff, sfh_freoff as 32-bit words.
+    /// sfh_num_fres, sfh_fre_len, sfh_fdeoff, sfh_freoff as 32-bit words. Literal on purpose:
+    /// the bytes are the text's layout, the input `version_tag` is tested against.
     fn header(
         big: bool,
         version: u8,
@@ -106,7 +107,7 @@ mod tests {
             assert_eq!(version_tag(&header(big, 1, 4, 3, 4, 0)), "v1-fdeoff-freoff");
             assert_eq!(version_tag(&header(big, 7, 0, 0, 0, 0)), "v?");
             let mut aux = header(big, 3, 4, 3, 0, 48);
-            aux[7] = 2; // sfh_auxhdr_len
+            aux[sframe_spec::layout::header::AUXHDR_LEN] = 2;
             assert_eq!(version_tag(&aux), "v3-pcrel-aux");
         }
     }
