@@ -8,7 +8,7 @@
 //! error-severity rule (a test checks it).
 
 use super::Case;
-use sframe_spec::constants::flags;
+use sframe_spec::constants::{flags, s390x_v2_offset_encode_regnum};
 use sframe_spec::recovery::Control;
 use sframe_spec::{
     encode, Abi, BaseReg, DataWordSize, FdeType, Fre, FreType, Function, PauthKey, PcType, Section,
@@ -67,7 +67,8 @@ fn ordinary(version: Version, abi: Abi) -> Vec<Fre> {
             ];
             if version == Version::V2 {
                 // RA in r14 and FP in r13, as register numbers (v2 Errata 1).
-                v.push(fre(0x20, Sp, B1, &[20, (14 << 1) | 1, (13 << 1) | 1]));
+                let regnum = s390x_v2_offset_encode_regnum;
+                v.push(fre(0x20, Sp, B1, &[20, regnum(14), regnum(13)]));
             }
             v
         }
