@@ -57,7 +57,7 @@ pub fn pcs_for(data: &[u8], decoded: Option<&Decoded>, max: usize) -> Vec<i64> {
                     let Some(s) = r.start.map(i64::from) else {
                         continue;
                     };
-                    if f.pc_type == Some(1) {
+                    if f.is_pc_mask() {
                         let rep = i64::from(f.rep_size.unwrap_or(0));
                         for k in 0..3 {
                             set.insert(at(start, k * rep + s));

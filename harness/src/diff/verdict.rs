@@ -86,7 +86,7 @@ pub fn verdict(data: &[u8]) -> Verdict {
         .map(|d| {
             d.functions
                 .iter()
-                .filter(|f| f.pc_type == Some(1))
+                .filter(|f| f.is_pc_mask())
                 .filter_map(|f| f.start)
                 .collect()
         })
