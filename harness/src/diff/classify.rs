@@ -6,7 +6,7 @@ use super::case::Discrepancy;
 use super::verdict::{aliased_32, Verdict};
 use super::{compare, explain};
 use crate::impls::{Decoded, Found, Outcome};
-use crate::ledger::Kind;
+use crate::ledger::FindingKind;
 use crate::signature::{
     crash_site, Field, FieldPath, LayoutTag, Op, RuleClass, Signal, Signature, Tool,
 };
@@ -20,7 +20,7 @@ fn with_detail(head: &str, detail: &Option<String>) -> String {
     }
 }
 
-fn disc(kind: Kind, imp: &str, op: Op, detail: &str, signature: Signature) -> Discrepancy {
+fn disc(kind: FindingKind, imp: &str, op: Op, detail: &str, signature: Signature) -> Discrepancy {
     Discrepancy {
         signature,
         kind,
@@ -43,7 +43,7 @@ pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<D
             let sig = Signal::named(signal);
             let site = crash_site(&sig, detail.as_deref());
             let mut d = disc(
-                Kind::Crash,
+                FindingKind::Crash,
                 imp,
                 op,
                 signal,
@@ -60,7 +60,7 @@ pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<D
         }
         Outcome::Hung { timeout_ms } => {
             let mut d = disc(
-                Kind::Hang,
+                FindingKind::Hang,
                 imp,
                 op,
                 "timeout",
@@ -104,7 +104,7 @@ pub fn classify_decode_explained(
                 return out;
             };
             let mut d = disc(
-                Kind::AcceptedInvalid,
+                FindingKind::AcceptedInvalid,
                 imp,
                 Op::Decode,
                 rule.id(),
@@ -122,7 +122,7 @@ pub fn classify_decode_explained(
         (Outcome::Rejected { .. }, false) => {}
         (Outcome::Rejected { class, detail }, true) => {
             let mut d = disc(
-                Kind::RejectedValid,
+                FindingKind::RejectedValid,
                 imp,
                 Op::Decode,
                 class,
@@ -144,7 +144,7 @@ pub fn classify_decode_explained(
                 for fd in compare::decoded(reference, value) {
                     if seen.insert(fd.field) {
                         let mut d = disc(
-                            Kind::Disagreement,
+                            FindingKind::Disagreement,
                             imp,
                             Op::Decode,
                             fd.field.name(),
@@ -235,7 +235,7 @@ pub fn classify_finds_explained(
                     };
                     if seen.insert((sig.clone(), by.first().cloned())) {
                         let detail = field.to_string();
-                        let mut d = disc(Kind::Disagreement, imp, Op::FindFre, &detail, sig);
+                        let mut d = disc(FindingKind::Disagreement, imp, Op::FindFre, &detail, sig);
                         d.pc = Some(*pc);
                         d.expected = fd.expected;
                         d.found = fd.found;
@@ -252,7 +252,7 @@ pub fn classify_finds_explained(
                     error: class.clone(),
                 };
                 if seen.insert((sig.clone(), by.first().cloned())) {
-                    let mut d = disc(Kind::RejectedValid, imp, Op::FindFre, class, sig);
+                    let mut d = disc(FindingKind::RejectedValid, imp, Op::FindFre, class, sig);
                     d.pc = Some(*pc);
                     d.expected = format!("{value:?}");
                     d.found = with_detail(class, detail);
@@ -269,5 +269,8 @@ pub fn classify_finds_explained(
 /// Whether a discrepancy is a value answer (a disagreement or a refusal of a valid section),
 /// which only quirks explain.
 pub(super) fn value_discrepancy(d: &Discrepancy) -> bool {
-    matches!(d.kind, Kind::Disagreement | Kind::RejectedValid)
+    matches!(
+        d.kind,
+        FindingKind::Disagreement | FindingKind::RejectedValid
+    )
 }
