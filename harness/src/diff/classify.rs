@@ -1,9 +1,9 @@
-//! Classifying one implementation's answers against the reference's verdict: crashes and
+//! Classifying one implementation's answers against the reference's view: crashes and
 //! hangs, accepted-invalid and rejected-valid sections, and value disagreements with their
 //! look-up context, each with its [`Signature`].
 
 use super::case::Discrepancy;
-use super::verdict::{aliased_32, Verdict};
+use super::reference_view::{aliased_32, ReferenceView};
 use super::{compare, explain};
 use crate::impls::{Decoded, Found, Outcome};
 use crate::ledger::FindingKind;
@@ -77,15 +77,15 @@ pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<D
     }
 }
 
-/// Classify one implementation's decode against the reference's verdict.
-pub fn classify_decode(imp: &str, v: &Verdict, o: &Outcome<Decoded>) -> Vec<Discrepancy> {
+/// Classify one implementation's decode against the reference's view.
+pub fn classify_decode(imp: &str, v: &ReferenceView, o: &Outcome<Decoded>) -> Vec<Discrepancy> {
     classify_decode_explained(imp, v, o, None)
 }
 
 /// [`classify_decode`], crediting the findings whose quirks reproduce each answer.
 pub fn classify_decode_explained(
     imp: &str,
-    v: &Verdict,
+    v: &ReferenceView,
     o: &Outcome<Decoded>,
     explanation: Option<&explain::DecodeExplanation<'_>>,
 ) -> Vec<Discrepancy> {
@@ -173,7 +173,7 @@ pub fn classify_decode_explained(
 /// Classify one implementation's look-ups against the reference's.
 pub fn classify_finds(
     imp: &str,
-    v: &Verdict,
+    v: &ReferenceView,
     pcs: &[i64],
     reference: &[Outcome<Option<Found>>],
     found: &[Outcome<Option<Found>>],
@@ -186,7 +186,7 @@ pub fn classify_finds(
 /// discrepancy is never hidden behind an explained one with the same signature.
 pub fn classify_finds_explained(
     imp: &str,
-    v: &Verdict,
+    v: &ReferenceView,
     pcs: &[i64],
     reference: &[Outcome<Option<Found>>],
     found: &[Outcome<Option<Found>>],

@@ -7,7 +7,7 @@ use super::classify::{
     value_discrepancy,
 };
 use super::explain;
-use super::verdict::{verdict, Verdict};
+use super::reference_view::{reference_view, ReferenceView};
 use crate::impls::reference::Reference;
 use crate::impls::{section_version, Decoded, Found, Implementation, Outcome};
 use crate::ledger::Ledger;
@@ -169,7 +169,7 @@ impl Engine {
         with_finds: bool,
         quirks: &explain::QuirkTable,
     ) -> BTreeSet<String> {
-        let v = verdict(data);
+        let v = reference_view(data);
         let pcs = if with_finds {
             pcs_for(data, v.decoded.value(), max_pcs)
         } else {
@@ -186,7 +186,7 @@ impl Engine {
 
 /// What the reference says about a section, shared by every implementation's comparison.
 struct CaseContext {
-    verdict: Verdict,
+    verdict: ReferenceView,
     pcs: Vec<i64>,
     reference_finds: Vec<Outcome<Option<Found>>>,
     version: Option<sframe_spec::Version>,
@@ -194,20 +194,20 @@ struct CaseContext {
 
 impl CaseContext {
     fn new(case: &Case, max_pcs: usize) -> CaseContext {
-        let verdict = verdict(&case.data);
+        let verdict = reference_view(&case.data);
         let pcs = pcs_for(&case.data, verdict.decoded.value(), max_pcs);
         Self::from_parts(case, verdict, pcs)
     }
 
     fn with_pcs(case: &Case, pcs: Vec<i64>) -> CaseContext {
-        Self::from_parts(case, verdict(&case.data), pcs)
+        Self::from_parts(case, reference_view(&case.data), pcs)
     }
 
-    fn from_parts(case: &Case, verdict: Verdict, pcs: Vec<i64>) -> CaseContext {
+    fn from_parts(case: &Case, verdict: ReferenceView, pcs: Vec<i64>) -> CaseContext {
         Self::from_verdict(&case.data, verdict, pcs)
     }
 
-    fn from_verdict(data: &[u8], verdict: Verdict, pcs: Vec<i64>) -> CaseContext {
+    fn from_verdict(data: &[u8], verdict: ReferenceView, pcs: Vec<i64>) -> CaseContext {
         let reference_finds = Reference.find_fres(data, &pcs);
         CaseContext {
             verdict,

@@ -32,9 +32,9 @@
 //! run fail and can be minimized ([`minimize`]) and recorded ([`record`]).
 //!
 //! The parts: `case` (the records of a run: [`Case`], [`CaseResult`], [`ImplResult`] with its
-//! [`Status`], [`Discrepancy`]), `verdict` (the reference's [`Verdict`] and the look-up
-//! context: [`version_tag`], [`overlap_zones`], [`aliased_32`]), `classify` (answers against
-//! the verdict, each with its typed [`Signature`](crate::signature::Signature)), `engine`
+//! [`Status`], [`Discrepancy`]), `reference_view` (the reference's [`ReferenceView`] of a section
+//! and the look-up context: [`version_tag`], [`overlap_zones`], [`aliased_32`]), `classify` (answers against
+//! that view, each with its typed [`Signature`](crate::signature::Signature)), `engine`
 //! ([`Engine`], [`pcs_for`]); the signature syntax itself is [`crate::signature`].
 
 mod case;
@@ -47,9 +47,9 @@ pub mod minimize;
 pub mod mutate;
 pub mod producer;
 pub mod record;
+mod reference_view;
 pub mod report;
 pub mod seeds;
-mod verdict;
 
 pub use crate::signature::{crash_site, Op};
 pub use case::{Case, CaseResult, Discrepancy, ImplResult, Status};
@@ -57,7 +57,7 @@ pub use classify::{
     classify_decode, classify_decode_explained, classify_finds, classify_finds_explained, failure,
 };
 pub use engine::{known, pcs_for, Engine, Settings};
-pub use verdict::{aliased_32, overlap_zones, verdict, version_tag, Verdict};
+pub use reference_view::{aliased_32, overlap_zones, reference_view, version_tag, ReferenceView};
 
 #[cfg(test)]
 mod tests {
