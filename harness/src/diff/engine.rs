@@ -11,6 +11,7 @@ use super::reference_view::{reference_view, ReferenceView};
 use crate::impls::reference::Reference;
 use crate::impls::{section_version, Decoded, Found, Implementation, Outcome};
 use crate::ledger::Ledger;
+use crate::signature::ToolName;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -104,24 +105,21 @@ impl Engine {
 
     /// Run every implementation on one section.
     pub fn run_case(&self, case: &Case) -> CaseResult {
-        let ctx = CaseContext::new(case, self.settings.max_pcs);
-        let results = self
-            .impls
-            .iter()
-            .filter(|i| i.name() != "reference")
-            .map(|imp| ctx.run(imp.as_ref(), case, &self.quirks))
-            .collect();
-        ctx.result(case, results)
+        self.run_in(CaseContext::new(case, self.settings.max_pcs), case)
     }
 
     /// Run every implementation on one section, looking up exactly `pcs` (section-relative)
     /// instead of the PCs [`pcs_for`] would choose.
     pub fn run_case_at(&self, case: &Case, pcs: &[i64]) -> CaseResult {
-        let ctx = CaseContext::with_pcs(case, pcs.to_vec());
+        self.run_in(CaseContext::with_pcs(case, pcs.to_vec()), case)
+    }
+
+    /// Every implementation but the reference, in `ctx`.
+    fn run_in(&self, ctx: CaseContext, case: &Case) -> CaseResult {
         let results = self
             .impls
             .iter()
-            .filter(|i| i.name() != "reference")
+            .filter(|i| !i.tool().is(ToolName::Reference))
             .map(|imp| ctx.run(imp.as_ref(), case, &self.quirks))
             .collect();
         ctx.result(case, results)
