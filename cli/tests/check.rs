@@ -4,6 +4,7 @@
 
 mod common;
 use serde_json::Value;
+use sframe_spec::layout::header;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -18,7 +19,7 @@ fn run(args: &[&str]) -> Output {
 /// error (HDR-FIXED-RA-AMD64).
 fn bad_v2() -> Vec<u8> {
     let mut b = common::valid_v2();
-    b[6] = 0xf0;
+    b[header::CFA_FIXED_RA_OFFSET] = 0xf0;
     b
 }
 
@@ -45,7 +46,7 @@ fn tree(name: &str, with_bad: bool) -> PathBuf {
     );
     write(&root.join("findings/F9999-test/finding.json"), b"{}");
     let mut repro = bad_v2();
-    repro[3] |= 0x40; // and an undefined flag bit
+    repro[header::FLAGS] |= 0x40; // and an undefined flag bit
     write(&root.join("findings/F9999-test/input.sframe"), &repro);
     root
 }

@@ -1,6 +1,7 @@
 //! The `sframe-conform` command as a user runs it: exit statuses, messages, JSON shapes.
 
 mod common;
+use sframe_spec::layout::header;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -31,8 +32,8 @@ fn check_exit_statuses() {
     );
 
     let mut bad = common::valid_v2();
-    bad[3] = 0x80; // an undefined flag bit: a warning in v2
-    bad[6] = 0xf0; // AMD64 fixed RA -16: an error
+    bad[header::FLAGS] = 0x80; // an undefined flag bit: a warning in v2
+    bad[header::CFA_FIXED_RA_OFFSET] = 0xf0; // AMD64 fixed RA -16: an error
     let bad = tmp("bad.sframe", &bad);
     let out = run(&["check", bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
@@ -42,7 +43,7 @@ fn check_exit_statuses() {
 
     // Only a warning: passes unless --strict.
     let mut warn = common::valid_v2();
-    warn[3] |= 0x40;
+    warn[header::FLAGS] |= 0x40;
     let warn = tmp("warn.sframe", &warn);
     assert_eq!(
         run(&["check", warn.to_str().unwrap()]).status.code(),

@@ -14,6 +14,7 @@ use sframe_harness::impls::reference::Reference;
 use sframe_harness::impls::{Decoded, Found, Hosting, Implementation, Outcome};
 use sframe_harness::input::{corpus_cases, corpus_dir};
 use sframe_harness::ledger::Ledger;
+use sframe_harness::signature::{Tool, ToolName};
 use sframe_spec::{Loc, Version};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -41,15 +42,13 @@ fn registry(objdump: bool) -> Registry {
     );
     if objdump {
         assert!(
-            reg.available
-                .iter()
-                .any(|i| i.name().starts_with("objdump-")),
+            reg.available.iter().any(|i| i.tool().is(ToolName::Objdump)),
             "{PROVISION}: no objdump"
         );
         assert!(
             reg.available
                 .iter()
-                .any(|i| i.name().starts_with("llvm-readobj-")),
+                .any(|i| i.tool().is(ToolName::LlvmReadobj)),
             "no llvm-readobj: run `ci/toolchains --llvm` (ci/test does); unavailable: {:?}",
             reg.unavailable
         );
@@ -519,7 +518,8 @@ fn bench_sections_are_found_by_every_implementation() {
     }
     assert!(rows
         .iter()
-        .any(|m| m.implementation.starts_with("libsframe-") && m.ratio_to_libsframe.is_some()));
+        .any(|m| Tool::named(&m.implementation).is(ToolName::Libsframe)
+            && m.ratio_to_libsframe.is_some()));
 }
 
 fn conform() -> Command {

@@ -8,6 +8,7 @@ use sframe_conform::stackwalk;
 use sframe_harness::diff::version_tag;
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::ledger::Ledger;
+use sframe_harness::signature::ToolName;
 use sframe_oracle::{Options as OracleOptions, Oracle};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -65,7 +66,7 @@ fn every_implementation_walks_the_true_stack_or_the_difference_is_ledgered() {
         for imp in reg
             .available
             .iter()
-            .filter(|i| i.name() != "reference" && i.supports(version))
+            .filter(|i| !i.tool().is(ToolName::Reference) && i.supports(version))
         {
             for snap in &deep {
                 *compared.entry(imp.name()).or_default() += 1;

@@ -9,7 +9,7 @@
 #![forbid(unsafe_code)]
 
 use goblin::elf::{header, section_header, Elf};
-use sframe_spec::Endian;
+use sframe_spec::{Endian, Version};
 use std::fmt;
 
 /// Address at which the synthetic layout of a relocatable object starts.
@@ -200,12 +200,15 @@ fn load_elf(file: &[u8]) -> Result<Loaded, LoadError> {
     let addrs = section_addresses(&elf);
     let vaddr = addrs.get(idx).copied().unwrap_or(0);
     let mut applied = 0;
-    let pcrel_flag = bytes
-        .get(3)
+    let sframe_header = sframe_spec::layout::RawHeader::of(&bytes);
+    let pcrel_flag = sframe_header
+        .flags()
         .is_some_and(|f| f & sframe_spec::constants::flags::FDE_FUNC_START_PCREL != 0);
-    let legacy = matches!(bytes.get(2), Some(1) | Some(2)) && Endian::from_magic(&bytes).is_some();
+    let version = sframe_header.version();
+    let legacy =
+        matches!(version, Some(Version::V1 | Version::V2)) && Endian::from_magic(&bytes).is_some();
     let rebase =
-        kind == FileKind::Relocatable && legacy && (bytes.get(2) == Some(&1) || !pcrel_flag);
+        kind == FileKind::Relocatable && legacy && (version == Some(Version::V1) || !pcrel_flag);
     if kind == FileKind::Relocatable {
         for (_, relocs) in elf.shdr_relocs.iter().filter(|(ri, _)| {
             elf.section_headers

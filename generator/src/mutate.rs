@@ -13,7 +13,7 @@ use crate::layout::Layout;
 use crate::rows;
 use arbitrary::{Result, Unstructured};
 use sframe_spec::constants::{flags, FDE_ATTR_V3_SIZE, HEADER_SIZE, MAX_DATAWORD_COUNT};
-use sframe_spec::layout::{fde_info, fde_info2, fre_info};
+use sframe_spec::layout::{fde_info, fde_info2, fre_info, FdeLayout, WORD_SIZE};
 use sframe_spec::read::header_offsets as ho;
 use sframe_spec::read::info_unused_mask;
 use sframe_spec::{
@@ -283,6 +283,8 @@ struct Ctx<'a> {
     layout: Layout,
     e: Endian,
     v: Version,
+    /// The FDE fields of `v`.
+    fde: FdeLayout,
     abi: Abi,
 }
 
@@ -294,6 +296,7 @@ impl<'a> Ctx<'a> {
             layout: g.layout(),
             e: g.section.endian,
             v: g.section.version,
+            fde: FdeLayout::of(g.section.version),
             abi: g.section.abi,
         }
     }
@@ -380,10 +383,10 @@ fn truncate(c: &Ctx, u: &mut Unstructured) -> Out {
     let len = c.g.bytes.len();
     let l = &c.layout;
     let edges: Vec<usize> = [
-        0,
-        1,
-        2,
-        3,
+        ho::MAGIC,
+        ho::MAGIC + 1,
+        ho::VERSION,
+        ho::FLAGS,
         HEADER_SIZE - 1,
         HEADER_SIZE,
         l.header_size,
@@ -396,8 +399,8 @@ fn truncate(c: &Ctx, u: &mut Unstructured) -> Out {
     .collect();
     let cut = edge::pick(u, &edges, |u| u.int_in_range(0..=len - 1))?;
     let violates = match cut {
-        0 | 1 => vec![Rule::PreambleMagic],
-        2 => vec![Rule::PreambleVersion],
+        x if x < ho::VERSION => vec![Rule::PreambleMagic],
+        x if x == ho::VERSION => vec![Rule::PreambleVersion],
         x if x < HEADER_SIZE => vec![Rule::HeaderFits],
         x if x < l.header_size => vec![Rule::HeaderAuxFits],
         // The FRE sub-section always ends at the old end; the FDE sub-section ends where
@@ -424,7 +427,7 @@ fn magic(c: &Ctx, u: &mut Unstructured) -> Out {
         pair
     };
     let mut b = c.g.bytes.clone();
-    b[..2].copy_from_slice(&pair);
+    b[ho::MAGIC..ho::VERSION].copy_from_slice(&pair);
     done(
         b,
         vec![Rule::PreambleMagic],
@@ -582,8 +585,8 @@ fn fde_offset(c: &Ctx, u: &mut Unstructured) -> Out {
     let k = edge::pick(u, &[1usize, 4, 64], |u| u.int_in_range(1..=64))?;
     let mut b = insert(&c.g.bytes, c.layout.header_size, k, u.arbitrary()?);
     let freoff = c.read_u32(ho::FREOFF);
-    c.put(&mut b, ho::FDEOFF, k as u64, 4);
-    c.put(&mut b, ho::FREOFF, u64::from(freoff) + k as u64, 4);
+    c.put(&mut b, ho::FDEOFF, k as u64, WORD_SIZE);
+    c.put(&mut b, ho::FREOFF, u64::from(freoff) + k as u64, WORD_SIZE);
     done(
         b,
         vec![Rule::HeaderFdeOffsetZero],
@@ -598,7 +601,7 @@ fn fde_count_too_large(c: &Ctx, u: &mut Unstructured) -> Out {
     let entry = c.v.fde_entry_size() as u64;
     if u.arbitrary()? {
         let n = in_range_u64(u, room / entry + 1, u64::from(u32::MAX))?;
-        c.put(&mut b, ho::NUM_FDES, n, 4);
+        c.put(&mut b, ho::NUM_FDES, n, WORD_SIZE);
         done(
             b,
             vec![Rule::HeaderFdeSubsectionFits],
@@ -607,7 +610,7 @@ fn fde_count_too_large(c: &Ctx, u: &mut Unstructured) -> Out {
     } else {
         let fde_bytes = c.n() as u64 * entry;
         let off = in_range_u64(u, room - fde_bytes + 1, u64::from(u32::MAX))?;
-        c.put(&mut b, ho::FDEOFF, off, 4);
+        c.put(&mut b, ho::FDEOFF, off, WORD_SIZE);
         done(
             b,
             vec![Rule::HeaderFdeSubsectionFits],
@@ -635,7 +638,7 @@ fn fde_count_too_small(c: &Ctx, u: &mut Unstructured) -> Out {
         violates.push(Rule::FreSubsectionDense);
     }
     let mut b = c.g.bytes.clone();
-    c.put(&mut b, ho::NUM_FDES, keep as u64, 4);
+    c.put(&mut b, ho::NUM_FDES, keep as u64, WORD_SIZE);
     done(b, violates, format!("sfh_num_fdes set to {keep} of {n}"))
 }
 
@@ -643,7 +646,7 @@ fn fre_subsection_offset(c: &Ctx, u: &mut Unstructured) -> Out {
     let k = edge::pick(u, &[1usize, 3, 16], |u| u.int_in_range(1..=64))?;
     let mut b = insert(&c.g.bytes, c.layout.fre_start, k, u.arbitrary()?);
     let freoff = c.read_u32(ho::FREOFF);
-    c.put(&mut b, ho::FREOFF, u64::from(freoff) + k as u64, 4);
+    c.put(&mut b, ho::FREOFF, u64::from(freoff) + k as u64, WORD_SIZE);
     done(
         b,
         vec![Rule::HeaderFdeSubsectionTiles],
@@ -657,7 +660,7 @@ fn fre_subsection_too_long(c: &Ctx, u: &mut Unstructured) -> Out {
     if u.arbitrary()? {
         let fre_len = c.read_u32(ho::FRE_LEN);
         let v = in_range_u64(u, u64::from(fre_len) + 1, max)?;
-        c.put(&mut b, ho::FRE_LEN, v, 4);
+        c.put(&mut b, ho::FRE_LEN, v, WORD_SIZE);
         done(
             b,
             vec![Rule::HeaderFreSubsectionFits],
@@ -666,7 +669,7 @@ fn fre_subsection_too_long(c: &Ctx, u: &mut Unstructured) -> Out {
     } else {
         let freoff = c.read_u32(ho::FREOFF);
         let v = in_range_u64(u, u64::from(freoff) + 1, max)?;
-        c.put(&mut b, ho::FREOFF, v, 4);
+        c.put(&mut b, ho::FREOFF, v, WORD_SIZE);
         done(
             b,
             vec![Rule::HeaderFreSubsectionFits],
@@ -699,7 +702,7 @@ fn fre_count(c: &Ctx, u: &mut Unstructured) -> Out {
         v = total + 1;
     }
     let mut b = c.g.bytes.clone();
-    c.put(&mut b, ho::NUM_FRES, v, 4);
+    c.put(&mut b, ho::NUM_FRES, v, WORD_SIZE);
     done(
         b,
         vec![Rule::HeaderNumFres],
@@ -772,7 +775,12 @@ fn data_outside(c: &Ctx, u: &mut Unstructured) -> Out {
     };
     let off = in_range_u64(u, min, u64::from(u32::MAX))?;
     let mut b = c.g.bytes.clone();
-    c.put(&mut b, c.layout.functions[i].fre_off_field, off, 4);
+    c.put(
+        &mut b,
+        c.layout.functions[i].fre_off_field,
+        off,
+        c.fde.fre_off.width,
+    );
     done(
         b,
         lost_fres(c, i, Rule::FdeDataFits),
@@ -784,7 +792,9 @@ fn fre_type_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
     let Some(i) = pick_index(u, c.n(), |_| true)? else {
         return Ok(None);
     };
-    let t = edge::pick(u, &[3u8, 15], |u| u.int_in_range(3..=15))?;
+    // From the first type after the defined ones to the largest the field holds.
+    let (lo, hi) = (FreType::ALL.len() as u8, fde_info::FRE_TYPE_MASK);
+    let t = edge::pick(u, &[lo, hi], |u| u.int_in_range(lo..=hi))?;
     let at = c.layout.functions[i].info;
     let mut b = c.g.bytes.clone();
     b[at] = (b[at] & !fde_info::FRE_TYPE_MASK) | t;
@@ -802,7 +812,9 @@ fn fde_type_undefined(c: &Ctx, u: &mut Unstructured) -> Out {
     let Some(i) = pick_index(u, c.n(), |_| true)? else {
         return Ok(None);
     };
-    let t = edge::pick(u, &[2u8, 31], |u| u.int_in_range(2..=31))?;
+    // From the first type after Default and Flex to the largest the field holds.
+    let (lo, hi) = (FdeType::Flex as u8 + 1, fde_info2::FDE_TYPE_MASK);
+    let t = edge::pick(u, &[lo, hi], |u| u.int_in_range(lo..=hi))?;
     let at = c.layout.functions[i].info2.expect("v3 has info2");
     let mut b = c.g.bytes.clone();
     b[at] = (b[at] & fde_info2::UNUSED_MASK) | t;
@@ -824,9 +836,9 @@ fn info_unused(c: &Ctx, u: &mut Unstructured) -> Out {
             0 => r.info = info_unused_mask(Version::V3),
             1 => {
                 let unused = fde_info2::UNUSED_MASK;
-                r.info2 = edge::pick(u, &[1 << unused.trailing_zeros(), unused], |u| {
-                    u.int_in_range(1..=7u8)
-                        .map(|x| x << unused.trailing_zeros())
+                let shift = unused.trailing_zeros();
+                r.info2 = edge::pick(u, &[1 << shift, unused], |u| {
+                    u.int_in_range(1..=unused >> shift).map(|x| x << shift)
                 })?
             }
             _ => {
@@ -834,7 +846,15 @@ fn info_unused(c: &Ctx, u: &mut Unstructured) -> Out {
                 r.info2 = fde_info2::UNUSED_MASK;
             }
         },
-        _ => r.info = *u.choose(&[0x40, 0x80, 0xc0])?,
+        _ => {
+            // The lowest unused bit, the highest, both.
+            let unused = info_unused_mask(c.v);
+            let (lowest, highest) = (
+                1 << unused.trailing_zeros(),
+                1 << (u8::BITS - 1 - unused.leading_zeros()),
+            );
+            r.info = *u.choose(&[lowest, highest, unused])?
+        }
     }
     let what = format!(
         "function {i}'s unused info bits set ({:#04x}, {:#04x})",
@@ -940,7 +960,12 @@ fn size_zero(c: &Ctx, u: &mut Unstructured) -> Out {
         violates.push(Rule::FreStartInFunction);
     }
     let mut b = c.g.bytes.clone();
-    c.put(&mut b, c.layout.functions[i].size_field, 0, 4);
+    c.put(
+        &mut b,
+        c.layout.functions[i].size_field,
+        0,
+        c.fde.size.width,
+    );
     done(b, violates, format!("function {i}'s size set to 0"))
 }
 
@@ -960,10 +985,8 @@ fn shared_data(c: &Ctx, u: &mut Unstructured) -> Out {
     // Function j now reads function i's data: v3 its attribute and FREs, v1/v2 its
     // data offset, FRE count, info byte (and v2 repetition size and padding).
     let (from, to) = (l.functions[i].fre_off_field, l.functions[j].fre_off_field);
-    let width = match c.v {
-        Version::V3 => 4,
-        _ => c.v.fde_entry_size() - 8,
-    };
+    // From the data offset to the end of the FDE (v3: the offset is the index entry's last).
+    let width = c.fde.size_of - c.fde.fre_off.offset;
     let field = c.g.bytes[from..from + width].to_vec();
     b[to..to + width].copy_from_slice(&field);
     let mut violates = vec![Rule::FdeBlocksDisjoint];
@@ -1009,7 +1032,7 @@ fn fre_subsection_gap(c: &Ctx, u: &mut Unstructured) -> Out {
         _ => {
             let mut b = c.g.bytes.clone();
             b.resize(b.len() + k, 0);
-            c.put(&mut b, ho::FRE_LEN, (l.fre_len + k) as u64, 4);
+            c.put(&mut b, ho::FRE_LEN, (l.fre_len + k) as u64, WORD_SIZE);
             done(
                 b,
                 vec![Rule::FreSubsectionDense],
@@ -1037,7 +1060,7 @@ fn fre_cut(c: &Ctx, u: &mut Unstructured) -> Out {
     let k = edge::pick(u, &[1usize, fre_bytes], |u| u.int_in_range(1..=fre_bytes))?;
     let new_len = l.fre_len - k;
     let mut b = c.g.bytes[..c.g.bytes.len() - k].to_vec();
-    c.put(&mut b, ho::FRE_LEN, new_len as u64, 4);
+    c.put(&mut b, ho::FRE_LEN, new_len as u64, WORD_SIZE);
     let mut violates = if c.v != Version::V3 && k == fre_bytes {
         // A v1/v2 function with FREs whose data starts at the very end is "data outside";
         // its FREs stop counting.

@@ -6,7 +6,10 @@
 
 use crate::edge;
 use arbitrary::{Result, Unstructured};
-use sframe_spec::constants::{s390x_cfa_offset_encode, s390x_v2_offset_encode_regnum};
+use sframe_spec::constants::{
+    s390x_cfa_offset_encode, s390x_v2_offset_encode_regnum, S390X_CFA_OFFSET_ALIGNMENT_FACTOR,
+    S390X_SP_VAL_OFFSET,
+};
 use sframe_spec::{Abi, Control, DataWordSize, Version};
 
 /// What decides which rows are valid.
@@ -49,11 +52,10 @@ pub fn default_words(
     size: DataWordSize,
     count: usize,
 ) -> Result<Vec<i32>> {
-    let mut w = Vec::with_capacity(count);
     if count == 0 {
-        return Ok(w);
+        return Ok(Vec::new());
     }
-    w.push(cfa_offset(u, ctx, size)?);
+    let mut w = vec![cfa_offset(u, ctx, size)?];
     if ctx.abi != Abi::S390x {
         for _ in 1..count {
             w.push(edge::word(u, size)?);
@@ -80,9 +82,11 @@ pub fn default_words(
 /// The first data word: the CFA offset; on s390x from v2 on, in its scaled encoded form.
 fn cfa_offset(u: &mut Unstructured, ctx: &RowContext, size: DataWordSize) -> Result<i32> {
     if ctx.abi == Abi::S390x && u.ratio(1u8, 2)? {
-        // A real CFA offset: SP at call site + 160, plus a frame of 8-byte slots.
+        // A real CFA offset: SP at call site + 160 (SP = CFA - 160), plus a frame of 8-byte
+        // slots.
         let slots: i64 = u.int_in_range(0..=64)?;
-        if let Some(stored) = s390x_cfa_offset_encode(160 + 8 * slots) {
+        let cfa = -S390X_SP_VAL_OFFSET + S390X_CFA_OFFSET_ALIGNMENT_FACTOR * slots;
+        if let Some(stored) = s390x_cfa_offset_encode(cfa) {
             if size.fits_signed(stored) {
                 return Ok(stored as i32);
             }
@@ -145,12 +149,10 @@ pub fn flex_words(
     size: DataWordSize,
     count: usize,
 ) -> Result<Vec<i32>> {
-    let mut w = Vec::with_capacity(count);
     if count == 0 {
-        return Ok(w);
+        return Ok(Vec::new());
     }
-    w.push(register_control(u, abi, size)?);
-    w.push(edge::word(u, size)?);
+    let mut w = vec![register_control(u, abi, size)?, edge::word(u, size)?];
     match count {
         2 => {}
         4 | 6 => {

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// What a finding says happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub enum FindingKind {
     /// Two implementations give different results for the same input.
     Disagreement,
     /// An implementation crashed (signal, abort) on the input.
@@ -62,7 +62,7 @@ pub struct Finding {
     /// Stable ID, also the directory name, e.g. `F0001-libsframe-mask-rep-size-zero`.
     pub id: String,
     pub title: String,
-    pub kind: Kind,
+    pub kind: FindingKind,
     pub verdict: Verdict,
     /// Implementations or producers involved, with exact versions.
     pub tools: Vec<ToolVersion>,
@@ -374,7 +374,7 @@ mod tests {
         Finding {
             id: "F0000-test".into(),
             title: "t".into(),
-            kind: Kind::Crash,
+            kind: FindingKind::Crash,
             verdict: Verdict::Open,
             tools: vec![],
             rules: vec![],

@@ -7,7 +7,7 @@
 //! finding names, and the findings that explain each acceptance or crash).
 
 use crate::diff::{CaseResult, Discrepancy};
-use crate::ledger::{Kind, Ledger};
+use crate::ledger::{FindingKind, Ledger};
 use serde::Serialize;
 use sframe_spec::Quirk;
 use std::collections::BTreeMap;
@@ -79,7 +79,8 @@ impl Matrix {
             if !self.implementations.contains(&ir.implementation) {
                 self.implementations.push(ir.implementation.clone());
             }
-            let failure = |d: &&Discrepancy| matches!(d.kind, Kind::Crash | Kind::Hang);
+            let failure =
+                |d: &&Discrepancy| matches!(d.kind, FindingKind::Crash | FindingKind::Hang);
             for d in ir.discrepancies.iter().filter(failure) {
                 self.crashes
                     .entry(ir.implementation.clone())
@@ -99,7 +100,7 @@ impl Matrix {
             let accepted = ir
                 .discrepancies
                 .iter()
-                .find(|d| d.kind == Kind::AcceptedInvalid);
+                .find(|d| d.kind == FindingKind::AcceptedInvalid);
             let cell = self
                 .rules
                 .entry(rule.clone())

@@ -39,7 +39,7 @@ impl From<&TrueFrame> for Values {
 /// What was wrong at a PC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub enum MismatchKind {
     /// The recovered CFA is wrong.
     Cfa,
     /// The CFA is right, the return address is not.
@@ -57,17 +57,17 @@ pub enum Kind {
     StepError,
 }
 
-impl Kind {
+impl MismatchKind {
     /// Stable name, used in signatures.
     pub fn name(self) -> &'static str {
         match self {
-            Kind::Cfa => "cfa",
-            Kind::Ra => "ra",
-            Kind::Fp => "fp",
-            Kind::RaDeadSlot => "ra-dead-slot",
-            Kind::FpDeadSlot => "fp-dead-slot",
-            Kind::NoRow => "no-row",
-            Kind::StepError => "step-error",
+            MismatchKind::Cfa => "cfa",
+            MismatchKind::Ra => "ra",
+            MismatchKind::Fp => "fp",
+            MismatchKind::RaDeadSlot => "ra-dead-slot",
+            MismatchKind::FpDeadSlot => "fp-dead-slot",
+            MismatchKind::NoRow => "no-row",
+            MismatchKind::StepError => "step-error",
         }
     }
 }
@@ -82,14 +82,14 @@ pub struct RowUsed {
 
 /// The outcome of checking one frame at one PC.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum CheckOutcome {
     /// The row recovers the truth.
     Ok(RowUsed),
     /// The row says this is the outermost frame (RA undefined): nothing to compare.
     Outermost,
     /// The row is wrong.
     Mismatch {
-        kind: Kind,
+        kind: MismatchKind,
         row: Option<RowUsed>,
         got: Option<Values>,
         error: Option<String>,
@@ -154,22 +154,22 @@ pub fn judge(
     truth: &Values,
     dead_below: Option<u64>,
     reg: &dyn Fn(u32) -> Option<u64>,
-) -> Outcome {
+) -> CheckOutcome {
     let abi = section.abi();
     let step = match result {
         Ok(s) => s,
-        Err(StepError::Outermost) => return Outcome::Outermost,
+        Err(StepError::Outermost) => return CheckOutcome::Outermost,
         Err(e @ (StepError::NoFde | StepError::NoFre)) => {
-            return Outcome::Mismatch {
-                kind: Kind::NoRow,
+            return CheckOutcome::Mismatch {
+                kind: MismatchKind::NoRow,
                 row: None,
                 got: None,
                 error: Some(format!("{e:?}")),
             }
         }
         Err(e) => {
-            return Outcome::Mismatch {
-                kind: Kind::StepError,
+            return CheckOutcome::Mismatch {
+                kind: MismatchKind::StepError,
                 row: row_of(section, section_vaddr, frame.pc),
                 got: None,
                 error: Some(format!("{e:?}")),
@@ -192,17 +192,17 @@ pub fn judge(
         fp: step.caller.fp,
     };
     let kind = if got.cfa != truth.cfa {
-        Some(Kind::Cfa)
+        Some(MismatchKind::Cfa)
     } else if got.ra != truth.ra {
-        Some(Kind::Ra)
+        Some(MismatchKind::Ra)
     } else if got.fp != truth.fp {
-        Some(Kind::Fp)
+        Some(MismatchKind::Fp)
     } else if let Some(limit) = dead_below {
         let dead = |loc: &Loc| slot(loc, step.cfa, frame, abi, reg).is_some_and(|a| a < limit);
         if dead(&step.rules.ra) {
-            Some(Kind::RaDeadSlot)
+            Some(MismatchKind::RaDeadSlot)
         } else if dead(&step.rules.fp) {
-            Some(Kind::FpDeadSlot)
+            Some(MismatchKind::FpDeadSlot)
         } else {
             None
         }
@@ -210,8 +210,8 @@ pub fn judge(
         None
     };
     match kind {
-        None => Outcome::Ok(row),
-        Some(kind) => Outcome::Mismatch {
+        None => CheckOutcome::Ok(row),
+        Some(kind) => CheckOutcome::Mismatch {
             kind,
             row: Some(row),
             got: Some(got),
@@ -228,7 +228,7 @@ pub fn check_topmost(
     truth: &Values,
     red_zone: u64,
     m: Machine<'_>,
-) -> Outcome {
+) -> CheckOutcome {
     let result = unwind::step(section, section_vaddr, frame, true, m.reg, m.mem);
     // Slots below the SP are dead only while the frame is sane (SP at or below the CFA: a
     // negative alloca size moves the SP above its own frame).

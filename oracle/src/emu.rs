@@ -22,7 +22,7 @@
 //! path: the stack height at a PC does not depend on the path, so the truth stays valid.
 
 use crate::arch::Flow;
-use crate::checker::{self, Kind, Machine, Outcome, Values};
+use crate::checker::{self, CheckOutcome, Machine, MismatchKind, Values};
 use crate::disasm::Insn;
 use crate::error::OracleError;
 use crate::image::{FunctionKind, Image, PAGE};
@@ -167,7 +167,7 @@ pub struct FnAcc {
     pub max_depth: usize,
     pub runs: u32,
     pub outcomes: BTreeMap<&'static str, u32>,
-    pub mismatches: BTreeMap<(u64, usize, Kind), MismatchRec>,
+    pub mismatches: BTreeMap<(u64, usize, MismatchKind), MismatchRec>,
     pub snapshot: Option<StackSnapshot>,
 }
 
@@ -253,7 +253,7 @@ struct Buffered {
     pc: u64,
     frame: usize,
     truth: Values,
-    outcome: Outcome,
+    outcome: CheckOutcome,
     origin: (usize, u32),
 }
 
@@ -957,7 +957,14 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
 }
 
 /// Record an observation now, or buffer it while the run is tentative.
-fn observe(st: &mut State, fi: usize, pc: u64, frame: usize, truth: &Values, outcome: Outcome) {
+fn observe(
+    st: &mut State,
+    fi: usize,
+    pc: u64,
+    frame: usize,
+    truth: &Values,
+    outcome: CheckOutcome,
+) {
     let b = Buffered {
         fi,
         pc,
@@ -966,7 +973,7 @@ fn observe(st: &mut State, fi: usize, pc: u64, frame: usize, truth: &Values, out
         outcome,
         origin: (st.run.under_test, st.run.index),
     };
-    if st.run.taint.is_some() && matches!(b.outcome, Outcome::Mismatch { .. }) {
+    if st.run.taint.is_some() && matches!(b.outcome, CheckOutcome::Mismatch { .. }) {
         st.run.buffered.push(b);
     } else {
         record(&mut st.acc, &b);
@@ -976,17 +983,17 @@ fn observe(st: &mut State, fi: usize, pc: u64, frame: usize, truth: &Values, out
 fn record(acc: &mut [FnAcc], b: &Buffered) {
     let acc = &mut acc[b.fi];
     match &b.outcome {
-        Outcome::Ok(_) => {
+        CheckOutcome::Ok(_) => {
             if b.frame == 0 {
                 acc.rows_checked += 1;
             }
         }
-        Outcome::Outermost => {
+        CheckOutcome::Outermost => {
             if b.frame == 0 {
                 acc.outermost_rows += 1;
             }
         }
-        Outcome::Mismatch {
+        CheckOutcome::Mismatch {
             kind,
             row,
             got,
@@ -1081,9 +1088,9 @@ fn walk(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, start: Frame) {
             &none,
         );
         match outcome {
-            Outcome::Ok(_) => {}
-            Outcome::Outermost => break,
-            m @ Outcome::Mismatch { .. } => {
+            CheckOutcome::Ok(_) => {}
+            CheckOutcome::Outermost => break,
+            m @ CheckOutcome::Mismatch { .. } => {
                 if k > 0 {
                     observe(uc.get_data_mut(), t.function, w.frame.pc, k, &truth, m);
                 }

@@ -44,7 +44,7 @@ pub use image::{Function, FunctionKind, Image};
 pub use report::{FunctionReport, Mismatch, Report, Stats, Summary};
 pub use snapshot::StackSnapshot;
 
-use checker::Kind;
+use checker::MismatchKind;
 use emu::{Ctx, Emulator, FnAcc, FunctionCode, WorkerResult};
 use sframe_spec::SectionRef;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -255,8 +255,10 @@ impl Oracle {
                     // inputs (a negative `alloca` size lifts the SP over the save area): not
                     // the row's fault.
                     .filter(|m| {
-                        !(matches!(m.seen.kind, Kind::RaDeadSlot | Kind::FpDeadSlot)
-                            && m.seen.count < executions(m.pc))
+                        !(matches!(
+                            m.seen.kind,
+                            MismatchKind::RaDeadSlot | MismatchKind::FpDeadSlot
+                        ) && m.seen.count < executions(m.pc))
                     })
                     .map(|m| {
                         let bytes = self.image.read_upto(m.pc, 16);

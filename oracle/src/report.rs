@@ -12,7 +12,7 @@
 //! deliberately not part of it: a finding covers a function's rows whatever the build's
 //! addresses.
 
-use crate::checker::{Kind, RowUsed, Values};
+use crate::checker::{MismatchKind, RowUsed, Values};
 use crate::image::{Function, FunctionKind};
 use crate::snapshot::StackSnapshot;
 use serde::Serialize;
@@ -25,7 +25,7 @@ use std::fmt::Write as _;
 pub struct Sighting {
     /// 0: the executing frame; k: the k-th caller of a whole-stack walk.
     pub frame: usize,
-    pub kind: Kind,
+    pub kind: MismatchKind,
     /// The FDE and FRE used and their recovery rules (when a row was found).
     pub row: Option<RowUsed>,
     pub expected: Values,

@@ -297,6 +297,38 @@ pub enum PcType {
     Mask = 1,
 }
 
+impl PcType {
+    pub fn from_u8(v: u8) -> Option<PcType> {
+        match v {
+            0 => Some(PcType::Inc),
+            1 => Some(PcType::Mask),
+            _ => None,
+        }
+    }
+}
+
+/// A type field as a reader reports it: a value the format defines, or the number of one it
+/// does not (kept, so that readers that pass an undefined type on can still be compared).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stored<T> {
+    Defined(T),
+    Undefined(u8),
+}
+
+impl<T> Stored<T> {
+    /// `value` typed by `from_u8`.
+    pub fn of(value: u8, from_u8: impl FnOnce(u8) -> Option<T>) -> Stored<T> {
+        from_u8(value).map_or(Stored::Undefined(value), Stored::Defined)
+    }
+    /// The defined value, if it is one.
+    pub fn defined(self) -> Option<T> {
+        match self {
+            Stored::Defined(t) => Some(t),
+            Stored::Undefined(_) => None,
+        }
+    }
+}
+
 /// FDE type, the low 5 bits of `sfda_func_info2` (v3 manual §2.3.3.2). Versions 1 and 2 have
 /// only the default interpretation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -385,6 +417,24 @@ pub enum PauthKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stored_types_keep_undefined_numbers() {
+        assert_eq!(
+            Stored::of(1, PcType::from_u8),
+            Stored::Defined(PcType::Mask)
+        );
+        assert_eq!(Stored::of(2, PcType::from_u8), Stored::Undefined(2));
+        assert_eq!(
+            Stored::of(2, FreType::from_u8).defined(),
+            Some(FreType::Addr4)
+        );
+        assert_eq!(Stored::of(3, FreType::from_u8).defined(), None);
+        assert_eq!(
+            Stored::of(1, FdeType::from_u8),
+            Stored::Defined(FdeType::Flex)
+        );
+    }
 
     #[test]
     fn s390x_cfa_offset_helpers_follow_the_manual() {

@@ -14,7 +14,7 @@ pub struct Citation {
 
 /// A disagreement between texts.
 #[derive(Debug, Clone, Copy)]
-pub struct Discrepancy {
+pub struct TextDiscrepancy {
     pub id: &'static str,
     pub topic: &'static str,
     pub versions: &'static [u8],
@@ -53,8 +53,8 @@ const fn c(file: &'static str, place: &'static str, quote: &'static str) -> Cita
 }
 
 /// Every known discrepancy.
-pub const DISCREPANCIES: &[Discrepancy] = &[
-    Discrepancy {
+pub const DISCREPANCIES: &[TextDiscrepancy] = &[
+    TextDiscrepancy {
         id: "D-V1-ADDR-LIMIT-MACROS",
         topic: "SFRAME_FRE_TYPE_ADDR*_LIMIT macros evaluate to 8, 16 and 32, not the limits their comments state",
         versions: &[1],
@@ -65,7 +65,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "The macros compute the field width in bits (8, 16, 32); the headers of binutils 2.40 and later define them as 1ULL << that width, which agrees with the comments (checked by spec/tests/headers.rs). The reference uses the limits the comments and the manuals' FRE type tables state: 0x100, 0x10000, 0x100000000.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V1-FUNC-START",
         topic: "what sfde_func_start_address is relative to",
         versions: &[1, 2],
@@ -77,7 +77,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "Without SFRAME_F_FDE_FUNC_START_PCREL (and always in v1, which has no such flag) the reference reads the field as an offset from the start of the section, as the v3 manual's account of v2 Errata 1 says; an int32 cannot hold a 64-bit virtual address, and 'relative to the current FDE' is what the PCREL flag was introduced to say.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V1V2-FRE-OFF-BASE",
         topic: "what sfde_func_start_fre_off is relative to",
         versions: &[1, 2],
@@ -89,7 +89,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "Relative to the start of the FRE sub-section (header comment, v3 manual; the same as 'end of the FDE sub-section' when the sub-sections tile, rule HDR-FDE-TILES).",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V1-PCMASK-FORMULA",
         topic: "how a PC-mask FDE's FREs match a PC",
         versions: &[1, 2, 3],
@@ -100,7 +100,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "Each version as its own text says: v1 masks by bitwise AND with the FRE's start address (v1 has no repetition block size), v2 and v3 by the remainder modulo sfde_func_rep_size. PC is taken relative to the function's start in both.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V1-PAUTH-BIT",
         topic: "bit 5 of the v1 FDE info byte",
         versions: &[1],
@@ -110,7 +110,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "The header (the code producers and libsframe compile against) wins: bit 5 is the PAuth key in v1 too; bits 7-6 are unused.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V2-CURRENT-VERSION",
         topic: "the v2 manual names version 1 as current",
         versions: &[2],
@@ -120,7 +120,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "Editorial: version 2 is current in that manual.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V2-ABI-S390X",
         topic: "s390x in version 2",
         versions: &[2],
@@ -130,7 +130,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "Version 2 is modelled with its errata: ABI id 4 is defined in v2 and v3, not in v1.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V2-COUNT-ZERO",
         topic: "data-word (offset) count 0",
         versions: &[1, 2],
@@ -140,7 +140,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "v2 is modelled with Errata 2 (count 0: RA undefined, outermost frame); v1 has no erratum, so count 0 breaks FRE-COUNT-ZERO-V1.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-COUNT-MAX",
         topic: "largest data-word count",
         versions: &[1, 2, 3],
@@ -151,7 +151,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "v1/v2: more than 3 breaks FRE-COUNT-MAX; v3 allows up to 15 in the field, with per-ABI and flex layout rules.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V3-FLEX-FP-INDEX",
         topic: "Appendix A's flex pseudocode puts the FP control word at the wrong index",
         versions: &[3],
@@ -161,7 +161,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "Section 3.2 wins: with an RA pair (words 2-3) the FP control word is word 4; with an RA padding word (word 2) it is word 3. The appendix has the two indices swapped (and the RA pair's own offset at index 3 collides with its FP index).",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V3-FLEX-CFA-SIGNED",
         topic: "the flex CFA control word read as a signed offset",
         versions: &[3],
@@ -171,7 +171,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "Control words are unsigned (3.2); the reference reads the data word's bits unsigned.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V3-SORT-KEY",
         topic: "the sort key of sorted FDEs with PC-relative start offsets",
         versions: &[2, 3],
@@ -181,21 +181,21 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "With SFRAME_F_FDE_FUNC_START_PCREL the stored field is relative to each entry, so field order is not PC order. The reference requires order by resolved start PC (the flag's meaning).",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V3-NUM-FRES-NAME",
         topic: "per-function FRE count named after the header's total",
         versions: &[3],
         citations: &[c(V3T, "2.2", "For each function, the SFrame FRE sub-section contains the SFrame FDE attribute data and sfh_num_fres number of variable-length array elements.")],
         resolution: "Per function the count is sfda_func_num_fres; sfh_num_fres is the section's total (rule HDR-NUM-FRES).",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V3-INFO-PARTS",
         topic: "the v3 FDE info byte is 'split into four parts' but has five",
         versions: &[3],
         citations: &[c(V3T, "2.3.3", "The first info byte sfda_func_info is a bitfield split into four parts.")],
         resolution: "Five fields: signal_p (7), unused (6), pauth_key (5), fde_pctype (4), fre_type (3-0), as the table lists.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V3-REP-SIZE-NAME",
         topic: "v3 text refers to the v2 field name for the repetition size and two spellings of PC type names",
         versions: &[3],
@@ -206,14 +206,14 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "In v3 the field is sfda_func_rep_size of the FDE attribute; both macro spellings denote values 0 (INC) and 1 (MASK).",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V1H-FP-OFFSET-TYPO",
         topic: "v1 header comment interprets the third offset with offset2",
         versions: &[1],
         citations: &[c(V1H, "sframe_frame_row_entry comment", "offset3 (intrepreted as FP = CFA + offset2)")],
         resolution: "FP = CFA + offset3 when RA is tracked (v1 manual 'SFrame FRE').",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-FRAME-POINTER-VERSIONS",
         topic: "versions of SFRAME_F_FRAME_POINTER",
         versions: &[1, 2, 3],
@@ -223,7 +223,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "The v3 table is the later text: the flag is defined in v1 and v2 only; set in v3 it breaks HDR-FLAG-VERSION.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V3-APPENDIX-RA-UNCHANGED",
         topic: "Appendix A's default-FDE pseudocode always reads the RA from the stack",
         versions: &[2, 3],
@@ -233,7 +233,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "The per-ABI text wins: an RA that is not tracked at this row (AArch64 with one data word, s390x padding) stays in its register, which is only valid in the topmost frame.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-H-START-BASE-COMMENTS",
         topic: "sframe.h comments on what the function start field is relative to",
         versions: &[2, 3],
@@ -244,7 +244,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "The manual: with the flag, relative to the field (the start of the FDE); without it, relative to the start of the section (not of the FDE sub-section, 28 + sfh_auxhdr_len + sfh_fdeoff bytes later). The struct comment ignores the flag.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-H-S390X-RA-UNTRACKED",
         topic: "s390x second offset: always RA (manual) or FP when RA is not tracked (header comment)",
         versions: &[2, 3],
@@ -254,7 +254,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "The manual: on s390x (header fixed RA offset invalid) the second offset is always the RA slot, SFRAME_FRE_RA_OFFSET_INVALID when not saved; the header comment's else-branch cannot be reached with sfh_cfa_fixed_ra_offset = 0.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-V3-S390X-FLEX-CFA-SCALE",
         topic: "whether the s390x CFA offset of a flexible FDE is stored adjusted and scaled",
         versions: &[3],
@@ -264,7 +264,7 @@ pub const DISCREPANCIES: &[Discrepancy] = &[
         ],
         resolution: "The scaling is stated under 'Default FDE Type Interpretation' and the flex text says nothing of s390x. GNU as 2.47 encodes every s390x CFA offset, flex included, and libsframe 2.47 decodes it; the emulator confirms their reading (finding F0107). The reference follows them.",
     },
-    Discrepancy {
+    TextDiscrepancy {
         id: "D-APPENDIX-A-CALLER-PC",
         topic: "looking up a caller frame's row by its return address",
         versions: &[1, 2, 3],

@@ -37,6 +37,9 @@ pub const HEADER_BYTE_FIELDS: [usize; 5] = [
     header::AUXHDR_LEN,
 ];
 
+/// The width of a `uint32_t` field: each of [`HEADER_WORD_FIELDS`], and the FDE words.
+pub const WORD_SIZE: usize = 4;
+
 /// The four-byte fields of the header, in order: `sfh_num_fdes`, `sfh_num_fres`,
 /// `sfh_fre_len`, `sfh_fdeoff`, `sfh_freoff`.
 pub const HEADER_WORD_FIELDS: [usize; 5] = [

@@ -35,7 +35,9 @@ pub mod unwind;
 pub mod validate;
 pub mod write;
 
-pub use constants::{Abi, BaseReg, DataWordSize, FdeType, FreType, PauthKey, PcType, Version};
+pub use constants::{
+    Abi, BaseReg, DataWordSize, FdeType, FreType, PauthKey, PcType, Stored, Version,
+};
 pub use decode::decode;
 pub use endian::Endian;
 pub use error::{Error, Violation};

@@ -1,7 +1,8 @@
 //! What the CLI tests share.
 
 /// A v2 AMD64 section written by hand (v3 manual §2.2, v2 info §2.3): one function at 0x40,
-/// 16 bytes, one FRE (CFA = SP + 8).
+/// 16 bytes, one FRE (CFA = SP + 8). Literal on purpose: these bytes are the texts' layout,
+/// the expected value the reader and `check` are tested against, not the writer's output.
 #[allow(dead_code)] // not every test file needs it
 pub fn valid_v2() -> Vec<u8> {
     let mut b = vec![0xe2, 0xde, 2, 1, 3, 0, 0xf8, 0];

@@ -2,7 +2,7 @@
 //! ([`ImplResult`], its [`Status`] and [`Discrepancy`]s) and everything about one section
 //! ([`CaseResult`]). Their JSON is the `--json` output's `cases`.
 
-use crate::ledger::Kind;
+use crate::ledger::FindingKind;
 use crate::signature::{Op, Signature};
 use serde::Serialize;
 
@@ -18,7 +18,7 @@ pub struct Case {
 #[derive(Debug, Clone, Serialize)]
 pub struct Discrepancy {
     pub signature: Signature,
-    pub kind: Kind,
+    pub kind: FindingKind,
     pub implementation: String,
     pub op: Op,
     /// The field that differs (diff), the rule broken (accepted-invalid), the error class

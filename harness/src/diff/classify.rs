@@ -1,12 +1,12 @@
-//! Classifying one implementation's answers against the reference's verdict: crashes and
+//! Classifying one implementation's answers against the reference's view: crashes and
 //! hangs, accepted-invalid and rejected-valid sections, and value disagreements with their
 //! look-up context, each with its [`Signature`].
 
 use super::case::Discrepancy;
-use super::verdict::{aliased_32, Verdict};
+use super::reference_view::{aliased_32, ReferenceView};
 use super::{compare, explain};
 use crate::impls::{Decoded, Found, Outcome};
-use crate::ledger::Kind;
+use crate::ledger::FindingKind;
 use crate::signature::{
     crash_site, Field, FieldPath, LayoutTag, Op, RuleClass, Signal, Signature, Tool,
 };
@@ -20,7 +20,7 @@ fn with_detail(head: &str, detail: &Option<String>) -> String {
     }
 }
 
-fn disc(kind: Kind, imp: &str, op: Op, detail: &str, signature: Signature) -> Discrepancy {
+fn disc(kind: FindingKind, imp: &str, op: Op, detail: &str, signature: Signature) -> Discrepancy {
     Discrepancy {
         signature,
         kind,
@@ -43,7 +43,7 @@ pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<D
             let sig = Signal::named(signal);
             let site = crash_site(&sig, detail.as_deref());
             let mut d = disc(
-                Kind::Crash,
+                FindingKind::Crash,
                 imp,
                 op,
                 signal,
@@ -60,7 +60,7 @@ pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<D
         }
         Outcome::Hung { timeout_ms } => {
             let mut d = disc(
-                Kind::Hang,
+                FindingKind::Hang,
                 imp,
                 op,
                 "timeout",
@@ -77,15 +77,15 @@ pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<D
     }
 }
 
-/// Classify one implementation's decode against the reference's verdict.
-pub fn classify_decode(imp: &str, v: &Verdict, o: &Outcome<Decoded>) -> Vec<Discrepancy> {
+/// Classify one implementation's decode against the reference's view.
+pub fn classify_decode(imp: &str, v: &ReferenceView, o: &Outcome<Decoded>) -> Vec<Discrepancy> {
     classify_decode_explained(imp, v, o, None)
 }
 
 /// [`classify_decode`], crediting the findings whose quirks reproduce each answer.
 pub fn classify_decode_explained(
     imp: &str,
-    v: &Verdict,
+    v: &ReferenceView,
     o: &Outcome<Decoded>,
     explanation: Option<&explain::DecodeExplanation<'_>>,
 ) -> Vec<Discrepancy> {
@@ -104,7 +104,7 @@ pub fn classify_decode_explained(
                 return out;
             };
             let mut d = disc(
-                Kind::AcceptedInvalid,
+                FindingKind::AcceptedInvalid,
                 imp,
                 Op::Decode,
                 rule.id(),
@@ -122,7 +122,7 @@ pub fn classify_decode_explained(
         (Outcome::Rejected { .. }, false) => {}
         (Outcome::Rejected { class, detail }, true) => {
             let mut d = disc(
-                Kind::RejectedValid,
+                FindingKind::RejectedValid,
                 imp,
                 Op::Decode,
                 class,
@@ -144,7 +144,7 @@ pub fn classify_decode_explained(
                 for fd in compare::decoded(reference, value) {
                     if seen.insert(fd.field) {
                         let mut d = disc(
-                            Kind::Disagreement,
+                            FindingKind::Disagreement,
                             imp,
                             Op::Decode,
                             fd.field.name(),
@@ -173,7 +173,7 @@ pub fn classify_decode_explained(
 /// Classify one implementation's look-ups against the reference's.
 pub fn classify_finds(
     imp: &str,
-    v: &Verdict,
+    v: &ReferenceView,
     pcs: &[i64],
     reference: &[Outcome<Option<Found>>],
     found: &[Outcome<Option<Found>>],
@@ -186,7 +186,7 @@ pub fn classify_finds(
 /// discrepancy is never hidden behind an explained one with the same signature.
 pub fn classify_finds_explained(
     imp: &str,
-    v: &Verdict,
+    v: &ReferenceView,
     pcs: &[i64],
     reference: &[Outcome<Option<Found>>],
     found: &[Outcome<Option<Found>>],
@@ -235,7 +235,7 @@ pub fn classify_finds_explained(
                     };
                     if seen.insert((sig.clone(), by.first().cloned())) {
                         let detail = field.to_string();
-                        let mut d = disc(Kind::Disagreement, imp, Op::FindFre, &detail, sig);
+                        let mut d = disc(FindingKind::Disagreement, imp, Op::FindFre, &detail, sig);
                         d.pc = Some(*pc);
                         d.expected = fd.expected;
                         d.found = fd.found;
@@ -252,7 +252,7 @@ pub fn classify_finds_explained(
                     error: class.clone(),
                 };
                 if seen.insert((sig.clone(), by.first().cloned())) {
-                    let mut d = disc(Kind::RejectedValid, imp, Op::FindFre, class, sig);
+                    let mut d = disc(FindingKind::RejectedValid, imp, Op::FindFre, class, sig);
                     d.pc = Some(*pc);
                     d.expected = format!("{value:?}");
                     d.found = with_detail(class, detail);
@@ -269,5 +269,8 @@ pub fn classify_finds_explained(
 /// Whether a discrepancy is a value answer (a disagreement or a refusal of a valid section),
 /// which only quirks explain.
 pub(super) fn value_discrepancy(d: &Discrepancy) -> bool {
-    matches!(d.kind, Kind::Disagreement | Kind::RejectedValid)
+    matches!(
+        d.kind,
+        FindingKind::Disagreement | FindingKind::RejectedValid
+    )
 }

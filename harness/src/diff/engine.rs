@@ -7,10 +7,11 @@ use super::classify::{
     value_discrepancy,
 };
 use super::explain;
-use super::verdict::{verdict, Verdict};
+use super::reference_view::{reference_view, ReferenceView};
 use crate::impls::reference::Reference;
 use crate::impls::{section_version, Decoded, Found, Implementation, Outcome};
 use crate::ledger::Ledger;
+use crate::signature::ToolName;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -57,7 +58,7 @@ pub fn pcs_for(data: &[u8], decoded: Option<&Decoded>, max: usize) -> Vec<i64> {
                     let Some(s) = r.start.map(i64::from) else {
                         continue;
                     };
-                    if f.pc_type == Some(1) {
+                    if f.is_pc_mask() {
                         let rep = i64::from(f.rep_size.unwrap_or(0));
                         for k in 0..3 {
                             set.insert(at(start, k * rep + s));
@@ -104,24 +105,21 @@ impl Engine {
 
     /// Run every implementation on one section.
     pub fn run_case(&self, case: &Case) -> CaseResult {
-        let ctx = CaseContext::new(case, self.settings.max_pcs);
-        let results = self
-            .impls
-            .iter()
-            .filter(|i| i.name() != "reference")
-            .map(|imp| ctx.run(imp.as_ref(), case, &self.quirks))
-            .collect();
-        ctx.result(case, results)
+        self.run_in(CaseContext::new(case, self.settings.max_pcs), case)
     }
 
     /// Run every implementation on one section, looking up exactly `pcs` (section-relative)
     /// instead of the PCs [`pcs_for`] would choose.
     pub fn run_case_at(&self, case: &Case, pcs: &[i64]) -> CaseResult {
-        let ctx = CaseContext::with_pcs(case, pcs.to_vec());
+        self.run_in(CaseContext::with_pcs(case, pcs.to_vec()), case)
+    }
+
+    /// Every implementation but the reference, in `ctx`.
+    fn run_in(&self, ctx: CaseContext, case: &Case) -> CaseResult {
         let results = self
             .impls
             .iter()
-            .filter(|i| i.name() != "reference")
+            .filter(|i| !i.tool().is(ToolName::Reference))
             .map(|imp| ctx.run(imp.as_ref(), case, &self.quirks))
             .collect();
         ctx.result(case, results)
@@ -169,7 +167,7 @@ impl Engine {
         with_finds: bool,
         quirks: &explain::QuirkTable,
     ) -> BTreeSet<String> {
-        let v = verdict(data);
+        let v = reference_view(data);
         let pcs = if with_finds {
             pcs_for(data, v.decoded.value(), max_pcs)
         } else {
@@ -186,7 +184,7 @@ impl Engine {
 
 /// What the reference says about a section, shared by every implementation's comparison.
 struct CaseContext {
-    verdict: Verdict,
+    verdict: ReferenceView,
     pcs: Vec<i64>,
     reference_finds: Vec<Outcome<Option<Found>>>,
     version: Option<sframe_spec::Version>,
@@ -194,20 +192,20 @@ struct CaseContext {
 
 impl CaseContext {
     fn new(case: &Case, max_pcs: usize) -> CaseContext {
-        let verdict = verdict(&case.data);
+        let verdict = reference_view(&case.data);
         let pcs = pcs_for(&case.data, verdict.decoded.value(), max_pcs);
         Self::from_parts(case, verdict, pcs)
     }
 
     fn with_pcs(case: &Case, pcs: Vec<i64>) -> CaseContext {
-        Self::from_parts(case, verdict(&case.data), pcs)
+        Self::from_parts(case, reference_view(&case.data), pcs)
     }
 
-    fn from_parts(case: &Case, verdict: Verdict, pcs: Vec<i64>) -> CaseContext {
+    fn from_parts(case: &Case, verdict: ReferenceView, pcs: Vec<i64>) -> CaseContext {
         Self::from_verdict(&case.data, verdict, pcs)
     }
 
-    fn from_verdict(data: &[u8], verdict: Verdict, pcs: Vec<i64>) -> CaseContext {
+    fn from_verdict(data: &[u8], verdict: ReferenceView, pcs: Vec<i64>) -> CaseContext {
         let reference_finds = Reference.find_fres(data, &pcs);
         CaseContext {
             verdict,

@@ -32,9 +32,9 @@
 //! run fail and can be minimized ([`minimize`]) and recorded ([`record`]).
 //!
 //! The parts: `case` (the records of a run: [`Case`], [`CaseResult`], [`ImplResult`] with its
-//! [`Status`], [`Discrepancy`]), `verdict` (the reference's [`Verdict`] and the look-up
-//! context: [`version_tag`], [`overlap_zones`], [`aliased_32`]), `classify` (answers against
-//! the verdict, each with its typed [`Signature`](crate::signature::Signature)), `engine`
+//! [`Status`], [`Discrepancy`]), `reference_view` (the reference's [`ReferenceView`] of a section
+//! and the look-up context: [`version_tag`], [`overlap_zones`], [`aliased_32`]), `classify` (answers against
+//! that view, each with its typed [`Signature`](crate::signature::Signature)), `engine`
 //! ([`Engine`], [`pcs_for`]); the signature syntax itself is [`crate::signature`].
 
 mod case;
@@ -47,9 +47,9 @@ pub mod minimize;
 pub mod mutate;
 pub mod producer;
 pub mod record;
+mod reference_view;
 pub mod report;
 pub mod seeds;
-mod verdict;
 
 pub use crate::signature::{crash_site, Op};
 pub use case::{Case, CaseResult, Discrepancy, ImplResult, Status};
@@ -57,7 +57,7 @@ pub use classify::{
     classify_decode, classify_decode_explained, classify_finds, classify_finds_explained, failure,
 };
 pub use engine::{known, pcs_for, Engine, Settings};
-pub use verdict::{aliased_32, overlap_zones, verdict, version_tag, Verdict};
+pub use reference_view::{aliased_32, overlap_zones, reference_view, version_tag, ReferenceView};
 
 #[cfg(test)]
 mod tests {
@@ -65,7 +65,8 @@ mod tests {
 
     /// A header as the spec's "SFrame Header" lays it out (28 bytes): preamble (magic 0xdee2,
     /// version, flags), ABI, fixed FP and RA offsets, aux length, then sfh_num_fdes,
-    /// sfh_num_fres, sfh_fre_len, sfh_fdeoff, sfh_freoff as 32-bit words.
+    /// sfh_num_fres, sfh_fre_len, sfh_fdeoff, sfh_freoff as 32-bit words. Literal on purpose:
+    /// the bytes are the text's layout, the input `version_tag` is tested against.
     fn header(
         big: bool,
         version: u8,
@@ -106,7 +107,7 @@ mod tests {
             assert_eq!(version_tag(&header(big, 1, 4, 3, 4, 0)), "v1-fdeoff-freoff");
             assert_eq!(version_tag(&header(big, 7, 0, 0, 0, 0)), "v?");
             let mut aux = header(big, 3, 4, 3, 0, 48);
-            aux[7] = 2; // sfh_auxhdr_len
+            aux[sframe_spec::layout::header::AUXHDR_LEN] = 2;
             assert_eq!(version_tag(&aux), "v3-pcrel-aux");
         }
     }

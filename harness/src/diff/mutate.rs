@@ -14,8 +14,10 @@
 
 use super::Case;
 use sframe_gen::rng::SplitMix64;
-use sframe_spec::constants::MAGIC;
-use sframe_spec::layout::{FdeLayout, Field, RawHeader, HEADER_BYTE_FIELDS, HEADER_WORD_FIELDS};
+use sframe_spec::constants::{flags, MAGIC};
+use sframe_spec::layout::{
+    FdeLayout, Field, RawHeader, HEADER_BYTE_FIELDS, HEADER_WORD_FIELDS, WORD_SIZE,
+};
 use sframe_spec::{decode, encode, DataWordSize, FdeType, FreType, PcType, Version};
 
 const INTERESTING_U32: [u32; 10] = [
@@ -81,7 +83,7 @@ fn mutate_bytes(data: &mut Vec<u8>, rng: &mut SplitMix64) {
                 1 => cur.wrapping_sub(1 + rng.index(4) as u32),
                 _ => INTERESTING_U32[rng.index(INTERESTING_U32.len())],
             };
-            endian.write_at(data, off, u64::from(v), 4);
+            endian.write_at(data, off, u64::from(v), WORD_SIZE);
         }
         4 | 5 if num_fdes > 0 => {
             // A field of one FDE (or v3 index entry).
@@ -100,13 +102,14 @@ fn mutate_bytes(data: &mut Vec<u8>, rng: &mut SplitMix64) {
                     *b ^= 1 << rng.index(8);
                 }
             } else {
+                // Havocked as one word (v3's eight-byte start: its first four bytes).
                 let cur = RawHeader::of(data).word(off).unwrap_or(0);
                 let v = match rng.index(3) {
                     0 => cur.wrapping_add(rng.index(64) as u32),
                     1 => cur.wrapping_sub(rng.index(64) as u32),
                     _ => INTERESTING_U32[rng.index(INTERESTING_U32.len())],
                 };
-                endian.write_at(data, off, u64::from(v), 4);
+                endian.write_at(data, off, u64::from(v), WORD_SIZE);
             }
         }
         6 => {
@@ -218,7 +221,12 @@ fn mutate_model(data: &[u8], rng: &mut SplitMix64) -> Option<Vec<u8>> {
             s.clear_layout();
         }
         _ => {
-            s.flags ^= 1 << rng.index(3);
+            let defined = [
+                flags::FDE_SORTED,
+                flags::FRAME_POINTER,
+                flags::FDE_FUNC_START_PCREL,
+            ];
+            s.flags ^= defined[rng.index(defined.len())];
         }
     }
     encode(&s).ok()
@@ -340,6 +348,7 @@ pub fn generate(seeds: &[Case], n: usize, seed: u64) -> Vec<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sframe_spec::layout::header;
 
     #[test]
     fn generation_is_deterministic() {
@@ -371,11 +380,11 @@ mod tests {
                 .collect();
             assert!(!valid.is_empty());
             for c in valid {
-                assert_eq!(c.data[2], v.number(), "{}", c.name);
+                assert_eq!(c.data[header::VERSION], v.number(), "{}", c.name);
             }
             let mostly = cases
                 .iter()
-                .filter(|c| c.data.get(2) == Some(&v.number()))
+                .filter(|c| c.data.get(header::VERSION) == Some(&v.number()))
                 .count();
             assert!(
                 mostly * 10 >= cases.len() * 8,

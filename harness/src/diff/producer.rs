@@ -11,7 +11,7 @@
 use super::{compare, failure, CaseResult, Discrepancy, ImplResult, Op, Status};
 use crate::impls::reference::facts_of;
 use crate::impls::{Decoded, Implementation, Outcome};
-use crate::ledger::Kind;
+use crate::ledger::FindingKind;
 use crate::signature::{Field, LayoutTag, Signature, Tool};
 use sframe_spec::rules::Severity;
 use sframe_spec::{decode, validate, Section};
@@ -76,7 +76,7 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
         Outcome::Ok { value } => value,
         Outcome::Rejected { class, detail } => {
             return vec![mk(
-                Kind::RejectedValid,
+                FindingKind::RejectedValid,
                 &class,
                 Signature::RejectedValid {
                     imp: imp(),
@@ -97,7 +97,7 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
     if let Some(v) = errors.first() {
         let id = v.rule.id();
         return vec![mk(
-            Kind::ProducerViolation,
+            FindingKind::ProducerViolation,
             id,
             Signature::Producer {
                 imp: imp(),
@@ -117,7 +117,7 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
         .filter(|fd| seen.insert(fd.field))
         .map(|fd| {
             let mut d = mk(
-                Kind::Disagreement,
+                FindingKind::Disagreement,
                 fd.field.name(),
                 Signature::Diff {
                     imp: imp(),

@@ -58,7 +58,7 @@ pub fn record(
     let id = format!("F{:04}-{}", next_id(ledger), slug(&d.signature.to_string()));
     let violations = validate(input);
     let rules: Vec<String> = match d.kind {
-        crate::ledger::Kind::AcceptedInvalid => vec![d.detail.clone()],
+        crate::ledger::FindingKind::AcceptedInvalid => vec![d.detail.clone()],
         _ => Vec::new(),
     };
     let op_cmd = match d.op {
@@ -163,13 +163,13 @@ pub fn record(
 impl Discrepancy {
     pub fn kind_name(&self) -> &'static str {
         match self.kind {
-            crate::ledger::Kind::Disagreement => "disagreement",
-            crate::ledger::Kind::Crash => "crash",
-            crate::ledger::Kind::Hang => "hang",
-            crate::ledger::Kind::AcceptedInvalid => "accepted-invalid",
-            crate::ledger::Kind::RejectedValid => "rejected-valid",
-            crate::ledger::Kind::OracleMismatch => "oracle-mismatch",
-            crate::ledger::Kind::ProducerViolation => "producer-violation",
+            crate::ledger::FindingKind::Disagreement => "disagreement",
+            crate::ledger::FindingKind::Crash => "crash",
+            crate::ledger::FindingKind::Hang => "hang",
+            crate::ledger::FindingKind::AcceptedInvalid => "accepted-invalid",
+            crate::ledger::FindingKind::RejectedValid => "rejected-valid",
+            crate::ledger::FindingKind::OracleMismatch => "oracle-mismatch",
+            crate::ledger::FindingKind::ProducerViolation => "producer-violation",
         }
     }
 }

@@ -202,14 +202,14 @@ impl Summary {
 mod tests {
     use super::*;
     use crate::diff::{ImplResult, Op, Status};
-    use crate::ledger::{Finding, Kind, Verdict};
+    use crate::ledger::{Finding, FindingKind, Verdict};
 
     fn disc(explained_by: &[&str]) -> Discrepancy {
         let sig: crate::signature::Signature = "diff:libsframe-2.47:v2:find_fre:row.cfa"
             .parse()
             .expect("a signature");
         Discrepancy {
-            kind: Kind::Disagreement,
+            kind: FindingKind::Disagreement,
             implementation: "libsframe-2.47".into(),
             op: Op::FindFre,
             detail: "row.cfa".into(),
@@ -245,7 +245,7 @@ mod tests {
             findings: vec![Finding {
                 id: "F9999-x".into(),
                 title: String::new(),
-                kind: Kind::Disagreement,
+                kind: FindingKind::Disagreement,
                 verdict: Verdict::ImplementationBug,
                 tools: vec![],
                 rules: vec![],

@@ -8,7 +8,7 @@
 //! error-severity rule (a test checks it).
 
 use super::Case;
-use sframe_spec::constants::flags;
+use sframe_spec::constants::{flags, s390x_v2_offset_encode_regnum, S390X_SP_VAL_OFFSET};
 use sframe_spec::recovery::Control;
 use sframe_spec::{
     encode, Abi, BaseReg, DataWordSize, FdeType, Fre, FreType, Function, PauthKey, PcType, Section,
@@ -67,7 +67,8 @@ fn ordinary(version: Version, abi: Abi) -> Vec<Fre> {
             ];
             if version == Version::V2 {
                 // RA in r14 and FP in r13, as register numbers (v2 Errata 1).
-                v.push(fre(0x20, Sp, B1, &[20, (14 << 1) | 1, (13 << 1) | 1]));
+                let regnum = s390x_v2_offset_encode_regnum;
+                v.push(fre(0x20, Sp, B1, &[20, regnum(14), regnum(13)]));
             }
             v
         }
@@ -111,7 +112,12 @@ pub fn model(version: Version, abi: Abi, pcrel: bool) -> Section {
         let (sp, fp) = (u32::from(regs.sp), u32::from(regs.fp));
         let mut flex = Function::new(base + 0x80, 0x40);
         flex.fde_type = FdeType::Flex;
-        let cfa_sp_off = if abi == Abi::S390x { 160 } else { 8 };
+        // s390x: SP = CFA - 160 (SFRAME_S390X_SP_VAL_OFFSET); AMD64: the return address.
+        let cfa_sp_off = if abi == Abi::S390x {
+            -S390X_SP_VAL_OFFSET
+        } else {
+            8
+        };
         flex.fres = vec![
             // CFA = SP + 8: only the CFA pair; RA and FP from the header / unchanged.
             fre(

@@ -26,7 +26,7 @@ pub mod reference;
 
 use crate::signature::{Tool, ToolKind};
 use serde::{Deserialize, Serialize};
-use sframe_spec::{Loc, Recovery, Section, Version};
+use sframe_spec::{FdeType, FreType, Loc, PcType, Recovery, Section, Stored, Version};
 
 /// The answer of an implementation to one question.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -196,6 +196,25 @@ pub struct FunctionFacts {
     /// The implementation accepted the section but failed reading this function (class).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+impl FunctionFacts {
+    /// The FRE type, typed (an undefined one kept as its number).
+    pub fn fre_type_stored(&self) -> Option<Stored<FreType>> {
+        self.fre_type.map(|v| Stored::of(v, FreType::from_u8))
+    }
+    /// The PC type, typed.
+    pub fn pc_type_stored(&self) -> Option<Stored<PcType>> {
+        self.pc_type.map(|v| Stored::of(v, PcType::from_u8))
+    }
+    /// The FDE type, typed.
+    pub fn fde_type_stored(&self) -> Option<Stored<FdeType>> {
+        self.fde_type.map(|v| Stored::of(v, FdeType::from_u8))
+    }
+    /// The implementation reported a PC-mask function.
+    pub fn is_pc_mask(&self) -> bool {
+        self.pc_type_stored() == Some(Stored::Defined(PcType::Mask))
+    }
 }
 
 /// A section as an implementation understands it.

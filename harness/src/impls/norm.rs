@@ -70,6 +70,9 @@ pub fn flex(control: u64, offset: i64) -> Loc {
 mod tests {
     use super::*;
 
+    // The words below are literal on purpose: they are the encodings the texts give (v2
+    // Errata 1 `(regnum << 1) | 1`; v3 §3.2 control words), the expected input of the decoder
+    // under test, not values taken from the spec crate's encoder.
     #[test]
     fn s390x_padding_and_v2_register_numbers() {
         assert_eq!(tracked(Abi::S390x, 3, 0, true), Loc::SameValue);

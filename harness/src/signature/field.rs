@@ -1,7 +1,6 @@
 //! The field part of a `diff` signature: a compared field, with the look-up context.
 
 use super::{named, ParseError};
-use serde::{Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
 
@@ -159,11 +158,5 @@ impl FromStr for Field {
             path,
             unsorted,
         })
-    }
-}
-
-impl Serialize for FieldPath {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
     }
 }

@@ -137,6 +137,13 @@ macro_rules! named {
                 f.write_str(self.name())
             }
         }
+
+        /// Serialized as its name.
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.name())
+            }
+        }
     };
 }
 pub(crate) use named;
@@ -162,12 +169,6 @@ named! {
         Decode = "decode",
         FindFre = "find_fre",
         Encode = "encode",
-    }
-}
-
-impl Serialize for Op {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
     }
 }
 

@@ -241,7 +241,7 @@ pub fn planted_is_caught(
     name: &str,
     word: usize,
     delta: i64,
-    kind: sframe_oracle::checker::Kind,
+    kind: sframe_oracle::checker::MismatchKind,
     pick: impl Fn(&sframe_spec::Recovery) -> bool,
 ) {
     let (o, clean) = check(elf);

@@ -1,4 +1,4 @@
-//! The reference's side of a comparison: its verdict on a section (validity, the first
+//! The reference's side of a comparison: its view of a section (validity, the first
 //! error, its decode) and the look-up context signatures name (layout tag, PC-mask, wide,
 //! overlapping and 32-bit-aliased functions).
 
@@ -9,8 +9,8 @@ use sframe_spec::rules::Severity;
 use sframe_spec::validate;
 use std::collections::BTreeSet;
 
-/// The reference's verdict on a section, computed once.
-pub struct Verdict {
+/// The reference's view of a section, computed once (not a finding's [`crate::ledger::Verdict`]).
+pub struct ReferenceView {
     pub valid: bool,
     /// The header says `SFRAME_F_FDE_SORTED`.
     pub sorted: bool,
@@ -65,7 +65,7 @@ pub fn version_tag(data: &[u8]) -> String {
 }
 
 /// Validate `data` and decode it with the reference.
-pub fn verdict(data: &[u8]) -> Verdict {
+pub fn reference_view(data: &[u8]) -> ReferenceView {
     let violations = validate(data);
     let errors = || {
         violations
@@ -86,7 +86,7 @@ pub fn verdict(data: &[u8]) -> Verdict {
         .map(|d| {
             d.functions
                 .iter()
-                .filter(|f| f.pc_type == Some(1))
+                .filter(|f| f.is_pc_mask())
                 .filter_map(|f| f.start)
                 .collect()
         })
@@ -115,7 +115,7 @@ pub fn verdict(data: &[u8]) -> Verdict {
                 .collect()
         })
         .unwrap_or_default();
-    Verdict {
+    ReferenceView {
         valid: first_error.is_none(),
         sorted,
         tag,
