@@ -32,5 +32,9 @@ fn main() {
     let work = std::env::temp_dir().join("sframe-producers-case");
     let r = sframe_producers::run_asm(&p, &text, &work);
     println!("{r:#?}");
+    // The signatures `produce` would give this file (the minimizer's predicate).
+    for sig in sframe_producers::signatures_of(&p, &text, &work) {
+        println!("signature: {sig}");
+    }
     println!("object: {}", work.join("out.o").display());
 }

@@ -93,15 +93,32 @@ pub fn run_asm(p: &Producer, asm: &str, work: &Path) -> FileResult {
 }
 
 /// The signature of an assembler that gave up on its own internal check (GNU as's
-/// `gas_assert`: "error in <function> at <file>:<line>"), which no input excuses:
-/// `oracle:<producer>:<abi>:assert-<function>:assembler-failed`. Ordinary refusals of the
-/// input ("register save offset not a multiple of 8") have none.
+/// `gas_assert`: "error in <function> at <file>:<line>"; LLVM's crash handler, which
+/// prints "PLEASE submit a bug report" and a stack dump after a fatal error or a signal),
+/// which no input excuses: `oracle:<producer>:<abi>:assert-<function>:assembler-failed`.
+/// For LLVM the function is the innermost named `llvm::MC*` frame of the stack dump, `::`
+/// written `.` (`MCSFrameEmitter.emit`), or `llvm-crash` when the dump names none.
+/// Ordinary refusals of the input ("register save offset not a multiple of 8") have none.
 pub fn assembler_failure_signature(producer: &str, abi: &str, stderr: &str) -> Option<String> {
-    let line = stderr
+    let func = match stderr
         .lines()
-        .find(|l| l.contains("error in ") && l.contains(" at "))?;
-    let rest = &line[line.find("error in ")? + "error in ".len()..];
-    let func = rest.split_whitespace().next()?;
+        .find(|l| l.contains("error in ") && l.contains(" at "))
+    {
+        Some(line) => {
+            let rest = &line[line.find("error in ")? + "error in ".len()..];
+            rest.split_whitespace().next()?.to_string()
+        }
+        None if stderr.contains("PLEASE submit a bug report") => stderr
+            .lines()
+            .filter(|l| l.trim_start().starts_with('#'))
+            .find_map(|l| {
+                let sym = l.split_whitespace().nth(2)?.strip_prefix("llvm::")?;
+                let name = sym.split('(').next()?;
+                name.starts_with("MC").then(|| name.replace("::", "."))
+            })
+            .unwrap_or_else(|| "llvm-crash".into()),
+        None => return None,
+    };
     Some(format!(
         "oracle:{producer}:{abi}:assert-{func}:assembler-failed"
     ))
@@ -147,5 +164,26 @@ mod tests {
         let r =
             "in.s: Assembler messages:\nin.s:7: Error: register save offset not a multiple of 8\n";
         assert_eq!(assembler_failure_signature("gnu-as-2.40", "amd64", r), None);
+    }
+
+    #[test]
+    fn llvm_crashes_have_a_signature_and_warnings_none() {
+        // llvm-mc 23.1.4 on `.cfi_remember_state` before the first row, `.cfi_restore_state`,
+        // `.cfi_remember_state` (F0236): report_fatal_error, then the crash handler's dump.
+        let e = "in.s:6:2: warning: skipping SFrame FDE; .cfi_remember_state without prior SFrame FRE state\n\
+LLVM ERROR: SmallVector unable to grow. Requested capacity (4294967296) is larger than maximum value for size type (4294967295)\n\
+PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/ and include the crash backtrace and instructions to reproduce the bug.\n\
+Stack dump:\n\
+ #7 0x00007f1c2ec6cf2b llvm::report_fatal_error(llvm::Twine const&, bool) (/usr/lib/x86_64-linux-gnu/libLLVM.so.23.1+0x506cf2b)\n\
+ #9 0x00007f1c2ecb57cf llvm::SmallVectorBase<unsigned int>::grow_pod(void*, unsigned long, unsigned long) (/usr/lib/x86_64-linux-gnu/libLLVM.so.23.1+0x50b57cf)\n\
+#10 0x00007f1c3096d353 (/usr/lib/x86_64-linux-gnu/libLLVM.so.23.1+0x6d6d353)\n\
+#12 0x00007f1c3096b361 llvm::MCSFrameEmitter::emit(llvm::MCObjectStreamer&) (/usr/lib/x86_64-linux-gnu/libLLVM.so.23.1+0x6d6b361)\n\
+#13 0x00007f1c30942a62 llvm::MCELFStreamer::finishImpl() (/usr/lib/x86_64-linux-gnu/libLLVM.so.23.1+0x6d42a62)\n";
+        assert_eq!(
+            assembler_failure_signature("llvm-mc-23", "amd64", e).as_deref(),
+            Some("oracle:llvm-mc-23:amd64:assert-MCSFrameEmitter.emit:assembler-failed")
+        );
+        let w = "in.s:19:2: warning: canonical Frame Address not in stack- or frame-pointer. Omitting SFrame unwind info for this function\n";
+        assert_eq!(assembler_failure_signature("llvm-mc-23", "amd64", w), None);
     }
 }

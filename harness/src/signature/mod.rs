@@ -179,6 +179,8 @@ named! {
         Libsframe = "libsframe",
         Objdump = "objdump",
         LlvmReadobj = "llvm-readobj",
+        /// `llvm-mc -filetype=obj --gsframe`, the `produce` check's LLVM producer.
+        LlvmMc = "llvm-mc",
         SimpleFrameRs = "simple-frame-rs",
         Reference = "reference",
         GnuAs = "gnu-as",

@@ -153,3 +153,24 @@ fn errors_name_what_is_wrong() {
         PatternError::Open { part: 6, .. }
     ));
 }
+
+#[test]
+fn llvm_mc_is_a_producer_with_a_release() {
+    // `produce --producer llvm-mc-23`: not `llvm` with a release `mc-23`.
+    let s: Signature = "oracle:llvm-mc-23:amd64:cfi-ra-undefined-cfa-slot:ra"
+        .parse()
+        .unwrap();
+    let Signature::Oracle { producer, .. } = s else {
+        panic!("an oracle signature")
+    };
+    assert_eq!(
+        producer.0,
+        vec![Tool {
+            name: ToolKind::Known(ToolName::LlvmMc),
+            release: Some("23".into())
+        }]
+    );
+    assert_eq!(producer.to_string(), "llvm-mc-23");
+    let t: Tool = "llvm-23".parse().unwrap();
+    assert!(t.is(ToolName::Llvm));
+}

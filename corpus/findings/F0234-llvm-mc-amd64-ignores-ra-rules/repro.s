@@ -1,0 +1,9 @@
+	.text
+	.globl f0
+	.type f0, @function
+f0:
+	.cfi_startproc
+	.cfi_offset %rip, 56
+	nop
+	.cfi_endproc
+	.size f0, .-f0
