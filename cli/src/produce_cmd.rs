@@ -10,6 +10,7 @@ use sframe_producers::asm::{self, Producer};
 use sframe_producers::check::FdeOutcome;
 use sframe_producers::gen::{self, Arch, Config};
 use sframe_producers::pattern::{self, PatternProgram};
+use sframe_producers::FileResult;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -188,79 +189,101 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                         };
                         let nf = prog.functions() as u64;
                         functions.fetch_add(nf, Ordering::SeqCst);
-                        let r = sframe_producers::run_asm(p, &prog.to_asm(), &work);
-                        let emulated = match (&prog, &r.object) {
-                            (Case::Pattern(_), Some(obj)) => Some(emulate(obj, case, &p.name)),
-                            _ => None,
-                        };
                         bar.inc(nf);
-                        let mut c = counts.lock().unwrap_or_else(|e| e.into_inner());
-                        c.files += 1;
-                        c.functions += nf;
-                        // Every disagreement of the file, with its signature.
-                        let mut found: Vec<(String, SigInfo)> = Vec::new();
-                        if let Some(e) = &r.assembler_error {
-                            c.assembler_errors += 1;
-                            match sframe_producers::assembler_failure_signature(
-                                &p.name,
-                                arch.abi_name(),
-                                e,
-                            ) {
-                                Some(sig) => found.push((
-                                    sig,
-                                    SigInfo::new(case, 0, "an object".into(), first_error(e), None),
-                                )),
-                                None => {
-                                    *errors
-                                        .lock()
-                                        .unwrap_or_else(|e| e.into_inner())
-                                        .entry(first_error(e))
-                                        .or_default() += 1;
+                        let whole = sframe_producers::run_asm(p, &prog.to_asm(), &work);
+                        // A file the assembler refuses is tried again a function at a time, so
+                        // that one function's refusal leaves no other function unchecked.
+                        let parts: Vec<(Case, FileResult)> =
+                            if whole.assembler_error.is_some() && nf > 1 {
+                                prog.split()
+                                    .into_iter()
+                                    .map(|one| {
+                                        let r = sframe_producers::run_asm(p, &one.to_asm(), &work);
+                                        (one, r)
+                                    })
+                                    .collect()
+                            } else {
+                                vec![(prog, whole)]
+                            };
+                        for (prog, r) in parts {
+                            let emulated = match (&prog, &r.object) {
+                                (Case::Pattern(_), Some(obj)) => Some(emulate(obj, case, &p.name)),
+                                _ => None,
+                            };
+                            let mut c = counts.lock().unwrap_or_else(|e| e.into_inner());
+                            c.files += 1;
+                            c.functions += prog.functions() as u64;
+                            // Every disagreement of the file, with its signature.
+                            let mut found: Vec<(String, SigInfo)> = Vec::new();
+                            if let Some(e) = &r.assembler_error {
+                                c.assembler_errors += 1;
+                                match sframe_producers::assembler_failure_signature(
+                                    &p.name,
+                                    arch.abi_name(),
+                                    e,
+                                ) {
+                                    Some(sig) => found.push((
+                                        sig,
+                                        SigInfo::new(
+                                            case,
+                                            0,
+                                            "an object".into(),
+                                            first_error(e),
+                                            None,
+                                        ),
+                                    )),
+                                    None => {
+                                        *errors
+                                            .lock()
+                                            .unwrap_or_else(|e| e.into_inner())
+                                            .entry(first_error(e))
+                                            .or_default() += 1;
+                                    }
                                 }
                             }
-                        }
-                        if r.read_error.is_some() {
-                            c.read_errors += 1;
-                        }
-                        match emulated {
-                            Some(Ok(e)) => {
-                                c.emulated_functions += e.functions;
-                                c.emulated_pcs += e.pcs;
-                                found.extend(e.mismatches);
+                            if r.read_error.is_some() {
+                                c.read_errors += 1;
                             }
-                            Some(Err(err)) => found.push((
-                                format!(
-                                    "oracle:{}:{}:emulator:step-error",
-                                    p.name,
-                                    arch.abi_name()
-                                ),
-                                SigInfo::new(case, 0, "a run".into(), err, None),
-                            )),
-                            None => {}
-                        }
-                        for o in &r.outcomes {
-                            c.fdes += 1;
-                            match o {
-                                FdeOutcome::Agrees => c.agree += 1,
-                                FdeOutcome::Omitted(None) => c.omitted_expressible += 1,
-                                FdeOutcome::Omitted(Some(_)) => c.omitted_unexpressible += 1,
-                                FdeOutcome::Disagrees(m) => found.push((
-                                    sframe_producers::signature(&p.name, arch.abi_name(), m),
-                                    SigInfo::new(
-                                        case,
-                                        m.pc_offset,
-                                        m.expected.clone(),
-                                        m.found.clone(),
-                                        m.unexpressible,
+                            match emulated {
+                                Some(Ok(e)) => {
+                                    c.emulated_functions += e.functions;
+                                    c.emulated_pcs += e.pcs;
+                                    found.extend(e.mismatches);
+                                }
+                                Some(Err(err)) => found.push((
+                                    format!(
+                                        "oracle:{}:{}:emulator:step-error",
+                                        p.name,
+                                        arch.abi_name()
                                     ),
+                                    SigInfo::new(case, 0, "a run".into(), err, None),
                                 )),
+                                None => {}
                             }
-                        }
-                        c.disagree += found.len() as u64;
-                        drop(c);
-                        let mut g = sigs.lock().unwrap_or_else(|e| e.into_inner());
-                        for (sig, info) in found {
-                            g.entry(sig).or_insert_with(|| (info, prog.clone())).0.count += 1;
+                            for o in &r.outcomes {
+                                c.fdes += 1;
+                                match o {
+                                    FdeOutcome::Agrees => c.agree += 1,
+                                    FdeOutcome::Omitted(None) => c.omitted_expressible += 1,
+                                    FdeOutcome::Omitted(Some(_)) => c.omitted_unexpressible += 1,
+                                    FdeOutcome::Disagrees(m) => found.push((
+                                        sframe_producers::signature(&p.name, arch.abi_name(), m),
+                                        SigInfo::new(
+                                            case,
+                                            m.pc_offset,
+                                            m.expected.clone(),
+                                            m.found.clone(),
+                                            m.unexpressible,
+                                        ),
+                                    )),
+                                }
+                            }
+                            c.disagree += found.len() as u64;
+                            drop(c);
+                            let mut g = sigs.lock().unwrap_or_else(|e| e.into_inner());
+                            for (sig, info) in found {
+                                g.entry(sig).or_insert_with(|| (info, prog.clone())).0.count += 1;
+                            }
                         }
                     });
                 }
@@ -268,6 +291,38 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             bar.finish_and_clear();
             let mut c = counts.into_inner().unwrap_or_else(|e| e.into_inner());
             c.seconds = t0.elapsed().as_secs_f64();
+            // Leaving a function out is allowed; leaving every one out, expressible ones
+            // included, is a producer that writes no SFrame for the ABI in effect.
+            if c.agree == 0 && c.omitted_expressible >= EVERY_FUNCTION_OMITTED_MIN {
+                let sig = format!(
+                    "oracle:{}:{}:cfi-every-function-omitted:no-row",
+                    p.name,
+                    arch.abi_name()
+                );
+                let info = SigInfo::new(
+                    0,
+                    0,
+                    "rows for expressible functions".into(),
+                    format!(
+                        "{} expressible functions left out, none written",
+                        c.omitted_expressible
+                    ),
+                    None,
+                );
+                let mut g = sigs.lock().unwrap_or_else(|e| e.into_inner());
+                g.entry(sig)
+                    .or_insert_with(|| {
+                        (
+                            info,
+                            Case::Cfi(gen::Program {
+                                arch,
+                                funcs: vec![],
+                            }),
+                        )
+                    })
+                    .0
+                    .count += 1;
+            }
             for (sig, (mut info, prog)) in sigs.into_inner().unwrap_or_else(|e| e.into_inner()) {
                 info.finding = ledger.accounted_signature(&sig);
                 if info.finding.is_none() {
@@ -373,6 +428,10 @@ fn first_error(stderr: &str) -> String {
     }
 }
 
+/// How many expressible functions a producer must have left out, and none written, before
+/// a pass says it writes no SFrame for the ABI at all.
+const EVERY_FUNCTION_OMITTED_MIN: u64 = 20;
+
 /// One generated file: random CFI directives, or executable patterns.
 #[derive(Debug, Clone)]
 enum Case {
@@ -381,6 +440,26 @@ enum Case {
 }
 
 impl Case {
+    /// One case per function.
+    fn split(&self) -> Vec<Case> {
+        match self {
+            Case::Cfi(p) => p
+                .funcs
+                .iter()
+                .map(|f| Case::Cfi(sframe_producers::single(p.arch, f.clone())))
+                .collect(),
+            Case::Pattern(p) => p
+                .funcs
+                .iter()
+                .map(|f| {
+                    Case::Pattern(PatternProgram {
+                        arch: p.arch,
+                        funcs: vec![f.clone()],
+                    })
+                })
+                .collect(),
+        }
+    }
     fn functions(&self) -> usize {
         match self {
             Case::Cfi(p) => p.funcs.len(),

@@ -344,6 +344,11 @@ fn items_n(u: &mut Unstructured<'_>, cfg: &Config, max: usize) -> Result<Vec<Ite
     let nops = ops(cfg.arch).len() as u8;
     let mut v = Vec::with_capacity(n);
     let mut remembered = 0u32;
+    // The CFA offset as the directives so far set it (the CIE's is a multiple of 8 on
+    // every target), with the remembered ones: `.cfi_rel_offset` is taken from it, and an
+    // offset that ends up not a multiple of the data alignment factor is refused.
+    let mut cfa_off: i64 = 0;
+    let mut cfa_stack: Vec<i64> = Vec::new();
     // Directives only follow an instruction: each row then has its own address.
     v.push(Item::Insn(Insn::Op(u.int_in_range(0..=nops - 1)?)));
     for _ in 0..n {
@@ -384,13 +389,28 @@ fn items_n(u: &mut Unstructured<'_>, cfg: &Config, max: usize) -> Result<Vec<Ite
                 15 if matches!(cfg.arch, Arch::Aarch64 | Arch::Aarch64Be) => Cfi::NegateRaState,
                 _ => Cfi::DefCfaOffset(offset(u, cfg.arch)?),
             };
-            Item::Cfi(c)
+            Item::Cfi(track_cfa_offset(c, &mut cfa_off, &mut cfa_stack))
         };
         v.push(item);
     }
     // A last instruction, so that the last directives describe code.
     v.push(Item::Insn(Insn::Op(0)));
     Ok(v)
+}
+
+/// Follow the CFA offset through `c`, and move a `.cfi_rel_offset` by the CFA offset's
+/// remainder modulo 8, so that the save offset it stands for (its offset minus the CFA
+/// offset) stays a multiple of 8, as assemblers require.
+fn track_cfa_offset(c: Cfi, cfa_off: &mut i64, stack: &mut Vec<i64>) -> Cfi {
+    match c {
+        Cfi::DefCfa(_, o) | Cfi::DefCfaOffset(o) => *cfa_off = o,
+        Cfi::AdjustCfaOffset(o) => *cfa_off = cfa_off.wrapping_add(o),
+        Cfi::RememberState => stack.push(*cfa_off),
+        Cfi::RestoreState => *cfa_off = stack.pop().unwrap_or(0),
+        Cfi::RelOffset(r, o) => return Cfi::RelOffset(r, o.wrapping_add(cfa_off.rem_euclid(8))),
+        _ => {}
+    }
+    c
 }
 
 fn reg_name(arch: Arch, r: Reg) -> &'static str {
