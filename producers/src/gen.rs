@@ -225,7 +225,35 @@ fn ops(arch: Arch) -> &'static [&'static str] {
     }
 }
 
+/// Whether every `.cfi_restore_state` of `items` pops a state an earlier
+/// `.cfi_remember_state` of the same FDE pushed. DWARF 5, 6.4.2.4: "DW_CFA_remember_state
+/// ... push the set of rules for every register onto an implicit stack";
+/// "DW_CFA_restore_state ... pop the set of rules off the implicit stack and place them in
+/// the current row". A pop of an empty stack is not a CFI program (gimli refuses it too).
+fn states_balanced(items: &[Item]) -> bool {
+    let mut depth = 0u32;
+    for it in items {
+        match it {
+            Item::Cfi(Cfi::RememberState) => depth += 1,
+            Item::Cfi(Cfi::RestoreState) if depth == 0 => return false,
+            Item::Cfi(Cfi::RestoreState) => depth -= 1,
+            _ => {}
+        }
+    }
+    true
+}
+
 impl Program {
+    /// Whether the program's CFI is valid DWARF as the generator writes it: every
+    /// `.cfi_restore_state` has its `.cfi_remember_state` in the same FDE (hot and cold
+    /// parts are separate FDEs). The generator only draws such programs; the minimizer must
+    /// keep to them, else an assembler's reaction to invalid CFI is blamed on it.
+    pub fn well_formed(&self) -> bool {
+        self.funcs.iter().all(|f| {
+            states_balanced(&f.items) && f.cold.as_deref().map_or(true, states_balanced)
+        })
+    }
+
     /// A program drawn from `u` under `cfg`.
     pub fn arbitrary(u: &mut Unstructured<'_>, cfg: &Config) -> Result<Program> {
         let n = u.int_in_range(1..=cfg.max_functions.max(1))?;
@@ -482,4 +510,42 @@ pub fn program(seed: u64, index: u64, cfg: &Config) -> Program {
         arch: cfg.arch,
         funcs: vec![],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prog(items: Vec<Item>) -> Program {
+        Program {
+            arch: Arch::X86_64,
+            funcs: vec![Func {
+                signal_frame: false,
+                b_key: false,
+                items,
+                cold: None,
+            }],
+        }
+    }
+
+    /// DWARF 5, 6.4.2.4: DW_CFA_restore_state pops what a DW_CFA_remember_state pushed; the
+    /// minimizer must not keep a restore whose remember it removed (GNU as asserts on that
+    /// invalid input, which is no producer finding).
+    #[test]
+    fn restore_state_needs_its_remember_state() {
+        let nop = Item::Insn(Insn::Op(0));
+        let rem = Item::Cfi(Cfi::RememberState);
+        let res = Item::Cfi(Cfi::RestoreState);
+        assert!(prog(vec![nop, rem, nop, res, nop]).well_formed());
+        assert!(!prog(vec![nop, res, nop]).well_formed());
+        assert!(!prog(vec![nop, rem, res, res, nop]).well_formed());
+        let mut split = prog(vec![nop, rem, nop]);
+        split.funcs[0].cold = Some(vec![nop, res, nop]);
+        assert!(!split.well_formed(), "the cold part is its own FDE");
+        // Every generated program is well formed.
+        let cfg = Config::new(Arch::Aarch64);
+        for i in 0..500 {
+            assert!(program(7, i, &cfg).well_formed());
+        }
+    }
 }
