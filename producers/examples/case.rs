@@ -1,6 +1,7 @@
 //! Triage aid: one generated case through one producer, printed.
 //! `cargo run -p sframe-producers --example case -- ABI PRODUCER SEED CASE [FILE.s]`
-//! (with FILE.s, that file instead of the generated case).
+//! (with FILE.s, that file instead of the generated case; with CASE_MINIMIZE=<signature> in
+//! the environment, the generated case is also printed minimized for that signature).
 
 use sframe_producers::asm;
 use sframe_producers::gen::{self, Arch, Config};
@@ -24,6 +25,14 @@ fn main() {
         }
     };
     println!("{text}");
+    // CASE_MINIMIZE=<signature>: print the generated case minimized for that signature.
+    if let (Ok(sig), None) = (std::env::var("CASE_MINIMIZE"), a.get(4)) {
+        let cfg = Config::new(arch);
+        let prog = gen::program(a[2].parse().unwrap(), a[3].parse().unwrap(), &cfg);
+        let work = std::env::temp_dir().join("sframe-producers-case-min");
+        let m = sframe_producers::minimize::minimize(&p, &prog, &sig, &work);
+        println!("minimized for {sig}:\n{}", m.to_asm());
+    }
     let work = std::env::temp_dir().join("sframe-producers-case");
     let r = sframe_producers::run_asm(&p, &text, &work);
     println!("{r:#?}");
