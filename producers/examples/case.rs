@@ -1,5 +1,6 @@
 //! Triage aid: one generated case through one producer, printed.
 //! `cargo run -p sframe-producers --example case -- ABI PRODUCER SEED CASE [FILE.s]`
+//! (CASE may be a range A..B: then only the signatures of each case are printed)
 //! (with FILE.s, that file instead of the generated case; with CASE_MINIMIZE=<signature> in
 //! the environment, the generated case is also printed minimized for that signature).
 
@@ -17,6 +18,18 @@ fn main() {
         .into_iter()
         .find(|p| p.name == a[1])
         .expect("producer");
+    // CASE = A..B: the signatures of every generated case in A..B, one line each.
+    if let Some((lo, hi)) = a[3].split_once("..") {
+        let cfg = Config::new(arch);
+        let work = std::env::temp_dir().join("sframe-producers-case-range");
+        for i in lo.parse::<u64>().unwrap()..hi.parse::<u64>().unwrap() {
+            let prog = gen::program(a[2].parse().unwrap(), i, &cfg);
+            for sig in sframe_producers::signatures_of(&p, &prog.to_asm(), &work) {
+                println!("{i} {sig}");
+            }
+        }
+        return;
+    }
     let text = match a.get(4) {
         Some(f) => std::fs::read_to_string(f).expect("read"),
         None => {
