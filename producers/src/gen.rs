@@ -617,8 +617,16 @@ mod tests {
             nop,
         ]);
         assert!(!neg.well_formed());
-        let pos = prog(vec![nop, Item::Cfi(Cfi::DefCfaOffset(-16)), Item::Cfi(Cfi::AdjustCfaOffset(19)), nop]);
-        assert!(pos.well_formed(), "-16 + 19 = 3 is positive: written unfactored");
+        let pos = prog(vec![
+            nop,
+            Item::Cfi(Cfi::DefCfaOffset(-16)),
+            Item::Cfi(Cfi::AdjustCfaOffset(19)),
+            nop,
+        ]);
+        assert!(
+            pos.well_formed(),
+            "-16 + 19 = 3 is positive: written unfactored"
+        );
         // Every generated program is well formed.
         for arch in Arch::ALL {
             let cfg = Config::new(arch);

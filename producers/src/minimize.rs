@@ -13,8 +13,8 @@ pub fn minimize(p: &Producer, prog: &Program, sig: &str, work: &Path) -> Program
         // makes a different (invalid) input.
         pr.well_formed()
             && crate::signatures_of(p, &pr.to_asm(), work)
-            .iter()
-            .any(|s| s == sig)
+                .iter()
+                .any(|s| s == sig)
     };
     let mut best = prog.clone();
     // One function alone, if one does it.
