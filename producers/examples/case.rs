@@ -1,7 +1,9 @@
 //! Triage aid: one generated case through one producer, printed.
 //! `cargo run -p sframe-producers --example case -- ABI PRODUCER SEED CASE [FILE.s]`
-//! (with FILE.s, that file instead of the generated case; with `patterns` instead of FILE.s,
-//! the case of the executable patterns).
+//! (CASE may be a range A..B: then only the signatures of each case are printed)
+//! (with FILE.s, that file instead of the generated case; with CASE_MINIMIZE=<signature> in
+//! the environment, the generated case is also printed minimized for that signature).
+//! With `patterns` instead of FILE.s, the case of the executable patterns.
 
 use sframe_producers::asm;
 use sframe_producers::gen::{self, Arch, Config};
@@ -17,6 +19,18 @@ fn main() {
         .into_iter()
         .find(|p| p.name == a[1])
         .expect("producer");
+    // CASE = A..B: the signatures of every generated case in A..B, one line each.
+    if let Some((lo, hi)) = a[3].split_once("..") {
+        let cfg = Config::new(arch);
+        let work = std::env::temp_dir().join("sframe-producers-case-range");
+        for i in lo.parse::<u64>().unwrap()..hi.parse::<u64>().unwrap() {
+            let prog = gen::program(a[2].parse().unwrap(), i, &cfg);
+            for sig in sframe_producers::signatures_of(&p, &prog.to_asm(), &work) {
+                println!("{i} {sig}");
+            }
+        }
+        return;
+    }
     let text = match a.get(4).map(String::as_str) {
         Some("patterns") => {
             let (seed, case): (u64, u64) = (a[2].parse().unwrap(), a[3].parse().unwrap());
@@ -29,6 +43,14 @@ fn main() {
         }
     };
     println!("{text}");
+    // CASE_MINIMIZE=<signature>: print the generated case minimized for that signature.
+    if let (Ok(sig), None) = (std::env::var("CASE_MINIMIZE"), a.get(4)) {
+        let cfg = Config::new(arch);
+        let prog = gen::program(a[2].parse().unwrap(), a[3].parse().unwrap(), &cfg);
+        let work = std::env::temp_dir().join("sframe-producers-case-min");
+        let m = sframe_producers::minimize::minimize(&p, &prog, &sig, &work);
+        println!("minimized for {sig}:\n{}", m.to_asm());
+    }
     let work = std::env::temp_dir().join("sframe-producers-case");
     let r = sframe_producers::run_asm(&p, &text, &work);
     println!("{r:#?}");

@@ -225,7 +225,91 @@ fn ops(arch: Arch) -> &'static [&'static str] {
     }
 }
 
+/// The CFA offset of the CIE's initial instructions (`.cfi_startproc`).
+fn initial_cfa_offset(arch: Arch) -> i64 {
+    match arch {
+        Arch::X86_64 => 8,
+        Arch::Aarch64 | Arch::Aarch64Be => 0,
+        Arch::S390x => 160,
+    }
+}
+
+/// GNU as's running CFA offset (dw2gencfi's `cur_cfa_offset`: set by `.cfi_def_cfa[_offset]`,
+/// moved by `.cfi_adjust_cfa_offset`, pushed and popped by remember/restore_state).
+struct CfaTrack {
+    cur: i64,
+    saved: Vec<i64>,
+}
+
+impl CfaTrack {
+    fn new(arch: Arch) -> CfaTrack {
+        CfaTrack {
+            cur: initial_cfa_offset(arch),
+            saved: vec![],
+        }
+    }
+    /// The CFA offset after `c`.
+    fn apply(&mut self, c: &Cfi) -> i64 {
+        match *c {
+            Cfi::DefCfa(_, o) | Cfi::DefCfaOffset(o) => self.cur = o,
+            Cfi::AdjustCfaOffset(a) => self.cur += a,
+            Cfi::RememberState => self.saved.push(self.cur),
+            Cfi::RestoreState => self.cur = self.saved.pop().unwrap_or(self.cur),
+            _ => {}
+        }
+        self.cur
+    }
+}
+
+/// Whether `o` survives .eh_frame: GNU as writes a negative CFA offset as
+/// DW_CFA_def_cfa_offset_sf / DW_CFA_def_cfa_sf, whose operand DWARF 5 (6.4.2.2) defines as
+/// *factored* ("the resulting offset is factored_offset * data_alignment_factor"), and
+/// truncates one that is not a multiple of the factor (8 with gas on all three targets) — the
+/// CFI then says something else than the directive, and no SFrame row can be judged by it.
+fn cfa_offset_encodable(o: i64) -> bool {
+    o >= 0 || o % 8 == 0
+}
+
+/// Whether every CFA offset `items` set has an exact .eh_frame encoding.
+fn cfa_offsets_encodable(arch: Arch, items: &[Item]) -> bool {
+    let mut t = CfaTrack::new(arch);
+    items.iter().all(|it| match it {
+        Item::Cfi(c) => cfa_offset_encodable(t.apply(c)),
+        _ => true,
+    })
+}
+
+/// Whether every `.cfi_restore_state` of `items` pops a state an earlier
+/// `.cfi_remember_state` of the same FDE pushed. DWARF 5, 6.4.2.4: "DW_CFA_remember_state
+/// ... push the set of rules for every register onto an implicit stack";
+/// "DW_CFA_restore_state ... pop the set of rules off the implicit stack and place them in
+/// the current row". A pop of an empty stack is not a CFI program (gimli refuses it too).
+fn states_balanced(items: &[Item]) -> bool {
+    let mut depth = 0u32;
+    for it in items {
+        match it {
+            Item::Cfi(Cfi::RememberState) => depth += 1,
+            Item::Cfi(Cfi::RestoreState) if depth == 0 => return false,
+            Item::Cfi(Cfi::RestoreState) => depth -= 1,
+            _ => {}
+        }
+    }
+    true
+}
+
 impl Program {
+    /// Whether the program's CFI is valid DWARF as the generator writes it: every
+    /// `.cfi_restore_state` has its `.cfi_remember_state` in the same FDE (hot and cold
+    /// parts are separate FDEs). The generator only draws such programs; the minimizer must
+    /// keep to them, else an assembler's reaction to invalid CFI is blamed on it.
+    /// Also, every CFA offset has an exact .eh_frame encoding ([`cfa_offsets_encodable`]).
+    pub fn well_formed(&self) -> bool {
+        let ok = |items: &[Item]| states_balanced(items) && cfa_offsets_encodable(self.arch, items);
+        self.funcs
+            .iter()
+            .all(|f| ok(&f.items) && f.cold.as_deref().map_or(true, ok))
+    }
+
     /// A program drawn from `u` under `cfg`.
     pub fn arbitrary(u: &mut Unstructured<'_>, cfg: &Config) -> Result<Program> {
         let n = u.int_in_range(1..=cfg.max_functions.max(1))?;
@@ -344,11 +428,7 @@ fn items_n(u: &mut Unstructured<'_>, cfg: &Config, max: usize) -> Result<Vec<Ite
     let nops = ops(cfg.arch).len() as u8;
     let mut v = Vec::with_capacity(n);
     let mut remembered = 0u32;
-    // The CFA offset as the directives so far set it (the CIE's is a multiple of 8 on
-    // every target), with the remembered ones: `.cfi_rel_offset` is taken from it, and an
-    // offset that ends up not a multiple of the data alignment factor is refused.
-    let mut cfa_off: i64 = 0;
-    let mut cfa_stack: Vec<i64> = Vec::new();
+    let mut cfa = CfaTrack::new(cfg.arch);
     // Directives only follow an instruction: each row then has its own address.
     v.push(Item::Insn(Insn::Op(u.int_in_range(0..=nops - 1)?)));
     for _ in 0..n {
@@ -389,28 +469,26 @@ fn items_n(u: &mut Unstructured<'_>, cfg: &Config, max: usize) -> Result<Vec<Ite
                 15 if matches!(cfg.arch, Arch::Aarch64 | Arch::Aarch64Be) => Cfi::NegateRaState,
                 _ => Cfi::DefCfaOffset(offset(u, cfg.arch)?),
             };
-            Item::Cfi(track_cfa_offset(c, &mut cfa_off, &mut cfa_stack))
+            // An adjustment that would leave a negative CFA offset gas cannot encode exactly
+            // is rounded down to one it can (def_cfa offsets already are).
+            let c = match c {
+                Cfi::AdjustCfaOffset(a) if !cfa_offset_encodable(cfa.cur + a) => {
+                    Cfi::AdjustCfaOffset(a - (cfa.cur + a).rem_euclid(8))
+                }
+                // `.cfi_rel_offset` is taken from the CFA offset: moved by the CFA offset's
+                // remainder modulo 8, the save offset it stands for (its offset minus the CFA
+                // offset) stays a multiple of 8, as assemblers require.
+                Cfi::RelOffset(r, o) => Cfi::RelOffset(r, o.wrapping_add(cfa.cur.rem_euclid(8))),
+                c => c,
+            };
+            cfa.apply(&c);
+            Item::Cfi(c)
         };
         v.push(item);
     }
     // A last instruction, so that the last directives describe code.
     v.push(Item::Insn(Insn::Op(0)));
     Ok(v)
-}
-
-/// Follow the CFA offset through `c`, and move a `.cfi_rel_offset` by the CFA offset's
-/// remainder modulo 8, so that the save offset it stands for (its offset minus the CFA
-/// offset) stays a multiple of 8, as assemblers require.
-fn track_cfa_offset(c: Cfi, cfa_off: &mut i64, stack: &mut Vec<i64>) -> Cfi {
-    match c {
-        Cfi::DefCfa(_, o) | Cfi::DefCfaOffset(o) => *cfa_off = o,
-        Cfi::AdjustCfaOffset(o) => *cfa_off = cfa_off.wrapping_add(o),
-        Cfi::RememberState => stack.push(*cfa_off),
-        Cfi::RestoreState => *cfa_off = stack.pop().unwrap_or(0),
-        Cfi::RelOffset(r, o) => return Cfi::RelOffset(r, o.wrapping_add(cfa_off.rem_euclid(8))),
-        _ => {}
-    }
-    c
 }
 
 fn reg_name(arch: Arch, r: Reg) -> &'static str {
@@ -506,4 +584,63 @@ pub fn program(seed: u64, index: u64, cfg: &Config) -> Program {
         arch: cfg.arch,
         funcs: vec![],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prog(items: Vec<Item>) -> Program {
+        Program {
+            arch: Arch::X86_64,
+            funcs: vec![Func {
+                signal_frame: false,
+                b_key: false,
+                items,
+                cold: None,
+            }],
+        }
+    }
+
+    /// DWARF 5, 6.4.2.4: DW_CFA_restore_state pops what a DW_CFA_remember_state pushed; the
+    /// minimizer must not keep a restore whose remember it removed (GNU as asserts on that
+    /// invalid input, which is no producer finding).
+    #[test]
+    fn restore_state_needs_its_remember_state() {
+        let nop = Item::Insn(Insn::Op(0));
+        let rem = Item::Cfi(Cfi::RememberState);
+        let res = Item::Cfi(Cfi::RestoreState);
+        assert!(prog(vec![nop, rem, nop, res, nop]).well_formed());
+        assert!(!prog(vec![nop, res, nop]).well_formed());
+        assert!(!prog(vec![nop, rem, res, res, nop]).well_formed());
+        let mut split = prog(vec![nop, rem, nop]);
+        split.funcs[0].cold = Some(vec![nop, res, nop]);
+        assert!(!split.well_formed(), "the cold part is its own FDE");
+        // A negative CFA offset that is not a multiple of 8 (gas truncates its factored
+        // .eh_frame operand): `.cfi_def_cfa_offset -16; .cfi_adjust_cfa_offset 3`.
+        let neg = prog(vec![
+            nop,
+            Item::Cfi(Cfi::DefCfaOffset(-16)),
+            Item::Cfi(Cfi::AdjustCfaOffset(3)),
+            nop,
+        ]);
+        assert!(!neg.well_formed());
+        let pos = prog(vec![
+            nop,
+            Item::Cfi(Cfi::DefCfaOffset(-16)),
+            Item::Cfi(Cfi::AdjustCfaOffset(19)),
+            nop,
+        ]);
+        assert!(
+            pos.well_formed(),
+            "-16 + 19 = 3 is positive: written unfactored"
+        );
+        // Every generated program is well formed.
+        for arch in Arch::ALL {
+            let cfg = Config::new(arch);
+            for i in 0..2000 {
+                assert!(program(7, i, &cfg).well_formed(), "{arch:?} {i}");
+            }
+        }
+    }
 }

@@ -9,9 +9,12 @@ use std::path::Path;
 /// The smallest program found that still gives `sig` through `p`.
 pub fn minimize(p: &Producer, prog: &Program, sig: &str, work: &Path) -> Program {
     let test = |pr: &Program| {
-        crate::signatures_of(p, &pr.to_asm(), work)
-            .iter()
-            .any(|s| s == sig)
+        // Only valid CFI: dropping a .cfi_remember_state but not its .cfi_restore_state
+        // makes a different (invalid) input.
+        pr.well_formed()
+            && crate::signatures_of(p, &pr.to_asm(), work)
+                .iter()
+                .any(|s| s == sig)
     };
     let mut best = prog.clone();
     // One function alone, if one does it.
