@@ -21,7 +21,6 @@ pub fn decode(data: &[u8]) -> Result<Section, Violation> {
 pub fn decode_with(data: &[u8], quirks: crate::Quirks) -> Result<Section, Violation> {
     let s = SectionRef::parse_with(data, quirks)?;
     let h = *s.header();
-    let aux_header = data.get(HEADER_SIZE..h.size()).unwrap_or_default().to_vec();
     let mut functions = Vec::with_capacity(s.num_fdes());
     let mut blocks = BlockSet::default();
     // A reader that lists no function of a v1 section reads none ([`Quirk::V1FunctionsUnlisted`]).
@@ -42,16 +41,22 @@ pub fn decode_with(data: &[u8], quirks: crate::Quirks) -> Result<Section, Violat
         })?;
         functions.push(function);
     }
-    Ok(Section {
+    Ok(section_model(&s, functions))
+}
+
+/// The model of `s`'s header facts, with `functions`.
+fn section_model(s: &SectionRef<'_>, functions: Vec<Function>) -> Section {
+    let h = s.header();
+    Section {
         version: h.version,
         endian: s.endian(),
         flags: h.flags,
         abi: s.abi(),
         cfa_fixed_fp_offset: h.cfa_fixed_fp_offset,
         cfa_fixed_ra_offset: h.cfa_fixed_ra_offset,
-        aux_header,
+        aux_header: s.data().get(HEADER_SIZE..h.size()).unwrap_or_default().to_vec(),
         functions,
-    })
+    }
 }
 
 /// One function as a reader that reports errors per function reads it
@@ -98,7 +103,6 @@ pub fn decode_per_function_within(
     max_fres: usize,
 ) -> Result<(Section, Vec<FunctionRead>), Violation> {
     let s = SectionRef::parse_with(data, quirks)?;
-    let h = *s.header();
     let version = s.version();
     let budget = max_fres;
     let mut total = 0usize;
@@ -153,17 +157,7 @@ pub fn decode_per_function_within(
             error,
         });
     }
-    let section = Section {
-        version: h.version,
-        endian: s.endian(),
-        flags: h.flags,
-        abi: s.abi(),
-        cfa_fixed_fp_offset: h.cfa_fixed_fp_offset,
-        cfa_fixed_ra_offset: h.cfa_fixed_ra_offset,
-        aux_header: data.get(HEADER_SIZE..h.size()).unwrap_or_default().to_vec(),
-        functions: Vec::new(),
-    };
-    Ok((section, out))
+    Ok((section_model(&s, Vec::new()), out))
 }
 
 /// Decode one function; also returns the absolute `[start, end)` of its data block.
