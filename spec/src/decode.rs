@@ -54,7 +54,11 @@ fn section_model(s: &SectionRef<'_>, functions: Vec<Function>) -> Section {
         abi: s.abi(),
         cfa_fixed_fp_offset: h.cfa_fixed_fp_offset,
         cfa_fixed_ra_offset: h.cfa_fixed_ra_offset,
-        aux_header: s.data().get(HEADER_SIZE..h.size()).unwrap_or_default().to_vec(),
+        aux_header: s
+            .data()
+            .get(HEADER_SIZE..h.size())
+            .unwrap_or_default()
+            .to_vec(),
         functions,
     }
 }
