@@ -7,7 +7,9 @@
 //! looked up by each implementation in its own loop: in this process for the reference and
 //! simple-frame-rs, inside the worker process for each libsframe (`sframe_find_fre` plus
 //! reading the CFA offset, over a decoder made once). Results are look-ups per second and the
-//! ratio to the newest libsframe reading that version.
+//! ratio to the newest libsframe reading that version. The reference looks up through a
+//! [`SectionIndex`] built before the timing; its row also gives the rate with one build
+//! counted in.
 //!
 //! No libsframe release reads every version (2.40: v1; 2.44: v1, v2; sid: v2, v3), and 2.44
 //! predates `SFRAME_F_FDE_FUNC_START_PCREL` while sid's look-up always resolves starts
@@ -24,7 +26,8 @@ use sframe_harness::input::{corpus_cases, corpus_dir};
 use sframe_harness::signature::{Tool, ToolName};
 use sframe_spec::constants::flags;
 use sframe_spec::{
-    decode, encode, validate, Abi, BaseReg, DataWordSize, Fre, Function, Section, Version,
+    decode, encode, validate, Abi, BaseReg, DataWordSize, Fre, Function, Section, SectionIndex,
+    Version,
 };
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -87,6 +90,23 @@ pub struct Measurement {
     pub lookups: u64,
     /// Look-ups per second relative to the newest libsframe reading this section.
     pub ratio_to_libsframe: Option<f64>,
+    /// The reference only: its look-ups run through a [`SectionIndex`] built once before
+    /// the timing (as a user making many look-ups would); this is the rate with one build
+    /// of the index counted in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lookups_per_sec_with_index_build: Option<f64>,
+}
+
+/// Time to build the reference's look-up index of `data` once (the best of a few builds).
+fn index_build(data: &[u8]) -> Duration {
+    (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(SectionIndex::parse(std::hint::black_box(data)).is_ok());
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
 }
 
 fn measure(
@@ -108,14 +128,24 @@ fn measure(
     }
 }
 
-/// Decode+validate throughput of the reference on `data`, in MB/s.
+/// Decode (into the owned model) + validate throughput of the reference on `data`, in MB/s.
 pub fn decode_validate_mb_s(data: &[u8], target: Duration) -> f64 {
+    mb_s(data, target, |d| {
+        let ok = decode(d).is_ok();
+        ok as usize + validate(d).len()
+    })
+}
+
+/// Validate alone (every field read in place, every rule checked), in MB/s.
+pub fn validate_mb_s(data: &[u8], target: Duration) -> f64 {
+    mb_s(data, target, |d| validate(d).len())
+}
+
+fn mb_s(data: &[u8], target: Duration, work: impl Fn(&[u8]) -> usize) -> f64 {
     let t = Instant::now();
     let mut rounds = 0u32;
     while t.elapsed() < target || rounds == 0 {
-        let ok = decode(std::hint::black_box(data)).is_ok();
-        let v = validate(std::hint::black_box(data));
-        std::hint::black_box((ok, v.len()));
+        std::hint::black_box(work(std::hint::black_box(data)));
         rounds += 1;
     }
     (data.len() as f64 * f64::from(rounds)) / t.elapsed().as_secs_f64() / 1e6
@@ -176,21 +206,33 @@ fn variant<'a>(imp: &dyn Implementation, s: &'a BenchSection) -> Option<&'a [u8]
     }
 }
 
+/// The reference's throughput on one section, in MB/s, beside a plain copy of its bytes.
+#[derive(Debug, Clone, Serialize)]
+pub struct Throughput {
+    pub section: String,
+    /// [`decode_validate_mb_s`].
+    pub mb_per_s: f64,
+    /// [`validate_mb_s`].
+    pub validate_alone_mb_per_s: f64,
+    pub copy_mb_per_s: f64,
+}
+
 /// Run every measurement, each for about `target`.
 pub fn measurements(
     impls: &[Arc<dyn Implementation>],
     functions: u32,
     target: Duration,
-) -> (Vec<Measurement>, Vec<(String, f64, f64)>) {
+) -> (Vec<Measurement>, Vec<Throughput>) {
     let mut out = Vec::new();
     let mut throughput = Vec::new();
     for s in sections(functions) {
         if let Some(d) = s.plain.as_deref().or(s.pcrel.as_deref()) {
-            throughput.push((
-                s.name.clone(),
-                decode_validate_mb_s(d, target),
-                crate::bench_summary::copy_mb_s(d, target),
-            ));
+            throughput.push(Throughput {
+                section: s.name.clone(),
+                mb_per_s: decode_validate_mb_s(d, target),
+                validate_alone_mb_per_s: validate_mb_s(d, target),
+                copy_mb_per_s: crate::bench_summary::copy_mb_s(d, target),
+            });
         }
         let mut rows = Vec::new();
         let text = |i: &Arc<dyn Implementation>| {
@@ -201,6 +243,10 @@ pub fn measurements(
                 continue;
             };
             if let Some(t) = measure(imp.as_ref(), data, &s.pcs, target) {
+                let with_build = imp.tool().is(ToolName::Reference).then(|| {
+                    let nanos = t.nanos as f64 + index_build(data).as_nanos() as f64;
+                    t.lookups as f64 / (nanos.max(1.0) / 1e9)
+                });
                 rows.push(Measurement {
                     section: s.name.clone(),
                     implementation: imp.name(),
@@ -209,6 +255,7 @@ pub fn measurements(
                     found: t.found,
                     lookups: t.lookups,
                     ratio_to_libsframe: None,
+                    lookups_per_sec_with_index_build: with_build,
                 });
             }
         }
@@ -230,21 +277,26 @@ pub fn measurements(
 fn summarize(
     impls: &[Arc<dyn Implementation>],
     rows: &[Measurement],
-    throughput: &[(String, f64, f64)],
+    throughput: &[Throughput],
 ) -> crate::bench_summary::Summary {
     use crate::bench_summary as b;
     let lookup_ratios = b::lookup_ratios(rows);
     let slowest = throughput
         .iter()
-        .filter(|t| t.0.starts_with("synthetic"))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
+        .filter(|t| t.section.starts_with("synthetic"))
+        .min_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s));
     let (differential_cost, differential_inputs) = b::differential_cost(impls);
     b::Summary {
         lookup_ratio_min: lookup_ratios.iter().map(|r| r.1).reduce(f64::min),
         lookup_ratios,
-        validate_mb_s: slowest.map(|t| t.1),
-        copy_mb_s: slowest.map(|t| t.2),
-        validate_ratio_to_copy: slowest.map(|t| t.1 / t.2),
+        validate_mb_s: slowest.map(|t| t.mb_per_s),
+        copy_mb_s: slowest.map(|t| t.copy_mb_per_s),
+        validate_ratio_to_copy: slowest.map(|t| t.mb_per_s / t.copy_mb_per_s),
+        validate_alone_mb_s: throughput
+            .iter()
+            .filter(|t| t.section.starts_with("synthetic"))
+            .map(|t| t.validate_alone_mb_per_s)
+            .reduce(f64::min),
         differential_cost,
         differential_inputs,
         text_sections_per_s: b::text_sections_per_s(impls),
@@ -263,7 +315,7 @@ pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
     if json_out {
         let v = json!({
             "lookups": rows,
-            "decode_validate_mb_per_s": throughput.iter().map(|(s, v, c)| json!({"section": s, "mb_per_s": v, "copy_mb_per_s": c})).collect::<Vec<_>>(),
+            "decode_validate_mb_per_s": throughput,
             "unavailable": reg.unavailable.iter().map(|u| json!({"name": u.name, "reason": u.reason})).collect::<Vec<_>>(),
             "summary": summary,
         });
@@ -291,9 +343,12 @@ pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
             format!("{}/{}", m.found, m.lookups)
         );
     }
-    println!("\nreference decode+validate (a plain copy of the same bytes):");
-    for (s, mb, copy) in &throughput {
-        println!("  {mb:>10.1} MB/s ({copy:.0} MB/s)  {s}");
+    println!("\nreference decode+validate, validate alone (a plain copy of the same bytes):");
+    for t in &throughput {
+        println!(
+            "  {:>10.1} MB/s {:>10.1} MB/s ({:.0} MB/s)  {}",
+            t.mb_per_s, t.validate_alone_mb_per_s, t.copy_mb_per_s, t.section
+        );
     }
     let show = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.4}"));
     println!("\nsummary:");
@@ -305,6 +360,10 @@ pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
     println!(
         "  validate_ratio_to_copy  {}",
         show(summary.validate_ratio_to_copy)
+    );
+    println!(
+        "  validate_alone_mb_s     {}",
+        show(summary.validate_alone_mb_s)
     );
     println!(
         "  differential_cost       {} ({} corpus inputs)",

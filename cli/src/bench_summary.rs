@@ -6,7 +6,7 @@
 //!   section.
 //! - `validate_mb_s`: the smallest decode+validate throughput over those sections, and
 //!   `validate_ratio_to_copy`: that section's throughput divided by a plain copy of the same
-//!   bytes (the physical limit).
+//!   bytes (the physical limit); `validate_alone_mb_s`: the smallest of `validate` alone.
 //! - `differential_cost`: the time per input of every in-process and worker implementation
 //!   together (decode, then look-ups at up to 64 PCs), divided by the reference's alone, on
 //!   the corpus's sections.
@@ -30,6 +30,9 @@ pub struct Summary {
     pub validate_mb_s: Option<f64>,
     pub copy_mb_s: Option<f64>,
     pub validate_ratio_to_copy: Option<f64>,
+    /// The smallest throughput of `validate` alone (no owned model built) over the same
+    /// sections.
+    pub validate_alone_mb_s: Option<f64>,
     pub differential_cost: Option<f64>,
     /// How many corpus sections the differential cost was measured on.
     pub differential_inputs: usize,
@@ -160,6 +163,7 @@ mod tests {
             found: 1,
             lookups: 1,
             ratio_to_libsframe: None,
+            lookups_per_sec_with_index_build: None,
         }
     }
 

@@ -1,9 +1,10 @@
 //! The reference reader and validator never panic, never loop, and never allocate beyond a
 //! small multiple of the input, on any bytes; `decode` fails exactly when a malformed-class
-//! rule is broken; a section with no violation re-encodes to the same bytes.
+//! rule is broken; a section with no violation re-encodes to the same bytes; the look-up
+//! index answers exactly as the reader.
 
 use arbitrary::Unstructured;
-use sframe_spec::{decode, encode, is_malformed, validate, SectionRef};
+use sframe_spec::{decode, encode, is_malformed, validate, SectionIndex, SectionRef};
 
 /// Check the properties on `bytes`; panics (a finding) when one fails.
 pub fn check(bytes: &[u8]) {
@@ -24,7 +25,8 @@ pub fn check(bytes: &[u8]) {
         }
     }
     if let Ok(r) = SectionRef::parse(bytes) {
-        // Look-ups at the edges of every function.
+        // Look-ups at the edges of every function, where the index answers as the reader.
+        let index = SectionIndex::new(r);
         for i in 0..r.num_fdes().min(64) {
             if let Some((start, size)) = r.fde_range(i) {
                 let size = i64::from(size);
@@ -34,7 +36,7 @@ pub fn check(bytes: &[u8]) {
                     start.wrapping_add(size / 2),
                     start.wrapping_add(size),
                 ] {
-                    let _ = r.find(pc);
+                    assert_eq!(r.find(pc), index.find(pc), "index differs at pc {pc:#x}");
                 }
             }
         }

@@ -21,7 +21,6 @@ pub fn decode(data: &[u8]) -> Result<Section, Violation> {
 pub fn decode_with(data: &[u8], quirks: crate::Quirks) -> Result<Section, Violation> {
     let s = SectionRef::parse_with(data, quirks)?;
     let h = *s.header();
-    let aux_header = data.get(HEADER_SIZE..h.size()).unwrap_or_default().to_vec();
     let mut functions = Vec::with_capacity(s.num_fdes());
     let mut blocks = BlockSet::default();
     // A reader that lists no function of a v1 section reads none ([`Quirk::V1FunctionsUnlisted`]).
@@ -42,16 +41,26 @@ pub fn decode_with(data: &[u8], quirks: crate::Quirks) -> Result<Section, Violat
         })?;
         functions.push(function);
     }
-    Ok(Section {
+    Ok(section_model(&s, functions))
+}
+
+/// The model of `s`'s header facts, with `functions`.
+fn section_model(s: &SectionRef<'_>, functions: Vec<Function>) -> Section {
+    let h = s.header();
+    Section {
         version: h.version,
         endian: s.endian(),
         flags: h.flags,
         abi: s.abi(),
         cfa_fixed_fp_offset: h.cfa_fixed_fp_offset,
         cfa_fixed_ra_offset: h.cfa_fixed_ra_offset,
-        aux_header,
+        aux_header: s
+            .data()
+            .get(HEADER_SIZE..h.size())
+            .unwrap_or_default()
+            .to_vec(),
         functions,
-    })
+    }
 }
 
 /// One function as a reader that reports errors per function reads it
@@ -98,7 +107,6 @@ pub fn decode_per_function_within(
     max_fres: usize,
 ) -> Result<(Section, Vec<FunctionRead>), Violation> {
     let s = SectionRef::parse_with(data, quirks)?;
-    let h = *s.header();
     let version = s.version();
     let budget = max_fres;
     let mut total = 0usize;
@@ -153,17 +161,7 @@ pub fn decode_per_function_within(
             error,
         });
     }
-    let section = Section {
-        version: h.version,
-        endian: s.endian(),
-        flags: h.flags,
-        abi: s.abi(),
-        cfa_fixed_fp_offset: h.cfa_fixed_fp_offset,
-        cfa_fixed_ra_offset: h.cfa_fixed_ra_offset,
-        aux_header: data.get(HEADER_SIZE..h.size()).unwrap_or_default().to_vec(),
-        functions: Vec::new(),
-    };
-    Ok((section, out))
+    Ok((section_model(&s, Vec::new()), out))
 }
 
 /// Decode one function; also returns the absolute `[start, end)` of its data block.
@@ -172,8 +170,9 @@ pub fn decode_function(
     fde: &FdeRef,
 ) -> Result<(Function, (usize, usize)), Violation> {
     let version = s.version();
-    let mut fres = Vec::new();
     let mut iter = s.fres(fde);
+    // At most the FRE count, and no more than the bytes left could hold.
+    let mut fres = Vec::with_capacity(iter.size_hint().1.unwrap_or(0));
     for fre in iter.by_ref() {
         fres.push(fre_model(&fre?));
     }
@@ -219,8 +218,15 @@ fn function_model(fde: &FdeRef, version: crate::Version, start: i64, fres: Vec<F
 }
 
 /// Disjoint half-open intervals; empty intervals are accepted and never overlap.
+///
+/// Blocks inserted in order of their starts (as a well-formed section lays functions out)
+/// are appended to a sorted list in O(1); the first one out of order moves the list into a
+/// map, where each insertion costs O(log n).
 #[derive(Default)]
 pub(crate) struct BlockSet {
+    /// Sorted by start while every insertion came in order.
+    in_order: Vec<(usize, usize)>,
+    /// Every block, once one came out of order (then `in_order` is empty).
     by_start: BTreeMap<usize, usize>,
 }
 
@@ -229,6 +235,23 @@ impl BlockSet {
     pub(crate) fn insert(&mut self, start: usize, end: usize) -> Result<(), usize> {
         if end <= start {
             return Ok(());
+        }
+        if self.by_start.is_empty() {
+            match self.in_order.last() {
+                // The last block is the one before `start`; none after it can overlap.
+                Some(&(s, e)) if s <= start => {
+                    if e > start {
+                        return Err(s);
+                    }
+                    self.in_order.push((start, end));
+                    return Ok(());
+                }
+                None => {
+                    self.in_order.push((start, end));
+                    return Ok(());
+                }
+                Some(_) => self.by_start.extend(std::mem::take(&mut self.in_order)),
+            }
         }
         if let Some((&s, &e)) = self.by_start.range(..=start).next_back() {
             if e > start {
@@ -248,7 +271,12 @@ impl BlockSet {
     pub(crate) fn gaps(&self, lo: usize, hi: usize) -> Vec<(usize, usize)> {
         let mut gaps = Vec::new();
         let mut cursor = lo;
-        for (&s, &e) in &self.by_start {
+        let blocks = self
+            .in_order
+            .iter()
+            .copied()
+            .chain(self.by_start.iter().map(|(&s, &e)| (s, e)));
+        for (s, e) in blocks {
             if s > cursor {
                 gaps.push((cursor, s - cursor));
             }
@@ -306,6 +334,49 @@ mod tests {
         assert_eq!(s.version, crate::Version::V1);
     }
 
+    proptest::proptest! {
+        /// The set answers as a plain list of blocks searched in full: the overlapping
+        /// block before the new one (the last starting at or before it), else the first one
+        /// starting inside it; gaps are the bytes no block covers.
+        #[test]
+        fn block_set_is_a_list_of_disjoint_blocks(
+            inserts in proptest::collection::vec((0usize..200, 0usize..30), 0..60),
+            sorted in proptest::bool::ANY,
+        ) {
+            let mut inserts = inserts;
+            if sorted {
+                inserts.sort();
+            }
+            let mut set = BlockSet::default();
+            let mut list: Vec<(usize, usize)> = Vec::new();
+            for (start, len) in inserts {
+                let end = start + len;
+                let before = list.iter().filter(|b| b.0 <= start).max();
+                let after = list.iter().filter(|b| b.0 >= start).min();
+                let want = match (before, after) {
+                    _ if len == 0 => Ok(()),
+                    (Some(&(s, e)), _) if e > start => Err(s),
+                    (_, Some(&(s, _))) if s < end => Err(s),
+                    _ => Ok(()),
+                };
+                if want.is_ok() && len > 0 {
+                    list.push((start, end));
+                }
+                proptest::prop_assert_eq!(set.insert(start, end), want);
+            }
+            let gaps: Vec<(usize, usize)> = (0..240)
+                .filter(|&x| !list.iter().any(|b| b.0 <= x && x < b.1))
+                .fold(Vec::new(), |mut g: Vec<(usize, usize)>, x| {
+                    match g.last_mut() {
+                        Some(last) if last.0 + last.1 == x => last.1 += 1,
+                        _ => g.push((x, 1)),
+                    }
+                    g
+                });
+            proptest::prop_assert_eq!(set.gaps(0, 240), gaps);
+        }
+    }
+
     #[test]
     fn block_set_detects_overlap_and_gaps() {
         let mut b = BlockSet::default();
@@ -316,5 +387,16 @@ mod tests {
         assert_eq!(b.insert(0, 11), Err(10));
         assert_eq!(b.insert(24, 30), Err(20));
         assert_eq!(b.gaps(0, 30), vec![(0, 10), (25, 5)]);
+        // Out of order: before the first block, between two, overlapping a later one.
+        assert!(b.insert(2, 4).is_ok());
+        assert_eq!(b.insert(3, 12), Err(2));
+        assert_eq!(b.insert(8, 12), Err(10));
+        assert!(b.insert(6, 8).is_ok());
+        assert!(b.insert(30, 31).is_ok());
+        assert_eq!(b.insert(26, 31), Err(30));
+        assert_eq!(
+            b.gaps(0, 32),
+            vec![(0, 2), (4, 2), (8, 2), (25, 5), (31, 1)]
+        );
     }
 }

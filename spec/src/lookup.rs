@@ -17,9 +17,10 @@ pub const SIMPLE_FRAME_RS_BASE: u64 = 1 << 48;
 use crate::read::{FdeRef, FreRef, SectionRef};
 use crate::recovery::{recovery_rules, Recovery, Row, RowContext};
 use crate::rules::Rule;
+use crate::search::{partition, probe, Probe};
 
 /// The row found for a PC.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Found<'a> {
     pub fde: FdeRef,
     pub fre_index: usize,
@@ -67,34 +68,24 @@ impl<'a> SectionRef<'a> {
             // = num_fdes; cnt = high; while (low <= high) { mid = low + (high - low) / 2; ...`:
             // an FDE starting at the PC when one is probed, else the FDE whose next one starts
             // after the PC; no size check.
-            let (mut lo, mut hi) = (0i64, n as i64);
-            let mut hit = None;
-            while lo <= hi && n > 0 {
-                let mid = lo + (hi - lo) / 2;
-                let Ok(m) = usize::try_from(mid) else { break };
-                if m >= n {
-                    break;
-                }
+            let hit = probe(0, n as i64, |mid| {
+                let Some(m) = usize::try_from(mid).ok().filter(|&m| m < n) else {
+                    return Ok(Probe::Miss);
+                };
                 let (start, _) = range(m)?;
-                if start == pc {
-                    hit = Some(m);
-                    break;
+                if start == pc || (start < pc && m == n - 1) {
+                    return Ok(Probe::Hit(m));
                 }
                 if start < pc {
-                    if m == n - 1 {
-                        hit = Some(m);
-                        break;
-                    }
                     let (next, _) = range(m + 1)?;
-                    if next > pc {
-                        hit = Some(m);
-                        break;
-                    }
-                    lo = mid + 1;
-                } else {
-                    hi = mid - 1;
+                    return Ok(if next > pc {
+                        Probe::Hit(m)
+                    } else {
+                        Probe::Right
+                    });
                 }
-            }
+                Ok(Probe::Left)
+            })?;
             match hit {
                 Some(i) => i,
                 None => return Ok(None),
@@ -104,38 +95,23 @@ impl<'a> SectionRef<'a> {
             // num_fdes - 1; while (low <= high) { mid = low + (high - low) / 2; ...`) that
             // stops at the first probed FDE containing the PC; the probe order decides which
             // of overlapping functions is found.
-            let (mut lo, mut hi) = (0i64, n as i64 - 1);
-            let mut hit = None;
-            while lo <= hi {
-                let mid = lo + (hi - lo) / 2;
+            let hit = probe(0, n as i64 - 1, |mid| {
                 let (start, size) = range(mid as usize)?;
-                if contains(start, size) {
-                    hit = Some(mid as usize);
-                    break;
-                }
-                if start < pc {
-                    lo = mid + 1;
+                Ok(if contains(start, size) {
+                    Probe::Hit(mid as usize)
+                } else if start < pc {
+                    Probe::Right
                 } else {
-                    hi = mid - 1;
-                }
-            }
+                    Probe::Left
+                })
+            })?;
             match hit {
                 Some(i) => i,
                 None => return Ok(None),
             }
         } else if self.is_sorted() {
             // Last FDE whose start <= pc.
-            let (mut lo, mut hi) = (0usize, n);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                let (start, _) = range(mid)?;
-                if start <= pc {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            match lo.checked_sub(1) {
+            match partition(n, |i| Ok(range(i)?.0 <= pc))?.checked_sub(1) {
                 Some(i) => i,
                 None => return Ok(None),
             }

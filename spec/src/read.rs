@@ -481,13 +481,25 @@ impl<'a> SectionRef<'a> {
 
     /// Iterate over FDE `i`'s FREs.
     pub fn fres(&self, fde: &FdeRef) -> FreIter<'a> {
+        self.fres_from(fde, fde.data_start, 0, fde.num_fres)
+    }
+
+    /// The FRE of `fde` at absolute offset `off`, read as [`SectionRef::fres`] reads its
+    /// FRE `k` when that FRE lies at `off`.
+    pub fn fre_at(&self, fde: &FdeRef, off: usize, k: usize) -> Result<FreRef<'a>, Violation> {
+        self.fres_from(fde, off, k, 1)
+            .next()
+            .unwrap_or_else(|| Err(Violation::new(Rule::FreFits, off).at_function(fde.index)))
+    }
+
+    fn fres_from(&self, fde: &FdeRef, pos: usize, index: usize, remaining: u32) -> FreIter<'a> {
         FreIter {
             data: self.data,
             endian: self.endian,
             end: self.fre_end,
-            pos: fde.data_start,
-            remaining: fde.num_fres,
-            index: 0,
+            pos,
+            remaining,
+            index,
             function: fde.index,
             fre_type: fde.fre_type,
             size3_as_bytes: Quirk::libsframe_sanity_limit(self.quirks).is_some(),
