@@ -13,7 +13,7 @@ fn newest_gnu_as(arch: Arch) -> asm::Producer {
     asm::producers(arch)
         .into_iter()
         .filter(|p| p.assembler == Assembler::GnuAs)
-        .last()
+        .next_back()
         .unwrap_or_else(|| panic!("no GNU as for {} (run ci/toolchains)", arch.abi_name()))
 }
 

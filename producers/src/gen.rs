@@ -307,7 +307,7 @@ impl Program {
         let ok = |items: &[Item]| states_balanced(items) && cfa_offsets_encodable(self.arch, items);
         self.funcs
             .iter()
-            .all(|f| ok(&f.items) && f.cold.as_deref().map_or(true, ok))
+            .all(|f| ok(&f.items) && f.cold.as_deref().is_none_or(ok))
     }
 
     /// A program drawn from `u` under `cfg`.

@@ -87,7 +87,7 @@ fn generated_files_are_accepted_by_gnu_as() {
         let p = asm::producers(arch)
             .into_iter()
             .filter(|p| p.assembler == asm::Assembler::GnuAs)
-            .last()
+            .next_back()
             .unwrap_or_else(|| panic!("no GNU as for {} (run ci/toolchains)", arch.abi_name()));
         let cfg = Config::new(arch);
         let work =
