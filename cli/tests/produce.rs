@@ -12,8 +12,7 @@ use common::run;
 fn newest_gnu_as(arch: Arch) -> asm::Producer {
     asm::producers(arch)
         .into_iter()
-        .filter(|p| p.assembler == Assembler::GnuAs)
-        .next_back()
+        .rfind(|p| p.assembler == Assembler::GnuAs)
         .unwrap_or_else(|| panic!("no GNU as for {} (run ci/toolchains)", arch.abi_name()))
 }
 

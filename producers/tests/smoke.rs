@@ -86,8 +86,7 @@ fn generated_files_are_accepted_by_gnu_as() {
     for arch in [Arch::X86_64, Arch::Aarch64, Arch::S390x] {
         let p = asm::producers(arch)
             .into_iter()
-            .filter(|p| p.assembler == asm::Assembler::GnuAs)
-            .next_back()
+            .rfind(|p| p.assembler == asm::Assembler::GnuAs)
             .unwrap_or_else(|| panic!("no GNU as for {} (run ci/toolchains)", arch.abi_name()));
         let cfg = Config::new(arch);
         let work =
