@@ -3,10 +3,21 @@
 //! (CASE may be a range A..B: then only the signatures of each case are printed)
 //! (with FILE.s, that file instead of the generated case; with CASE_MINIMIZE=<signature> in
 //! the environment, the generated case is also printed minimized for that signature).
-//! With `patterns` instead of FILE.s, the case of the executable patterns.
+//! With `patterns` instead of FILE.s, the case of the executable patterns. `MAX_FUNCTIONS=N`:
+//! as `produce --max-functions N`.
 
 use sframe_producers::asm;
 use sframe_producers::gen::{self, Arch, Config};
+
+/// The generator's configuration, with `MAX_FUNCTIONS=N` from the environment (what
+/// `produce --max-functions N` sets).
+fn config(arch: Arch) -> Config {
+    let mut cfg = Config::new(arch);
+    if let Some(n) = std::env::var("MAX_FUNCTIONS").ok().and_then(|v| v.parse().ok()) {
+        cfg.max_functions = n;
+    }
+    cfg
+}
 
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
@@ -21,7 +32,7 @@ fn main() {
         .expect("producer");
     // CASE = A..B: the signatures of every generated case in A..B, one line each.
     if let Some((lo, hi)) = a[3].split_once("..") {
-        let cfg = Config::new(arch);
+        let cfg = config(arch);
         let work = std::env::temp_dir().join("sframe-producers-case-range");
         for i in lo.parse::<u64>().unwrap()..hi.parse::<u64>().unwrap() {
             let prog = gen::program(a[2].parse().unwrap(), i, &cfg);
@@ -38,14 +49,14 @@ fn main() {
         }
         Some(f) => std::fs::read_to_string(f).expect("read"),
         None => {
-            let cfg = Config::new(arch);
+            let cfg = config(arch);
             gen::program(a[2].parse().unwrap(), a[3].parse().unwrap(), &cfg).to_asm()
         }
     };
     println!("{text}");
     // CASE_MINIMIZE=<signature>: print the generated case minimized for that signature.
     if let (Ok(sig), None) = (std::env::var("CASE_MINIMIZE"), a.get(4)) {
-        let cfg = Config::new(arch);
+        let cfg = config(arch);
         let prog = gen::program(a[2].parse().unwrap(), a[3].parse().unwrap(), &cfg);
         let work = std::env::temp_dir().join("sframe-producers-case-min");
         let m = sframe_producers::minimize::minimize(&p, &prog, &sig, &work);
