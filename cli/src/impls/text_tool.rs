@@ -2,6 +2,19 @@
 //! bytes wrapped in a minimal ELF executable (one allocated `.sframe` section at address 0,
 //! the machine and byte order of the section), written to a temporary file, and one run of
 //! `TOOL --sframe FILE` under a time limit, whose signal is a crash and whose deadline a hang.
+//!
+//! Many sections go through one objdump process ([`objdump_many`]): a process per section
+//! cost more than the dump itself. objdump prints each file's name before its dump, but its
+//! error messages do not name the file, so stdout is made unbuffered (`stdbuf -o0`) and
+//! shares one pipe with stderr: every message then lies between the header of the file it
+//! is about and the next file's. A file's output is taken from the batch only when it is
+//! complete (the next file's header printed, or objdump exited) and objdump said nothing
+//! on stderr about it: objdump keeps state from file to file (2.40, after an SFrame error,
+//! calls the next file "file format not recognized" and stops), and even the first file's
+//! messages differ from a run of its own. The first file that is not so clean (a message, a
+//! crash, a hang, output that cannot be told apart) is run alone, exactly as a single
+//! section is, and a new batch starts after it. So a batch of clean sections costs one
+//! process, and a section that objdump rejects or crashes on costs its own, as before.
 
 use super::{Decoded, Outcome};
 use sframe_spec::read::header_offsets;
@@ -174,6 +187,142 @@ pub fn run_sframe_dump(
         });
     }
     Ok((status, stdout, stderr))
+}
+
+/// What one file's `TOOL --sframe` printed: stdout and stderr.
+pub type Printed = Result<(String, String), Outcome<Decoded>>;
+
+/// `objdump --sframe` (the program `tool`) on each of `elfs`: what each run alone would
+/// have printed (see the module docs), or its crash, hang or failure to start.
+pub fn objdump_many(tool: &Path, elfs: &[Vec<u8>], timeout: Duration) -> Vec<Printed> {
+    let n = COUNTER.fetch_add(elfs.len() as u64, Ordering::Relaxed);
+    let dir = std::env::temp_dir();
+    let pid = std::process::id();
+    let paths: Vec<std::path::PathBuf> = (0..elfs.len())
+        .map(|i| dir.join(format!("sframe-conform-{pid}-{}.elf", n + i as u64)))
+        .collect();
+    let mut out: Vec<Option<Printed>> = vec![None; elfs.len()];
+    let mut todo = Vec::new();
+    for (i, (p, elf)) in paths.iter().zip(elfs).enumerate() {
+        match std::fs::write(p, elf) {
+            Ok(()) => todo.push(i),
+            Err(e) => {
+                out[i] = Some(Err(Outcome::unsupported(format!(
+                    "cannot write {}: {e}",
+                    p.display()
+                ))))
+            }
+        }
+    }
+    let alone = |i: usize| run_sframe_dump(tool, &paths[i], timeout).map(|(_, o, e)| (o, e));
+    let mut at = 0;
+    while at < todo.len() {
+        if todo.len() - at == 1 {
+            out[todo[at]] = Some(alone(todo[at]));
+            at += 1;
+            continue;
+        }
+        let batch: Vec<&Path> = todo[at..].iter().map(|&i| paths[i].as_path()).collect();
+        for d in objdump_batch(tool, &batch, timeout) {
+            out[todo[at]] = Some(Ok(d));
+            at += 1;
+        }
+        if at < todo.len() {
+            out[todo[at]] = Some(alone(todo[at]));
+            at += 1;
+        }
+    }
+    for p in &paths {
+        let _ = std::fs::remove_file(p);
+    }
+    out.into_iter()
+        .map(|o| o.unwrap_or_else(|| Err(Outcome::unsupported("not run"))))
+        .collect()
+}
+
+/// One `stdbuf -o0 objdump --sframe FILE...` run, stdout and stderr on one pipe: the
+/// output of the files it printed unambiguously, a prefix of `paths`.
+fn objdump_batch(tool: &Path, paths: &[&Path], timeout: Duration) -> Vec<(String, String)> {
+    let Ok((mut reader, writer)) = std::io::pipe() else {
+        return Vec::new();
+    };
+    let Ok(writer2) = writer.try_clone() else {
+        return Vec::new();
+    };
+    let mut cmd = Command::new("stdbuf");
+    cmd.arg("-o0")
+        .arg(tool)
+        .arg("--sframe")
+        .args(paths)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(writer2);
+    let Ok(mut child) = cmd.spawn() else {
+        return Vec::new();
+    };
+    // The parent's copies of the pipe's write end go with the command.
+    drop(cmd);
+    let t_out = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = reader.read_to_end(&mut s);
+        s
+    });
+    let deadline = Instant::now() + timeout;
+    let finished = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s.code().is_some(),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break false;
+            }
+        }
+    };
+    let text = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
+    split_batch(&text, &tool.to_string_lossy(), paths, finished)
+}
+
+/// Split a batch's merged output (see [`objdump_batch`]) into the stdout of each file of
+/// the clean prefix of `paths` (see the module docs; its stderr is empty). `prog` is the
+/// program as run; `finished`: the process exited (the last file's output
+/// is complete).
+fn split_batch(text: &str, prog: &str, paths: &[&Path], finished: bool) -> Vec<(String, String)> {
+    let mut starts = Vec::new();
+    let mut from = 0;
+    for p in paths {
+        let header = format!("\n{}:     file format ", p.display());
+        match text[from..].find(&header) {
+            Some(k) => {
+                starts.push(from + k);
+                from += k + header.len();
+            }
+            None => break,
+        }
+    }
+    // Anything before the first header belongs to no file for sure.
+    if starts.first() != Some(&0) {
+        return Vec::new();
+    }
+    let complete = if finished && starts.len() == paths.len() {
+        starts.len()
+    } else {
+        starts.len().saturating_sub(1)
+    };
+    // objdump's own messages start with its name as run, glibc's (an assertion) with the
+    // file name alone.
+    let message = format!("{prog}: ");
+    let short = format!("{}: ", prog.rsplit('/').next().unwrap_or(prog));
+    let mut out = Vec::new();
+    for i in 0..complete {
+        let end = starts.get(i + 1).copied().unwrap_or(text.len());
+        let chunk = &text[starts[i]..end];
+        if chunk.contains(&message) || chunk.contains(&short) {
+            return out;
+        }
+        out.push((chunk.to_string(), String::new()));
+    }
+    out
 }
 
 #[cfg(test)]
