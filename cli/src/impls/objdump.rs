@@ -138,6 +138,12 @@ impl Implementation for ObjdumpImpl {
         // Per objdump (target triple): the inputs it reads, run together.
         let mut groups: Vec<(&Objdump, Vec<(usize, Vec<u8>, Abi)>)> = Vec::new();
         for (i, data) in inputs.iter().enumerate() {
+            // A section the reference finds invalid most likely makes objdump complain,
+            // which would cut the batch short (see `objdump_many`): it is run alone at once.
+            if !sframe_spec::is_valid(&sframe_spec::validate(data)) {
+                out[i] = Some(self.decode(data));
+                continue;
+            }
             match self.prepare(data) {
                 Err(o) => out[i] = Some(o),
                 Ok((tool, elf, abi)) => match groups.iter_mut().find(|g| g.0.path == tool.path) {

@@ -329,6 +329,53 @@ fn split_batch(text: &str, prog: &str, paths: &[&Path], finished: bool) -> Vec<(
 mod tests {
     use super::*;
 
+    const PROG: &str = "/opt/bin/x86_64-linux-gnu-objdump-2.40";
+
+    fn header(path: &str) -> String {
+        format!("\n{path}:     file format elf64-x86-64\n\n")
+    }
+
+    #[test]
+    fn a_batch_splits_at_file_headers_up_to_the_first_file_with_a_message() {
+        let paths = [
+            Path::new("/t/a.elf"),
+            Path::new("/t/b.elf"),
+            Path::new("/t/c.elf"),
+        ];
+        let a = format!(
+            "{}Contents of the SFrame section .sframe:\n  rows a\n",
+            header("/t/a.elf")
+        );
+        let b = format!(
+            "{}{PROG}: Error: SFrame decode failure: x\n",
+            header("/t/b.elf")
+        );
+        let c = format!(
+            "{}Contents of the SFrame section .sframe:\n  rows c\n",
+            header("/t/c.elf")
+        );
+        let text = format!("{a}{b}{c}");
+        let out = split_batch(&text, PROG, &paths, true);
+        assert_eq!(out, vec![(a.clone(), String::new())]);
+        // All clean and exited: every file; killed: the last one's output may be cut short.
+        let clean = format!("{a}{c}");
+        let two = [paths[0], paths[2]];
+        assert_eq!(split_batch(&clean, PROG, &two, true).len(), 2);
+        assert_eq!(
+            split_batch(&clean, PROG, &two, false),
+            vec![(a.clone(), String::new())]
+        );
+        // An assertion message (glibc names the program by its file name) inside a row.
+        let aborted = format!(
+            "{}  row x86_64-linux-gnu-objdump-2.40: sframe.c:1175: assertion failed\n",
+            header("/t/a.elf")
+        );
+        assert!(split_batch(&format!("{aborted}{c}"), PROG, &two, true).is_empty());
+        // Output before the first header, or a header missing: nothing is certain past it.
+        assert!(split_batch(&format!("junk\n{clean}"), PROG, &two, true).is_empty());
+        assert_eq!(split_batch(&a, PROG, &two, true).len(), 0);
+    }
+
     #[test]
     fn the_wrapper_is_an_elf_file_sframe_elf_reads_back() {
         let data = [0xe2u8, 0xde, 2, 0, 3, 0, 0xf8, 0];

@@ -180,6 +180,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_decode_find_request_is_its_decode_and_find_fre_requests() {
+        let line = r#"{"op":"decode_find","data":"e2de02","pcs":[0,-4]}"#;
+        let (decode, find) = split_decode_find(line).unwrap();
+        assert!(matches!(
+            serde_json::from_str::<Request>(&decode).unwrap(),
+            Request::Decode { data } if data == "e2de02"
+        ));
+        assert!(matches!(
+            serde_json::from_str::<Request>(&find).unwrap(),
+            Request::FindFre { data, pcs } if data == "e2de02" && pcs == [0, -4]
+        ));
+        assert!(split_decode_find(r#"{"op":"decode","data":"00"}"#).is_none());
+        // The halves' answers joined: a decode_find answer, each half as it was.
+        let joined = join_decode_find(
+            r#"{"status":"crashed","signal":"SIGSEGV"}"#,
+            r#"{"status":"ok","value":[{"status":"ok","value":null}]}"#,
+        );
+        let o: Outcome<DecodeFind> = serde_json::from_str(&joined).unwrap();
+        let Outcome::Ok { value } = o else {
+            panic!("not ok: {joined}")
+        };
+        assert!(matches!(value.decode, Outcome::Crashed { ref signal, .. } if signal == "SIGSEGV"));
+        assert!(matches!(value.finds, Outcome::Ok { ref value } if value.len() == 1));
+    }
+
+    #[test]
     fn outcome_json_shape_is_the_documented_one() {
         let o: Outcome<u8> = Outcome::rejected("X", None);
         assert_eq!(
