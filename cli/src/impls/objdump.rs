@@ -78,6 +78,9 @@ impl ObjdumpImpl {
     }
 }
 
+/// A section to dump: its index among the inputs, its ELF file, its ABI.
+type Wrapped = (usize, Vec<u8>, Abi);
+
 /// What objdump's output says of a section of `abi`.
 fn interpret(printed: Printed, abi: Abi) -> Outcome<Decoded> {
     let (stdout, stderr) = match printed {
@@ -136,7 +139,7 @@ impl Implementation for ObjdumpImpl {
     fn decode_many(&self, inputs: &[&[u8]]) -> Vec<Outcome<Decoded>> {
         let mut out: Vec<Option<Outcome<Decoded>>> = vec![None; inputs.len()];
         // Per objdump (target triple): the inputs it reads, run together.
-        let mut groups: Vec<(&Objdump, Vec<(usize, Vec<u8>, Abi)>)> = Vec::new();
+        let mut groups: Vec<(&Objdump, Vec<Wrapped>)> = Vec::new();
         for (i, data) in inputs.iter().enumerate() {
             // A section the reference finds invalid most likely makes objdump complain,
             // which would cut the batch short (see `objdump_many`): it is run alone at once.

@@ -243,25 +243,24 @@ pub fn objdump_many(tool: &Path, elfs: &[Vec<u8>], timeout: Duration) -> Vec<Pri
 /// One `stdbuf -o0 objdump --sframe FILE...` run, stdout and stderr on one pipe: the
 /// output of the files it printed unambiguously, a prefix of `paths`.
 fn objdump_batch(tool: &Path, paths: &[&Path], timeout: Duration) -> Vec<(String, String)> {
-    let Ok((mut reader, writer)) = std::io::pipe() else {
-        return Vec::new();
-    };
-    let Ok(writer2) = writer.try_clone() else {
-        return Vec::new();
-    };
-    let mut cmd = Command::new("stdbuf");
-    cmd.arg("-o0")
+    // `sh` puts stderr on the stdout pipe and becomes objdump (`exec`), whose pid it keeps.
+    let Ok(mut child) = Command::new("sh")
+        .arg("-c")
+        .arg(r#"exec stdbuf -o0 "$0" --sframe "$@" 2>&1"#)
         .arg(tool)
-        .arg("--sframe")
         .args(paths)
         .stdin(Stdio::null())
-        .stdout(writer)
-        .stderr(writer2);
-    let Ok(mut child) = cmd.spawn() else {
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
         return Vec::new();
     };
-    // The parent's copies of the pipe's write end go with the command.
-    drop(cmd);
+    let Some(mut reader) = child.stdout.take() else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Vec::new();
+    };
     let t_out = std::thread::spawn(move || {
         let mut s = Vec::new();
         let _ = reader.read_to_end(&mut s);
