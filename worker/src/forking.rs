@@ -40,6 +40,17 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
+/// `fork(2)`: 0 in the child, the child's pid in the parent.
+fn fork() -> std::io::Result<libc::pid_t> {
+    // SAFETY: the worker is single-threaded (requests are read on the main thread), so the
+    // child may allocate and call the library as the parent would.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(pid)
+}
+
 fn write_all_fd(fd: i32, mut bytes: &[u8]) {
     while !bytes.is_empty() {
         // SAFETY: writes from a live slice to a descriptor this process owns.
@@ -55,12 +66,7 @@ fn attempt(imp: &dyn Implementation, line: &str) -> std::io::Result<Ended> {
     use std::os::fd::AsRawFd;
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
-    // SAFETY: the worker is single-threaded (requests are read on the main thread), so the
-    // child may allocate and call the library as the parent would.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
+    let pid = fork()?;
     if pid == 0 {
         // The child: die with the worker; stderr to the parent's pipe; answer; exit.
         // SAFETY: plain system calls on descriptors this process owns.
@@ -200,11 +206,7 @@ fn spawn_server(imp: &dyn Implementation) -> std::io::Result<Server> {
     let (req_r, req_w) = pipe()?;
     let (resp_r, resp_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
-    // SAFETY: as in `attempt`: the worker is single-threaded.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
+    let pid = fork()?;
     if pid == 0 {
         drop(req_w);
         drop(resp_r);

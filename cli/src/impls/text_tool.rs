@@ -144,38 +144,23 @@ pub fn run_sframe_dump(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| Outcome::unsupported(format!("cannot run {}: {e}", tool.display())))?;
-    let mut out = child
+    let out = child
         .stdout
         .take()
         .ok_or_else(|| Outcome::unsupported("no stdout"))?;
-    let mut err = child
+    let err = child
         .stderr
         .take()
         .ok_or_else(|| Outcome::unsupported("no stderr"))?;
-    let t_out = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = out.read_to_end(&mut s);
-        s
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = err.read_to_end(&mut s);
-        s
-    });
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(Outcome::Hung {
-                    timeout_ms: timeout.as_millis() as u64,
-                });
-            }
-            Err(e) => return Err(Outcome::unsupported(format!("wait failed: {e}"))),
+    let (t_out, t_err) = (drain(out), drain(err));
+    let status = match wait_within(&mut child, timeout) {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            return Err(Outcome::Hung {
+                timeout_ms: timeout.as_millis() as u64,
+            })
         }
+        Err(e) => return Err(Outcome::unsupported(format!("wait failed: {e}"))),
     };
     let stdout = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
     let stderr = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
@@ -187,6 +172,35 @@ pub fn run_sframe_dump(
         });
     }
     Ok((status, stdout, stderr))
+}
+
+/// Read all of `r` on a thread of its own.
+fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = r.read_to_end(&mut s);
+        s
+    })
+}
+
+/// Wait for `child` at most `timeout`: its status, or `None` when it ran out of time (it is
+/// killed then).
+fn wait_within(
+    child: &mut std::process::Child,
+    timeout: Duration,
+) -> std::io::Result<Option<ExitStatus>> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        match child.try_wait()? {
+            Some(s) => return Ok(Some(s)),
+            None if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ok(None);
+            }
+        }
+    }
 }
 
 /// What one file's `TOOL --sframe` printed: stdout and stderr.
@@ -256,26 +270,18 @@ fn objdump_batch(tool: &Path, paths: &[&Path], timeout: Duration) -> Vec<(String
     else {
         return Vec::new();
     };
-    let Some(mut reader) = child.stdout.take() else {
+    let Some(reader) = child.stdout.take() else {
         let _ = child.kill();
         let _ = child.wait();
         return Vec::new();
     };
-    let t_out = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = reader.read_to_end(&mut s);
-        s
-    });
-    let deadline = Instant::now() + timeout;
-    let finished = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s.code().is_some(),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break false;
-            }
+    let t_out = drain(reader);
+    let finished = match wait_within(&mut child, timeout) {
+        Ok(Some(s)) => s.code().is_some(),
+        _ => {
+            let _ = child.kill();
+            let _ = child.wait();
+            false
         }
     };
     let text = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
