@@ -394,6 +394,12 @@ impl Implementation for ProcessImpl {
         // One request, whose halves are what `decode` and `find_fre` requests get (crashes
         // included); when it fails as a whole (the process died or hung, or a program
         // without `decode_find`), the two separate requests say which half failed and how.
+        // Only `sframe-worker` has it: it answers each half with its own crash handling, where
+        // an external program that crashes would take the whole request down, and be asked
+        // (and crash) twice.
+        if self.hosting != Hosting::Worker {
+            return (self.decode(data), self.find_fres(data, pcs));
+        }
         let hex = hex::encode(data);
         match self.call::<DecodeFind>(&Request::DecodeFind {
             data: hex.clone(),

@@ -10,7 +10,7 @@
 //! {"op":"hello"}
 //! {"op":"decode","data":"e2de0201..."}
 //! {"op":"find_fre","data":"e2de0201...","pcs":[0,4,16]}
-//! {"op":"decode_find","data":"e2de0201...","pcs":[0,4,16]}           (optional)
+//! {"op":"decode_find","data":"e2de0201...","pcs":[0,4,16]}           (sframe-worker)
 //! {"op":"encode","model":{...sframe_spec::Section as JSON...}}        (optional)
 //! {"op":"bench","data":"...","pcs":[...],"rounds":10}                  (optional)
 //! ```
@@ -19,8 +19,8 @@
 //! `{"status":"rejected","class":"...","detail":"..."}` or
 //! `{"status":"unsupported","reason":"..."}`. The value of `hello` is a [`Hello`]; of `decode`
 //! a [`Decoded`]; of `find_fre` an array with one `Outcome<Found | null>` per PC; of
-//! `decode_find` a [`DecodeFind`], both answers at once (a program without it answers
-//! `unsupported`, and the harness asks `decode` and `find_fre` instead); of `encode`
+//! `decode_find` a [`DecodeFind`], both answers at once (asked of `sframe-worker` only:
+//! an external program is asked `decode` and `find_fre`); of `encode`
 //! the section's bytes as hex; of `bench` a [`BenchTiming`].
 
 use super::{BenchTiming, Decoded, Found, Implementation, Outcome};
