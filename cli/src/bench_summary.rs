@@ -15,6 +15,7 @@
 use crate::bench::Measurement;
 use crate::impls::Implementation;
 use serde::Serialize;
+use sframe_harness::impls::section_version;
 use sframe_harness::input::{corpus_cases, corpus_dir};
 use sframe_harness::signature::{Tool, ToolName};
 use sframe_spec::decode;
@@ -90,13 +91,13 @@ fn pcs_of(data: &[u8]) -> Vec<i64> {
         .unwrap_or_default()
 }
 
-/// Time of `imps` decoding and looking up every input.
+/// Time of `imps` decoding and looking up every input, as the differential engine asks
+/// them (one `decode_and_find` per input).
 fn time_all(imps: &[&Arc<dyn Implementation>], inputs: &[(Vec<u8>, Vec<i64>)]) -> Duration {
     let t = Instant::now();
     for (data, pcs) in inputs {
         for imp in imps {
-            std::hint::black_box(imp.decode(data));
-            std::hint::black_box(imp.find_fres(data, pcs));
+            std::hint::black_box(imp.decode_and_find(data, pcs));
         }
     }
     t.elapsed()
@@ -133,20 +134,24 @@ pub fn differential_cost(impls: &[Arc<dyn Implementation>]) -> (Option<f64>, usi
 }
 
 /// Sections per second through the newest provisioned `objdump --sframe` (its decode), on
-/// up to 100 corpus sections.
+/// up to 100 corpus sections read together, as the differential engine has it read them.
 pub fn text_sections_per_s(impls: &[Arc<dyn Implementation>]) -> Option<f64> {
     let objdump = impls
         .iter()
         .filter(|i| i.tool().is(ToolName::Objdump))
         .last()?;
-    let cases: Vec<_> = corpus_cases(&corpus_dir()).into_iter().take(100).collect();
+    // The sections it reads, as the differential engine gives it.
+    let cases: Vec<_> = corpus_cases(&corpus_dir())
+        .into_iter()
+        .filter(|c| section_version(&c.data).is_none_or(|v| objdump.supports(v)))
+        .take(100)
+        .collect();
     if cases.is_empty() {
         return None;
     }
+    let inputs: Vec<&[u8]> = cases.iter().map(|c| c.data.as_slice()).collect();
     let t = Instant::now();
-    for c in &cases {
-        std::hint::black_box(objdump.decode(&c.data));
-    }
+    std::hint::black_box(objdump.decode_many(&inputs));
     Some(cases.len() as f64 / t.elapsed().as_secs_f64())
 }
 

@@ -134,6 +134,66 @@ fn corpus_and_seeds_agree_or_are_ledgered() {
     }
 }
 
+/// objdump reading many sections per process answers as a run per section does: the same
+/// outcome and the same rows, or the same rejection class; a batch is cut where a section
+/// makes objdump complain, and such a section is read alone (`text_tool::objdump_many`).
+#[test]
+fn objdump_reading_many_sections_at_once_answers_as_one_run_per_section() {
+    let reg = registry(true);
+    // Valid sections, and the ledger's reproducers, many of which objdump rejects.
+    let mut cases: Vec<Case> = corpus_cases(&corpus_dir()).into_iter().take(48).collect();
+    let reproducers = sframe_harness::input::expand_paths(&[Ledger::default_dir()])
+        .expect("the findings directory is readable");
+    cases.extend(reproducers.iter().take(64).filter_map(|p| {
+        sframe_harness::input::read_input(p).ok().map(|i| Case {
+            name: p.display().to_string(),
+            data: i.loaded.bytes,
+        })
+    }));
+    let inputs: Vec<&[u8]> = cases.iter().map(|c| c.data.as_slice()).collect();
+    let (mut rejected, mut compared, mut crashed) = (0, 0, 0);
+    for imp in reg
+        .available
+        .iter()
+        .filter(|i| i.name().starts_with("objdump-"))
+    {
+        let many = imp.decode_many(&inputs);
+        assert_eq!(many.len(), inputs.len());
+        for ((c, m), data) in cases.iter().zip(many).zip(&inputs) {
+            let one = imp.decode(data);
+            let same = match (&m, &one) {
+                // objdump's memory errors end a section differently from run to run (a
+                // crash one time, a listing the next): not comparable, but counted.
+                (Outcome::Crashed { .. }, _) | (_, Outcome::Crashed { .. }) => {
+                    crashed += 1;
+                    continue;
+                }
+                (Outcome::Ok { value: a }, Outcome::Ok { value: b }) => a == b,
+                (Outcome::Rejected { class: a, .. }, Outcome::Rejected { class: b, .. }) => {
+                    rejected += 1;
+                    a == b
+                }
+                _ => m.status() == one.status(),
+            };
+            compared += 1;
+            assert!(
+                same,
+                "{} on {}: {m:?} together, {one:?} alone",
+                imp.name(),
+                c.name
+            );
+        }
+    }
+    assert!(
+        compared >= 4 * crashed && compared > 0,
+        "{compared} outcomes compared, {crashed} crashes"
+    );
+    assert!(
+        rejected > 0,
+        "no section objdump rejects: the batch cuts are untested"
+    );
+}
+
 #[test]
 fn every_reproducer_of_the_ledger_is_explained_by_it() {
     // The findings' reproducers (and the inputs of the former clusters, `untriaged-inputs/`)

@@ -1,26 +1,32 @@
-//! Serving each request in a forked child, so that a crash of the hosted C library costs a
-//! `fork`, not a new worker process (with its `dlopen`s), and every request starts from the
-//! same clean heap: a crash that depends on what earlier requests did to the heap cannot
-//! happen here, and one that does happen repeats.
+//! Serving requests in forked children, so that a crash of the hosted C library costs a
+//! `fork`, not a new worker process (with its `dlopen`s), and a crash is classified on a
+//! clean heap: one that depends on what earlier requests did to the heap cannot happen
+//! here, and one that does happen repeats.
 //!
-//! For each request line the worker forks; the child answers it (writing the JSON line to a
-//! pipe, and its stderr to another) and exits; the parent forwards the answer. When the
-//! child dies instead (signal, abort, non-zero exit, or no answer), the parent tries once
-//! more in a fresh child and answers `{"status":"crashed","signal":...,"detail":...}`
-//! itself, the detail being the child's stderr (the crash reporter's `fault in` line, an
-//! assertion message), marked `nondeterministic` when the second child did not die.
-//! A child that hangs is killed with the worker: the harness times the request out and
-//! kills the worker, and `PR_SET_PDEATHSIG` takes the child with it.
+//! A server child, forked from the clean worker, answers requests one after another: a
+//! `fork` per request was most of a request's cost. libsframe keeps no state between calls
+//! but its heap blocks, which live on guard pages (`guarded_heap`) and which
+//! `sframe_decoder_free` frees; the child retires after any request that leaves one alive,
+//! so every request meets the same empty guarded heap, as a fresh child's would be. When
+//! the server child dies on a request (signal, abort, non-zero exit, or no answer), that
+//! was the first try; the parent tries once more in a fresh child forked for that request
+//! alone, and answers `{"status":"crashed","signal":...,"detail":...}` itself, the detail
+//! being the stderr of the child that died (the crash reporter's `fault in` line, an
+//! assertion message), marked `nondeterministic` when the second child did not die. The
+//! next request gets a new server child. A child that hangs is killed with the worker: the
+//! harness times the request out and kills the worker, and `PR_SET_PDEATHSIG` takes the
+//! child with it. A `decode_find` request is answered as its `decode` and its `find_fre`
+//! halves would be, each with its own crash handling, in one exchange with the server.
 
 use sframe_harness::impls::process::signal_name;
-use sframe_harness::impls::protocol::{answer, serve_with};
+use sframe_harness::impls::protocol::{answer, join_decode_find, serve_with, split_decode_find};
 use sframe_harness::impls::{Implementation, Outcome};
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 
 /// How one forked attempt ended.
 enum Ended {
-    Answered(String),
+    Answered,
     Died { signal: String, stderr: String },
 }
 
@@ -32,6 +38,17 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     }
     // SAFETY: both descriptors were just created and are owned by nobody else.
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// `fork(2)`: 0 in the child, the child's pid in the parent.
+fn fork() -> std::io::Result<libc::pid_t> {
+    // SAFETY: the worker is single-threaded (requests are read on the main thread), so the
+    // child may allocate and call the library as the parent would.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(pid)
 }
 
 fn write_all_fd(fd: i32, mut bytes: &[u8]) {
@@ -49,12 +66,7 @@ fn attempt(imp: &dyn Implementation, line: &str) -> std::io::Result<Ended> {
     use std::os::fd::AsRawFd;
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
-    // SAFETY: the worker is single-threaded (requests are read on the main thread), so the
-    // child may allocate and call the library as the parent would.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
+    let pid = fork()?;
     if pid == 0 {
         // The child: die with the worker; stderr to the parent's pipe; answer; exit.
         // SAFETY: plain system calls on descriptors this process owns.
@@ -84,8 +96,7 @@ fn attempt(imp: &dyn Implementation, line: &str) -> std::io::Result<Ended> {
     let stderr = String::from_utf8_lossy(&err).trim_end().to_string();
     let clean = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
     if clean && out.ends_with('\n') {
-        out.pop();
-        return Ok(Ended::Answered(out));
+        return Ok(Ended::Answered);
     }
     let signal = if libc::WIFSIGNALED(status) {
         signal_name(libc::WTERMSIG(status))
@@ -106,35 +117,261 @@ fn crashed(signal: String, detail: String) -> String {
         .unwrap_or_else(|_| r#"{"status":"crashed","signal":"unknown"}"#.into())
 }
 
-/// Answer one request in a child (twice when the first child dies).
-fn answer_forked(imp: &dyn Implementation, line: &str) -> std::io::Result<String> {
-    match attempt(imp, line)? {
-        Ended::Answered(a) => Ok(a),
-        Ended::Died { signal, stderr } => Ok(match attempt(imp, line)? {
-            Ended::Died {
-                signal: s2,
-                stderr: e2,
-            } if s2 == signal => crashed(signal, if e2.is_empty() { stderr } else { e2 }),
-            Ended::Died {
-                signal: s2,
-                stderr: e2,
-            } => crashed(
-                signal,
-                format!("nondeterministic: {s2} on a second try; {stderr} {e2}"),
-            ),
-            Ended::Answered(_) => crashed(
-                signal,
-                format!("nondeterministic: did not repeat in a fresh child; {stderr}"),
-            ),
-        }),
+/// The answer to `line` after one child died on it: a second, fresh child's verdict.
+fn second_opinion(
+    imp: &dyn Implementation,
+    line: &str,
+    signal: String,
+    stderr: String,
+) -> std::io::Result<String> {
+    Ok(match attempt(imp, line)? {
+        Ended::Died {
+            signal: s2,
+            stderr: e2,
+        } if s2 == signal => crashed(signal, if e2.is_empty() { stderr } else { e2 }),
+        Ended::Died {
+            signal: s2,
+            stderr: e2,
+        } => crashed(
+            signal,
+            format!("nondeterministic: {s2} on a second try; {stderr} {e2}"),
+        ),
+        Ended::Answered => crashed(
+            signal,
+            format!("nondeterministic: did not repeat in a fresh child; {stderr}"),
+        ),
+    })
+}
+
+/// A server child: requests go down `to`, answers come up `from`, one line each (two for a
+/// `decode_find` request: its `decode` half, then its `find_fre` half), every answer
+/// prefixed with `A` (go on) or `R` (answered, and retiring: a guarded block leaked). Its
+/// stderr goes to a pipe the parent empties after each answer, so that what is left there
+/// when the child dies is what it said on the request it died on.
+struct Server {
+    pid: libc::pid_t,
+    to: std::fs::File,
+    from: BufReader<std::fs::File>,
+    err: std::fs::File,
+}
+
+fn set_nonblocking(fd: i32) {
+    // SAFETY: fcntl on a descriptor this process owns.
+    unsafe {
+        let fl = libc::fcntl(fd, libc::F_GETFL);
+        libc::fcntl(fd, libc::F_SETFL, fl | libc::O_NONBLOCK);
     }
 }
 
-/// Serve requests from `input` until it ends, each in a forked child.
+/// The server child's loop: answer request lines from `input` on `out` until the input
+/// ends or a request leaves a guarded block alive.
+fn server_loop(imp: &dyn Implementation, input: std::fs::File, out: i32) {
+    let say = |resp: &str, retire: bool| {
+        let mut framed = String::with_capacity(resp.len() + 2);
+        framed.push(if retire { 'R' } else { 'A' });
+        framed.push_str(resp);
+        framed.push('\n');
+        write_all_fd(out, framed.as_bytes());
+    };
+    let leaked = || crate::guarded_heap::live_blocks() != 0;
+    for line in BufReader::new(input).lines() {
+        let Ok(line) = line else { return };
+        if let Some((decode, find)) = split_decode_find(&line) {
+            let d = answer(imp, &decode);
+            if leaked() {
+                say(&d, true);
+                return;
+            }
+            say(&d, false);
+            let f = answer(imp, &find);
+            let retire = leaked();
+            say(&f, retire);
+            if retire {
+                return;
+            }
+        } else {
+            let resp = answer(imp, &line);
+            let retire = leaked();
+            say(&resp, retire);
+            if retire {
+                return;
+            }
+        }
+    }
+}
+
+/// Fork a server child that answers request lines with `imp` (see [`Server`]).
+fn spawn_server(imp: &dyn Implementation) -> std::io::Result<Server> {
+    use std::os::fd::AsRawFd;
+    let (req_r, req_w) = pipe()?;
+    let (resp_r, resp_w) = pipe()?;
+    let (err_r, err_w) = pipe()?;
+    let pid = fork()?;
+    if pid == 0 {
+        drop(req_w);
+        drop(resp_r);
+        drop(err_r);
+        // The child: die with the worker; stderr to the parent's pipe, never blocking on
+        // it (what does not fit is lost: the last words of a crash fit).
+        // SAFETY: plain system calls on descriptors this process owns.
+        unsafe {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            libc::dup2(err_w.as_raw_fd(), 2);
+        }
+        set_nonblocking(2);
+        drop(err_w);
+        server_loop(imp, std::fs::File::from(req_r), resp_w.as_raw_fd());
+        // SAFETY: leaves without running the parent's atexit handlers or destructors.
+        unsafe { libc::_exit(0) };
+    }
+    drop(req_r);
+    drop(resp_w);
+    drop(err_w);
+    set_nonblocking(err_r.as_raw_fd());
+    Ok(Server {
+        pid,
+        to: std::fs::File::from(req_w),
+        from: BufReader::new(std::fs::File::from(resp_r)),
+        err: std::fs::File::from(err_r),
+    })
+}
+
+impl Server {
+    /// Send a request line.
+    fn send(&mut self, line: &str) -> bool {
+        let mut req = String::with_capacity(line.len() + 1);
+        req.push_str(line);
+        req.push('\n');
+        self.to.write_all(req.as_bytes()).is_ok()
+    }
+
+    /// The server's next answer, and whether it goes on; `None` when it died instead.
+    fn answer(&mut self) -> Option<(String, bool)> {
+        let mut resp = Vec::new();
+        // Its answers are JSON text; a line that is not ends with the child's death (its
+        // answer pipe closed): see `died`.
+        let _ = self.from.read_until(b'\n', &mut resp);
+        if resp.len() < 2 || resp.pop() != Some(b'\n') {
+            return None;
+        }
+        let go_on = resp[0] == b'A';
+        // What it wrote to stderr answering this request: dropped.
+        let mut sink = [0u8; 4096];
+        while matches!(self.err.read(&mut sink), Ok(n) if n > 0) {}
+        Some((String::from_utf8_lossy(&resp[1..]).into_owned(), go_on))
+    }
+
+    /// Reap the child that died answering a request: how it ended and its last words.
+    fn died(mut self) -> (String, String) {
+        let mut status = 0;
+        // SAFETY: reaps the child this process forked. Its answer pipe is closed, or
+        // writing to it failed: it is dead or exiting (nothing in it closes that pipe).
+        unsafe { libc::waitpid(self.pid, &mut status, 0) };
+        let mut err = Vec::new();
+        let _ = (&mut self.err).take(64 * 1024).read_to_end(&mut err);
+        let stderr = String::from_utf8_lossy(&err).trim_end().to_string();
+        (ended(status), stderr)
+    }
+
+    /// Stop (when still alive) and reap the child.
+    fn end(self) {
+        // SAFETY: signals and reaps the child this process forked.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// How a child that did not answer ended, from its wait status.
+fn ended(status: i32) -> String {
+    if libc::WIFSIGNALED(status) {
+        signal_name(libc::WTERMSIG(status))
+    } else if libc::WIFEXITED(status) {
+        format!("exit {}", libc::WEXITSTATUS(status))
+    } else {
+        "unknown".into()
+    }
+}
+
+/// Answer requests with a server child (see the module docs).
+struct Serving<'a> {
+    imp: &'a dyn Implementation,
+    server: Option<Server>,
+}
+
+impl Serving<'_> {
+    /// The server's next answer to the request `line` it was sent: when it died instead,
+    /// a fresh child's second opinion; the server is kept while it goes on.
+    fn next_answer(&mut self, mut server: Server, line: &str) -> std::io::Result<String> {
+        match server.answer() {
+            Some((resp, true)) => {
+                self.server = Some(server);
+                Ok(resp)
+            }
+            Some((resp, false)) => {
+                server.end();
+                Ok(resp)
+            }
+            None => {
+                let (signal, stderr) = server.died();
+                second_opinion(self.imp, line, signal, stderr)
+            }
+        }
+    }
+
+    fn server(&mut self) -> std::io::Result<Server> {
+        match self.server.take() {
+            Some(s) => Ok(s),
+            None => spawn_server(self.imp),
+        }
+    }
+
+    /// Answer a single request.
+    fn one(&mut self, line: &str) -> std::io::Result<String> {
+        let mut server = self.server()?;
+        if !server.send(line) {
+            let (signal, stderr) = server.died();
+            return second_opinion(self.imp, line, signal, stderr);
+        }
+        self.next_answer(server, line)
+    }
+
+    fn respond(&mut self, line: &str) -> std::io::Result<String> {
+        let Some((decode, find)) = split_decode_find(line) else {
+            return self.one(line);
+        };
+        // Both halves in one exchange; each answered as its own request would be.
+        let mut server = self.server()?;
+        if !server.send(line) {
+            let (signal, stderr) = server.died();
+            let d = second_opinion(self.imp, &decode, signal, stderr)?;
+            let f = self.one(&find)?;
+            return Ok(join_decode_find(&d, &f));
+        }
+        let d = self.next_answer(server, &decode)?;
+        let f = match self.server.take() {
+            // Still serving: the `find_fre` half is on its way.
+            Some(s) => self.next_answer(s, &find)?,
+            None => self.one(&find)?,
+        };
+        Ok(join_decode_find(&d, &f))
+    }
+}
+impl Drop for Serving<'_> {
+    fn drop(&mut self) {
+        if let Some(s) = self.server.take() {
+            s.end();
+        }
+    }
+}
+
+/// Serve requests from `input` until it ends, in forked children (see the module docs).
 pub fn serve(
     imp: &dyn Implementation,
     input: impl BufRead,
     output: impl Write,
 ) -> std::io::Result<()> {
-    serve_with(input, output, |line| answer_forked(imp, line))
+    let mut serving = Serving { imp, server: None };
+    serve_with(input, output, |line| serving.respond(line))
 }

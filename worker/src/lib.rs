@@ -7,9 +7,9 @@
 //! sframe-worker --impl reference|simple-frame-rs                       an in-library adapter
 //! ```
 //!
-//! Each libsframe request runs in a forked child (`forking`): a crash of the hosted library
-//! (segfault, abort) kills only that child, and the worker answers `crashed` with the child's
-//! last words. Should the worker itself die, the harness reports it and starts a new one.
+//! libsframe requests run in a forked child (`forking`): a crash of the hosted library
+//! (segfault, abort) kills only that child, and the worker answers `crashed` with the last
+//! words of a fresh child forked for that request alone. Should the worker itself die, the harness reports it and starts a new one.
 //!
 //! This crate is the worker's code, with the bindings to GNU libsframe (`ffi`, one type per
 //! release), the guard-page input buffer (`guard`) and the children's crash reporter

@@ -18,7 +18,9 @@
 //!
 //! objdump does not look PCs up: [`Implementation::find_fre`] is unsupported.
 
-use super::text_tool::{run_on_elf, wrap_elf, Preamble, EM_AARCH64, EM_S390, EM_X86_64};
+use super::text_tool::{
+    objdump_many, run_on_elf, wrap_elf, Preamble, Printed, EM_AARCH64, EM_S390, EM_X86_64,
+};
 use super::toolchains::Objdump;
 use super::{Decoded, Found, FreFacts, FunctionFacts, Hosting, Implementation, Outcome, Row};
 use sframe_spec::constants::flags;
@@ -45,6 +47,61 @@ impl ObjdumpImpl {
     fn tool_for(&self, triple: &str) -> Option<&Objdump> {
         self.tools.iter().find(|t| t.triple == triple)
     }
+
+    /// The objdump for `data` and the ELF file to give it, or the outcome without one.
+    fn prepare(&self, data: &[u8]) -> Result<(&Objdump, Vec<u8>, Abi), Outcome<Decoded>> {
+        let Preamble { endian, abi, .. } = Preamble::of(data)?;
+        let (triple, machine) = match abi {
+            Some(Abi::Aarch64Be | Abi::Aarch64Le) => ("aarch64-linux-gnu", EM_AARCH64),
+            Some(Abi::S390x) => ("s390x-linux-gnu", EM_S390),
+            _ => ("x86_64-linux-gnu", EM_X86_64),
+        };
+        let Some(tool) = self.tool_for(triple) else {
+            return Err(Outcome::unsupported(format!(
+                "no {triple}-objdump-{} provisioned",
+                self.release
+            )));
+        };
+        if (machine == EM_S390 && endian == Endian::Little)
+            || (machine == EM_X86_64 && endian == Endian::Big)
+        {
+            return Err(Outcome::unsupported(format!(
+                "{triple} ELF files cannot be {}-endian",
+                endian.name()
+            )));
+        }
+        Ok((
+            tool,
+            wrap_elf(data, machine, endian),
+            abi.unwrap_or(Abi::Amd64),
+        ))
+    }
+}
+
+/// A section to dump: its index among the inputs, its ELF file, its ABI.
+type Wrapped = (usize, Vec<u8>, Abi);
+
+/// What objdump's output says of a section of `abi`.
+fn interpret(printed: Printed, abi: Abi) -> Outcome<Decoded> {
+    let (stdout, stderr) = match printed {
+        Ok(x) => x,
+        Err(o) => return o,
+    };
+    if !stdout.contains("Contents of the SFrame section")
+        || stderr.contains("SFrame decode failure")
+    {
+        let class = if stderr.contains("SFrame decode failure") {
+            "decode failure"
+        } else {
+            "no listing"
+        };
+        return Outcome::rejected(class, Some(stderr.trim().to_string()));
+    }
+    match parse_listing(&stdout, abi) {
+        Ok(d) => Outcome::ok(d),
+        // Not objdump's failure but this parser's: nothing to compare.
+        Err(e) => Outcome::unsupported(format!("unparseable listing: {e}")),
+    }
 }
 
 impl Implementation for ObjdumpImpl {
@@ -70,50 +127,44 @@ impl Implementation for ObjdumpImpl {
         Hosting::Text
     }
     fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
-        let Preamble { endian, abi, .. } = match Preamble::of(data) {
+        let (tool, elf, abi) = match self.prepare(data) {
             Ok(p) => p,
             Err(o) => return o,
         };
-        let (triple, machine) = match abi {
-            Some(Abi::Aarch64Be | Abi::Aarch64Le) => ("aarch64-linux-gnu", EM_AARCH64),
-            Some(Abi::S390x) => ("s390x-linux-gnu", EM_S390),
-            _ => ("x86_64-linux-gnu", EM_X86_64),
-        };
-        let Some(tool) = self.tool_for(triple) else {
-            return Outcome::unsupported(format!(
-                "no {triple}-objdump-{} provisioned",
-                self.release
-            ));
-        };
-        if (machine == EM_S390 && endian == Endian::Little)
-            || (machine == EM_X86_64 && endian == Endian::Big)
-        {
-            return Outcome::unsupported(format!(
-                "{triple} ELF files cannot be {}-endian",
-                endian.name()
-            ));
+        interpret(
+            run_on_elf(&tool.path, &elf, self.timeout).map(|(_, o, e)| (o, e)),
+            abi,
+        )
+    }
+    fn decode_many(&self, inputs: &[&[u8]]) -> Vec<Outcome<Decoded>> {
+        let mut out: Vec<Option<Outcome<Decoded>>> = vec![None; inputs.len()];
+        // Per objdump (target triple): the inputs it reads, run together.
+        let mut groups: Vec<(&Objdump, Vec<Wrapped>)> = Vec::new();
+        for (i, data) in inputs.iter().enumerate() {
+            // A section the reference finds invalid most likely makes objdump complain,
+            // which would cut the batch short (see `objdump_many`): it is run alone at once.
+            if !sframe_spec::is_valid(&sframe_spec::validate(data)) {
+                out[i] = Some(self.decode(data));
+                continue;
+            }
+            match self.prepare(data) {
+                Err(o) => out[i] = Some(o),
+                Ok((tool, elf, abi)) => match groups.iter_mut().find(|g| g.0.path == tool.path) {
+                    Some(g) => g.1.push((i, elf, abi)),
+                    None => groups.push((tool, vec![(i, elf, abi)])),
+                },
+            }
         }
-        let (stdout, stderr) =
-            match run_on_elf(&tool.path, &wrap_elf(data, machine, endian), self.timeout) {
-                Ok((_, stdout, stderr)) => (stdout, stderr),
-                Err(o) => return o,
-            };
-        if !stdout.contains("Contents of the SFrame section")
-            || stderr.contains("SFrame decode failure")
-        {
-            let class = if stderr.contains("SFrame decode failure") {
-                "decode failure"
-            } else {
-                "no listing"
-            };
-            return Outcome::rejected(class, Some(stderr.trim().to_string()));
+        for (tool, items) in groups {
+            let elfs: Vec<Vec<u8>> = items.iter().map(|x| x.1.clone()).collect();
+            let printed = objdump_many(&tool.path, &elfs, self.timeout);
+            for ((i, _, abi), p) in items.into_iter().zip(printed) {
+                out[i] = Some(interpret(p, abi));
+            }
         }
-        let abi = abi.unwrap_or(Abi::Amd64);
-        match parse_listing(&stdout, abi) {
-            Ok(d) => Outcome::ok(d),
-            // Not objdump's failure but this parser's: nothing to compare.
-            Err(e) => Outcome::unsupported(format!("unparseable listing: {e}")),
-        }
+        out.into_iter()
+            .map(|o| o.unwrap_or_else(|| Outcome::unsupported("not run")))
+            .collect()
     }
     fn find_fre(&self, _data: &[u8], _pc: i64) -> Outcome<Option<Found>> {
         Outcome::unsupported("objdump does not look PCs up")

@@ -2,6 +2,19 @@
 //! bytes wrapped in a minimal ELF executable (one allocated `.sframe` section at address 0,
 //! the machine and byte order of the section), written to a temporary file, and one run of
 //! `TOOL --sframe FILE` under a time limit, whose signal is a crash and whose deadline a hang.
+//!
+//! Many sections go through one objdump process ([`objdump_many`]): a process per section
+//! cost more than the dump itself. objdump prints each file's name before its dump, but its
+//! error messages do not name the file, so stdout is made unbuffered (`stdbuf -o0`) and
+//! shares one pipe with stderr: every message then lies between the header of the file it
+//! is about and the next file's. A file's output is taken from the batch only when it is
+//! complete (the next file's header printed, or objdump exited) and objdump said nothing
+//! on stderr about it: objdump keeps state from file to file (2.40, after an SFrame error,
+//! calls the next file "file format not recognized" and stops), and even the first file's
+//! messages differ from a run of its own. The first file that is not so clean (a message, a
+//! crash, a hang, output that cannot be told apart) is run alone, exactly as a single
+//! section is, and a new batch starts after it. So a batch of clean sections costs one
+//! process, and a section that objdump rejects or crashes on costs its own, as before.
 
 use super::{Decoded, Outcome};
 use sframe_spec::read::header_offsets;
@@ -131,38 +144,23 @@ pub fn run_sframe_dump(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| Outcome::unsupported(format!("cannot run {}: {e}", tool.display())))?;
-    let mut out = child
+    let out = child
         .stdout
         .take()
         .ok_or_else(|| Outcome::unsupported("no stdout"))?;
-    let mut err = child
+    let err = child
         .stderr
         .take()
         .ok_or_else(|| Outcome::unsupported("no stderr"))?;
-    let t_out = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = out.read_to_end(&mut s);
-        s
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = err.read_to_end(&mut s);
-        s
-    });
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(Outcome::Hung {
-                    timeout_ms: timeout.as_millis() as u64,
-                });
-            }
-            Err(e) => return Err(Outcome::unsupported(format!("wait failed: {e}"))),
+    let (t_out, t_err) = (drain(out), drain(err));
+    let status = match wait_within(&mut child, timeout) {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            return Err(Outcome::Hung {
+                timeout_ms: timeout.as_millis() as u64,
+            })
         }
+        Err(e) => return Err(Outcome::unsupported(format!("wait failed: {e}"))),
     };
     let stdout = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
     let stderr = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
@@ -176,9 +174,212 @@ pub fn run_sframe_dump(
     Ok((status, stdout, stderr))
 }
 
+/// Read all of `r` on a thread of its own.
+fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = r.read_to_end(&mut s);
+        s
+    })
+}
+
+/// Wait for `child` at most `timeout`: its status, or `None` when it ran out of time (it is
+/// killed then).
+fn wait_within(
+    child: &mut std::process::Child,
+    timeout: Duration,
+) -> std::io::Result<Option<ExitStatus>> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        match child.try_wait()? {
+            Some(s) => return Ok(Some(s)),
+            None if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ok(None);
+            }
+        }
+    }
+}
+
+/// What one file's `TOOL --sframe` printed: stdout and stderr.
+pub type Printed = Result<(String, String), Outcome<Decoded>>;
+
+/// `objdump --sframe` (the program `tool`) on each of `elfs`: what each run alone would
+/// have printed (see the module docs), or its crash, hang or failure to start.
+pub fn objdump_many(tool: &Path, elfs: &[Vec<u8>], timeout: Duration) -> Vec<Printed> {
+    let n = COUNTER.fetch_add(elfs.len() as u64, Ordering::Relaxed);
+    let dir = std::env::temp_dir();
+    let pid = std::process::id();
+    let paths: Vec<std::path::PathBuf> = (0..elfs.len())
+        .map(|i| dir.join(format!("sframe-conform-{pid}-{}.elf", n + i as u64)))
+        .collect();
+    let mut out: Vec<Option<Printed>> = vec![None; elfs.len()];
+    let mut todo = Vec::new();
+    for (i, (p, elf)) in paths.iter().zip(elfs).enumerate() {
+        match std::fs::write(p, elf) {
+            Ok(()) => todo.push(i),
+            Err(e) => {
+                out[i] = Some(Err(Outcome::unsupported(format!(
+                    "cannot write {}: {e}",
+                    p.display()
+                ))))
+            }
+        }
+    }
+    let alone = |i: usize| run_sframe_dump(tool, &paths[i], timeout).map(|(_, o, e)| (o, e));
+    let mut at = 0;
+    while at < todo.len() {
+        if todo.len() - at == 1 {
+            out[todo[at]] = Some(alone(todo[at]));
+            at += 1;
+            continue;
+        }
+        let batch: Vec<&Path> = todo[at..].iter().map(|&i| paths[i].as_path()).collect();
+        for d in objdump_batch(tool, &batch, timeout) {
+            out[todo[at]] = Some(Ok(d));
+            at += 1;
+        }
+        if at < todo.len() {
+            out[todo[at]] = Some(alone(todo[at]));
+            at += 1;
+        }
+    }
+    for p in &paths {
+        let _ = std::fs::remove_file(p);
+    }
+    out.into_iter()
+        .map(|o| o.unwrap_or_else(|| Err(Outcome::unsupported("not run"))))
+        .collect()
+}
+
+/// One `stdbuf -o0 objdump --sframe FILE...` run, stdout and stderr on one pipe: the
+/// output of the files it printed unambiguously, a prefix of `paths`.
+fn objdump_batch(tool: &Path, paths: &[&Path], timeout: Duration) -> Vec<(String, String)> {
+    // `sh` puts stderr on the stdout pipe and becomes objdump (`exec`), whose pid it keeps.
+    let Ok(mut child) = Command::new("sh")
+        .arg("-c")
+        .arg(r#"exec stdbuf -o0 "$0" --sframe "$@" 2>&1"#)
+        .arg(tool)
+        .args(paths)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return Vec::new();
+    };
+    let Some(reader) = child.stdout.take() else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Vec::new();
+    };
+    let t_out = drain(reader);
+    let finished = match wait_within(&mut child, timeout) {
+        Ok(Some(s)) => s.code().is_some(),
+        _ => {
+            let _ = child.kill();
+            let _ = child.wait();
+            false
+        }
+    };
+    let text = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
+    split_batch(&text, &tool.to_string_lossy(), paths, finished)
+}
+
+/// Split a batch's merged output (see [`objdump_batch`]) into the stdout of each file of
+/// the clean prefix of `paths` (see the module docs; its stderr is empty). `prog` is the
+/// program as run; `finished`: the process exited (the last file's output
+/// is complete).
+fn split_batch(text: &str, prog: &str, paths: &[&Path], finished: bool) -> Vec<(String, String)> {
+    let mut starts = Vec::new();
+    let mut from = 0;
+    for p in paths {
+        let header = format!("\n{}:     file format ", p.display());
+        match text[from..].find(&header) {
+            Some(k) => {
+                starts.push(from + k);
+                from += k + header.len();
+            }
+            None => break,
+        }
+    }
+    // Anything before the first header belongs to no file for sure.
+    if starts.first() != Some(&0) {
+        return Vec::new();
+    }
+    let complete = if finished && starts.len() == paths.len() {
+        starts.len()
+    } else {
+        starts.len().saturating_sub(1)
+    };
+    // objdump's own messages start with its name as run, glibc's (an assertion) with the
+    // file name alone.
+    let message = format!("{prog}: ");
+    let short = format!("{}: ", prog.rsplit('/').next().unwrap_or(prog));
+    let mut out = Vec::new();
+    for i in 0..complete {
+        let end = starts.get(i + 1).copied().unwrap_or(text.len());
+        let chunk = &text[starts[i]..end];
+        if chunk.contains(&message) || chunk.contains(&short) {
+            return out;
+        }
+        out.push((chunk.to_string(), String::new()));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const PROG: &str = "/opt/bin/x86_64-linux-gnu-objdump-2.40";
+
+    fn header(path: &str) -> String {
+        format!("\n{path}:     file format elf64-x86-64\n\n")
+    }
+
+    #[test]
+    fn a_batch_splits_at_file_headers_up_to_the_first_file_with_a_message() {
+        let paths = [
+            Path::new("/t/a.elf"),
+            Path::new("/t/b.elf"),
+            Path::new("/t/c.elf"),
+        ];
+        let a = format!(
+            "{}Contents of the SFrame section .sframe:\n  rows a\n",
+            header("/t/a.elf")
+        );
+        let b = format!(
+            "{}{PROG}: Error: SFrame decode failure: x\n",
+            header("/t/b.elf")
+        );
+        let c = format!(
+            "{}Contents of the SFrame section .sframe:\n  rows c\n",
+            header("/t/c.elf")
+        );
+        let text = format!("{a}{b}{c}");
+        let out = split_batch(&text, PROG, &paths, true);
+        assert_eq!(out, vec![(a.clone(), String::new())]);
+        // All clean and exited: every file; killed: the last one's output may be cut short.
+        let clean = format!("{a}{c}");
+        let two = [paths[0], paths[2]];
+        assert_eq!(split_batch(&clean, PROG, &two, true).len(), 2);
+        assert_eq!(
+            split_batch(&clean, PROG, &two, false),
+            vec![(a.clone(), String::new())]
+        );
+        // An assertion message (glibc names the program by its file name) inside a row.
+        let aborted = format!(
+            "{}  row x86_64-linux-gnu-objdump-2.40: sframe.c:1175: assertion failed\n",
+            header("/t/a.elf")
+        );
+        assert!(split_batch(&format!("{aborted}{c}"), PROG, &two, true).is_empty());
+        // Output before the first header, or a header missing: nothing is certain past it.
+        assert!(split_batch(&format!("junk\n{clean}"), PROG, &two, true).is_empty());
+        assert_eq!(split_batch(&a, PROG, &two, true).len(), 0);
+    }
 
     #[test]
     fn the_wrapper_is_an_elf_file_sframe_elf_reads_back() {

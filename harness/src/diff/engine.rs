@@ -9,7 +9,7 @@ use super::classify::{
 use super::explain;
 use super::reference_view::{reference_view, ReferenceView};
 use crate::impls::reference::Reference;
-use crate::impls::{section_version, Decoded, Found, Implementation, Outcome};
+use crate::impls::{section_version, Decoded, Found, Hosting, Implementation, Outcome};
 use crate::ledger::Ledger;
 use crate::signature::ToolName;
 use std::collections::BTreeSet;
@@ -106,6 +106,48 @@ impl Engine {
     /// Run every implementation on one section.
     pub fn run_case(&self, case: &Case) -> CaseResult {
         self.run_in(CaseContext::new(case, self.settings.max_pcs), case)
+    }
+
+    /// [`Engine::run_case`] on each of many sections. Text tools read them all in one go
+    /// ([`Implementation::decode_many`]: a process per section cost more than its dump);
+    /// every answer is the one a run per section gets.
+    pub fn run_cases(&self, cases: &[Case]) -> Vec<CaseResult> {
+        let impls: Vec<&Arc<dyn Implementation>> = self
+            .impls
+            .iter()
+            .filter(|i| i.name() != "reference")
+            .collect();
+        // Per text tool, its decode of each section it is asked to read.
+        let mut decoded: Vec<Vec<Option<Outcome<Decoded>>>> = impls
+            .iter()
+            .map(|imp| {
+                let mut out: Vec<Option<Outcome<Decoded>>> = vec![None; cases.len()];
+                if imp.hosting() != Hosting::Text {
+                    return out;
+                }
+                let asked: Vec<usize> = (0..cases.len())
+                    .filter(|&k| section_version(&cases[k].data).is_none_or(|v| imp.supports(v)))
+                    .collect();
+                let inputs: Vec<&[u8]> = asked.iter().map(|&k| cases[k].data.as_slice()).collect();
+                for (k, d) in asked.into_iter().zip(imp.decode_many(&inputs)) {
+                    out[k] = Some(d);
+                }
+                out
+            })
+            .collect();
+        cases
+            .iter()
+            .enumerate()
+            .map(|(k, case)| {
+                let ctx = CaseContext::new(case, self.settings.max_pcs);
+                let results = impls
+                    .iter()
+                    .zip(decoded.iter_mut())
+                    .map(|(imp, d)| ctx.run_decoded(imp.as_ref(), case, &self.quirks, d[k].take()))
+                    .collect();
+                ctx.result(case, results)
+            })
+            .collect()
     }
 
     /// Run every implementation on one section, looking up exactly `pcs` (section-relative)
@@ -222,17 +264,21 @@ impl CaseContext {
         imp: &dyn Implementation,
         data: &[u8],
         quirks: &explain::QuirkTable,
+        decoded: Option<Outcome<Decoded>>,
     ) -> (Vec<Discrepancy>, bool, bool) {
         let name = imp.name();
         let causes = quirks.causes(&name);
-        let decoded = imp.decode(data);
+        // Decoded already (in a batch), or decoded and looked up in one go.
+        let (decoded, finds) = match decoded {
+            Some(d) => (d, imp.find_fres(data, &self.pcs)),
+            None => imp.decode_and_find(data, &self.pcs),
+        };
         let mut ds = classify_decode(&name, &self.verdict, &decoded);
         if ds.iter().any(value_discrepancy) {
             let explanation = explain::decode(causes, data, &decoded);
             ds = classify_decode_explained(&name, &self.verdict, &decoded, explanation.as_ref());
         }
         let unsupported = matches!(decoded, Outcome::Unsupported { .. });
-        let finds = imp.find_fres(data, &self.pcs);
         let find_supported = finds
             .iter()
             .any(|f| !matches!(f, Outcome::Unsupported { .. }));
@@ -269,7 +315,7 @@ impl CaseContext {
                 return Vec::new();
             }
         }
-        self.classify(imp, data, quirks).0
+        self.classify(imp, data, quirks, None).0
     }
 
     fn run(
@@ -277,6 +323,17 @@ impl CaseContext {
         imp: &dyn Implementation,
         case: &Case,
         quirks: &explain::QuirkTable,
+    ) -> ImplResult {
+        self.run_decoded(imp, case, quirks, None)
+    }
+
+    /// [`CaseContext::run`] with `imp`'s decode of the section when it has it already.
+    fn run_decoded(
+        &self,
+        imp: &dyn Implementation,
+        case: &Case,
+        quirks: &explain::QuirkTable,
+        decoded: Option<Outcome<Decoded>>,
     ) -> ImplResult {
         let name = imp.name();
         if let Some(ver) = self.version {
@@ -288,7 +345,7 @@ impl CaseContext {
                 };
             }
         }
-        let (ds, unsupported, find_supported) = self.classify(imp, &case.data, quirks);
+        let (ds, unsupported, find_supported) = self.classify(imp, &case.data, quirks, decoded);
         let status = if !ds.is_empty() {
             Status::Discrepant
         } else if unsupported && !find_supported {

@@ -311,11 +311,25 @@ pub trait Implementation: Send + Sync {
     }
     /// Decode a whole section.
     fn decode(&self, data: &[u8]) -> Outcome<Decoded>;
+    /// [`Implementation::decode`] of each of many sections (text tools read many files per
+    /// process), answered as each alone would be.
+    fn decode_many(&self, inputs: &[&[u8]]) -> Vec<Outcome<Decoded>> {
+        inputs.iter().map(|d| self.decode(d)).collect()
+    }
     /// The row for `pc` (section-relative), `None` when there is none.
     fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>>;
     /// [`Implementation::find_fre`] for many PCs of one section (one round trip for workers).
     fn find_fres(&self, data: &[u8], pcs: &[i64]) -> Vec<Outcome<Option<Found>>> {
         pcs.iter().map(|&pc| self.find_fre(data, pc)).collect()
+    }
+    /// [`Implementation::decode`] then [`Implementation::find_fres`] on one section, as the
+    /// differential engine asks them: one round trip for workers.
+    fn decode_and_find(
+        &self,
+        data: &[u8],
+        pcs: &[i64],
+    ) -> (Outcome<Decoded>, Vec<Outcome<Option<Found>>>) {
+        (self.decode(data), self.find_fres(data, pcs))
     }
     /// Produce a section from a model (implementations with an encoder).
     fn encode(&self, _model: &Section) -> Outcome<Vec<u8>> {

@@ -10,7 +10,7 @@
 //!
 //! [`protocol`]: super::protocol
 
-use super::protocol::{Hello, Request};
+use super::protocol::{DecodeFind, Hello, Request};
 use super::{BenchTiming, Decoded, Found, Hosting, Implementation, Outcome};
 use serde::de::DeserializeOwned;
 use sframe_gen::hex;
@@ -380,10 +380,68 @@ impl Implementation for ProcessImpl {
             return Vec::new();
         }
         let hex = hex::encode(data);
-        match self.call::<Vec<Outcome<Option<Found>>>>(&Request::FindFre {
+        let answer = self.call::<Vec<Outcome<Option<Found>>>>(&Request::FindFre {
+            data: hex.clone(),
+            pcs: pcs.to_vec(),
+        });
+        self.finds_from(hex, pcs, answer)
+    }
+    fn decode_and_find(
+        &self,
+        data: &[u8],
+        pcs: &[i64],
+    ) -> (Outcome<Decoded>, Vec<Outcome<Option<Found>>>) {
+        // One request, whose halves are what `decode` and `find_fre` requests get (crashes
+        // included); when it fails as a whole (the process died or hung, or a program
+        // without `decode_find`), the two separate requests say which half failed and how.
+        // Only `sframe-worker` has it: it answers each half with its own crash handling, where
+        // an external program that crashes would take the whole request down, and be asked
+        // (and crash) twice.
+        if self.hosting != Hosting::Worker {
+            return (self.decode(data), self.find_fres(data, pcs));
+        }
+        let hex = hex::encode(data);
+        match self.call::<DecodeFind>(&Request::DecodeFind {
             data: hex.clone(),
             pcs: pcs.to_vec(),
         }) {
+            Outcome::Ok { value } => (value.decode, self.finds_from(hex, pcs, value.finds)),
+            _ => (self.decode(data), self.find_fres(data, pcs)),
+        }
+    }
+    fn encode(&self, model: &Section) -> Outcome<Vec<u8>> {
+        match self.call::<String>(&Request::Encode {
+            model: model.clone(),
+        }) {
+            Outcome::Ok { value } => match hex::decode(&value) {
+                Some(b) => Outcome::ok(b),
+                None => Outcome::Crashed {
+                    signal: "protocol-error".into(),
+                    detail: Some("encode answer is not hex".into()),
+                },
+            },
+            other => other.map(|_| Vec::new()),
+        }
+    }
+    fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
+        self.call(&Request::Bench {
+            data: hex::encode(data),
+            pcs: pcs.to_vec(),
+            rounds,
+        })
+    }
+}
+
+impl ProcessImpl {
+    /// One outcome per PC from the answer to a `find_fre` request on the section `hex`:
+    /// when it failed as a whole, the PCs are asked one at a time to find the failing ones.
+    fn finds_from(
+        &self,
+        hex: String,
+        pcs: &[i64],
+        answer: Outcome<Vec<Outcome<Option<Found>>>>,
+    ) -> Vec<Outcome<Option<Found>>> {
+        match answer {
             Outcome::Ok { value } if value.len() == pcs.len() => value,
             Outcome::Ok { value } => {
                 let msg = format!("answered {} outcomes for {} PCs", value.len(), pcs.len());
@@ -434,26 +492,5 @@ impl Implementation for ProcessImpl {
                 pcs.iter().map(|_| o.clone()).collect()
             }
         }
-    }
-    fn encode(&self, model: &Section) -> Outcome<Vec<u8>> {
-        match self.call::<String>(&Request::Encode {
-            model: model.clone(),
-        }) {
-            Outcome::Ok { value } => match hex::decode(&value) {
-                Some(b) => Outcome::ok(b),
-                None => Outcome::Crashed {
-                    signal: "protocol-error".into(),
-                    detail: Some("encode answer is not hex".into()),
-                },
-            },
-            other => other.map(|_| Vec::new()),
-        }
-    }
-    fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
-        self.call(&Request::Bench {
-            data: hex::encode(data),
-            pcs: pcs.to_vec(),
-            rounds,
-        })
     }
 }

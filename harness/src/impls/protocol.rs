@@ -10,6 +10,7 @@
 //! {"op":"hello"}
 //! {"op":"decode","data":"e2de0201..."}
 //! {"op":"find_fre","data":"e2de0201...","pcs":[0,4,16]}
+//! {"op":"decode_find","data":"e2de0201...","pcs":[0,4,16]}           (sframe-worker)
 //! {"op":"encode","model":{...sframe_spec::Section as JSON...}}        (optional)
 //! {"op":"bench","data":"...","pcs":[...],"rounds":10}                  (optional)
 //! ```
@@ -17,7 +18,9 @@
 //! Every response is an [`Outcome`]: `{"status":"ok","value":...}`,
 //! `{"status":"rejected","class":"...","detail":"..."}` or
 //! `{"status":"unsupported","reason":"..."}`. The value of `hello` is a [`Hello`]; of `decode`
-//! a [`Decoded`]; of `find_fre` an array with one `Outcome<Found | null>` per PC; of `encode`
+//! a [`Decoded`]; of `find_fre` an array with one `Outcome<Found | null>` per PC; of
+//! `decode_find` a [`DecodeFind`], both answers at once (asked of `sframe-worker` only:
+//! an external program is asked `decode` and `find_fre`); of `encode`
 //! the section's bytes as hex; of `bench` a [`BenchTiming`].
 
 use super::{BenchTiming, Decoded, Found, Implementation, Outcome};
@@ -38,6 +41,10 @@ pub enum Request {
         data: String,
         pcs: Vec<i64>,
     },
+    DecodeFind {
+        data: String,
+        pcs: Vec<i64>,
+    },
     Encode {
         model: Section,
     },
@@ -55,6 +62,34 @@ pub struct Hello {
     pub version: String,
     /// SFrame format versions the implementation reads.
     pub versions: Vec<u8>,
+}
+
+/// The value of a `decode_find` response: what `decode` and `find_fre` would answer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DecodeFind {
+    pub decode: Outcome<Decoded>,
+    pub finds: Outcome<Vec<Outcome<Option<Found>>>>,
+}
+
+/// A `decode_find` request line as the `decode` and the `find_fre` request lines it stands
+/// for (a server that answers them one at a time, as `sframe-worker` does); `None` for any
+/// other request.
+pub fn split_decode_find(line: &str) -> Option<(String, String)> {
+    match serde_json::from_str::<Request>(line) {
+        Ok(Request::DecodeFind { data, pcs }) => {
+            let find = json(&Request::FindFre {
+                data: data.clone(),
+                pcs,
+            });
+            Some((json(&Request::Decode { data }), find))
+        }
+        _ => None,
+    }
+}
+
+/// The `decode_find` response made of the `decode` and `find_fre` responses (JSON texts).
+pub fn join_decode_find(decode: &str, finds: &str) -> String {
+    format!(r#"{{"status":"ok","value":{{"decode":{decode},"finds":{finds}}}}}"#)
 }
 
 /// Answer one request with `imp`, as a JSON line (without the newline).
@@ -80,6 +115,16 @@ pub fn answer(imp: &dyn Implementation, line: &str) -> String {
         },
         Request::FindFre { data, pcs } => match hex::decode(&data) {
             Some(d) => json(&Outcome::ok(imp.find_fres(&d, &pcs))),
+            None => json(&bad_hex()),
+        },
+        Request::DecodeFind { data, pcs } => match hex::decode(&data) {
+            Some(d) => {
+                let (decode, finds) = imp.decode_and_find(&d, &pcs);
+                json(&Outcome::ok(DecodeFind {
+                    decode,
+                    finds: Outcome::ok(finds),
+                }))
+            }
             None => json(&bad_hex()),
         },
         Request::Encode { model } => json(&imp.encode(&model).map(|b| hex::encode(&b))),
@@ -133,6 +178,32 @@ pub type BenchResponse = Outcome<BenchTiming>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_decode_find_request_is_its_decode_and_find_fre_requests() {
+        let line = r#"{"op":"decode_find","data":"e2de02","pcs":[0,-4]}"#;
+        let (decode, find) = split_decode_find(line).unwrap();
+        assert!(matches!(
+            serde_json::from_str::<Request>(&decode).unwrap(),
+            Request::Decode { data } if data == "e2de02"
+        ));
+        assert!(matches!(
+            serde_json::from_str::<Request>(&find).unwrap(),
+            Request::FindFre { data, pcs } if data == "e2de02" && pcs == [0, -4]
+        ));
+        assert!(split_decode_find(r#"{"op":"decode","data":"00"}"#).is_none());
+        // The halves' answers joined: a decode_find answer, each half as it was.
+        let joined = join_decode_find(
+            r#"{"status":"crashed","signal":"SIGSEGV"}"#,
+            r#"{"status":"ok","value":[{"status":"ok","value":null}]}"#,
+        );
+        let o: Outcome<DecodeFind> = serde_json::from_str(&joined).unwrap();
+        let Outcome::Ok { value } = o else {
+            panic!("not ok: {joined}")
+        };
+        assert!(matches!(value.decode, Outcome::Crashed { ref signal, .. } if signal == "SIGSEGV"));
+        assert!(matches!(value.finds, Outcome::Ok { ref value } if value.len() == 1));
+    }
 
     #[test]
     fn outcome_json_shape_is_the_documented_one() {
