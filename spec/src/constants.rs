@@ -5,6 +5,7 @@
 //! `sframe.h` macros listed in the v3 manual §1.3 ("Changes from Version 1 to Version 2",
 //! Errata 1); the constants cross-check against each release's header is in the corpus tests.
 
+use crate::stored::TypeCode;
 use core::fmt;
 
 /// `SFRAME_MAGIC` (v3 manual §2.1).
@@ -250,6 +251,15 @@ pub enum FreType {
     Addr4 = 2,
 }
 
+impl TypeCode for FreType {
+    fn from_code(v: u8) -> Option<FreType> {
+        FreType::from_u8(v)
+    }
+    fn code(self) -> u8 {
+        self as u8
+    }
+}
+
 impl FreType {
     pub const ALL: [FreType; 3] = [FreType::Addr1, FreType::Addr2, FreType::Addr4];
 
@@ -297,34 +307,21 @@ pub enum PcType {
     Mask = 1,
 }
 
+impl TypeCode for PcType {
+    fn from_code(v: u8) -> Option<PcType> {
+        PcType::from_u8(v)
+    }
+    fn code(self) -> u8 {
+        self as u8
+    }
+}
+
 impl PcType {
     pub fn from_u8(v: u8) -> Option<PcType> {
         match v {
             0 => Some(PcType::Inc),
             1 => Some(PcType::Mask),
             _ => None,
-        }
-    }
-}
-
-/// A type field as a reader reports it: a value the format defines, or the number of one it
-/// does not (kept, so that readers that pass an undefined type on can still be compared).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Stored<T> {
-    Defined(T),
-    Undefined(u8),
-}
-
-impl<T> Stored<T> {
-    /// `value` typed by `from_u8`.
-    pub fn of(value: u8, from_u8: impl FnOnce(u8) -> Option<T>) -> Stored<T> {
-        from_u8(value).map_or(Stored::Undefined(value), Stored::Defined)
-    }
-    /// The defined value, if it is one.
-    pub fn defined(self) -> Option<T> {
-        match self {
-            Stored::Defined(t) => Some(t),
-            Stored::Undefined(_) => None,
         }
     }
 }
@@ -338,6 +335,15 @@ pub enum FdeType {
     Default = 0,
     /// `SFRAME_FDE_TYPE_FLEX` = 1.
     Flex = 1,
+}
+
+impl TypeCode for FdeType {
+    fn from_code(v: u8) -> Option<FdeType> {
+        FdeType::from_u8(v)
+    }
+    fn code(self) -> u8 {
+        self as u8
+    }
 }
 
 impl FdeType {
@@ -417,24 +423,6 @@ pub enum PauthKey {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stored_types_keep_undefined_numbers() {
-        assert_eq!(
-            Stored::of(1, PcType::from_u8),
-            Stored::Defined(PcType::Mask)
-        );
-        assert_eq!(Stored::of(2, PcType::from_u8), Stored::Undefined(2));
-        assert_eq!(
-            Stored::of(2, FreType::from_u8).defined(),
-            Some(FreType::Addr4)
-        );
-        assert_eq!(Stored::of(3, FreType::from_u8).defined(), None);
-        assert_eq!(
-            Stored::of(1, FdeType::from_u8),
-            Stored::Defined(FdeType::Flex)
-        );
-    }
 
     #[test]
     fn s390x_cfa_offset_helpers_follow_the_manual() {

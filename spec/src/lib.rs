@@ -33,13 +33,12 @@ pub mod recovery;
 mod refusals;
 pub mod rules;
 mod search;
+pub mod stored;
 pub mod unwind;
 pub mod validate;
 pub mod write;
 
-pub use constants::{
-    Abi, BaseReg, DataWordSize, FdeType, FreType, PauthKey, PcType, Stored, Version,
-};
+pub use constants::{Abi, BaseReg, DataWordSize, FdeType, FreType, PauthKey, PcType, Version};
 pub use decode::decode;
 pub use endian::Endian;
 pub use error::{Error, Violation};
@@ -49,5 +48,6 @@ pub use quirks::{Quirk, Quirks};
 pub use read::{FdeFields, FdeRef, FreRef, Header, SectionRef};
 pub use recovery::{Base, Control, Loc, Recovery};
 pub use rules::{Rule, RuleInfo, Severity};
+pub use stored::{Stored, TypeCode};
 pub use validate::{is_malformed, is_valid, validate};
 pub use write::{encode, EncodeError};

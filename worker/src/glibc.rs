@@ -279,8 +279,8 @@ impl Implementation for Glibc {
             out.functions.push(FunctionFacts {
                 start: Some(i64::from(fd.start)),
                 size: Some(fd.size),
-                fre_type: Some(fd.fre_type),
-                pc_type: Some(fd.fde_type),
+                fre_type: Some(fd.fre_type.into()),
+                pc_type: Some(fd.fde_type.into()),
                 fde_type: None,
                 rep_size: Some(fd.rep_size),
                 num_fres: Some(fd.num_fres),

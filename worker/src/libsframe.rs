@@ -315,14 +315,14 @@ impl Implementation for Libsframe {
                 Some(Ok(fd)) => {
                     f.start = Self::resolved_start(&d, i, fd.raw_start, pcrel);
                     f.size = Some(fd.size);
-                    f.fre_type = Some(fde_info::fre_type(fd.info));
-                    f.pc_type = Some(fde_info::pc_type(fd.info));
+                    f.fre_type = Some(fde_info::fre_type(fd.info).into());
+                    f.pc_type = Some(fde_info::pc_type(fd.info).into());
                     fde_type = if ctx.version == 3 {
                         fde_info2::fde_type(fd.info2)
                     } else {
                         0
                     };
-                    f.fde_type = Some(fde_type);
+                    f.fde_type = Some(fde_type.into());
                     f.rep_size = fd.rep_size;
                     f.num_fres = Some(fd.num_fres);
                     num_fres = Some(fd.num_fres);

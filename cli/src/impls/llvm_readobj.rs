@@ -61,7 +61,7 @@ use super::registry::{Options, Registry, Unavailable};
 use super::text_tool::{run_on_elf, wrap_elf, Preamble, EM_AARCH64, EM_S390, EM_X86_64};
 use super::toolchains::{cache_dir, tool_entries};
 use super::{norm, Decoded, Found, FreFacts, FunctionFacts, Hosting, Implementation, Outcome, Row};
-use sframe_spec::{Abi, Endian, Version};
+use sframe_spec::{Abi, Endian, Stored, Version};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -366,8 +366,8 @@ fn finish(f: PrintedFde, abi: Abi) -> Result<FunctionFacts, String> {
     Ok(FunctionFacts {
         start: Some(start as i64),
         size: f.size.map(|s| s as u32),
-        fre_type: f.fre_type.map(|t| t as u8),
-        pc_type: f.pc_type.map(|t| t as u8),
+        fre_type: f.fre_type.map(|t| Stored::from(t as u8)),
+        pc_type: f.pc_type.map(|t| Stored::from(t as u8)),
         fde_type: None,
         rep_size: f.rep_size.map(|r| r as u8),
         num_fres: f.num_fres.map(|n| n as u32),

@@ -24,7 +24,7 @@ use super::text_tool::{
 use super::toolchains::Objdump;
 use super::{Decoded, Found, FreFacts, FunctionFacts, Hosting, Implementation, Outcome, Row};
 use sframe_spec::constants::flags;
-use sframe_spec::{Abi, Base, Endian, Loc, Version};
+use sframe_spec::{Abi, Base, Endian, FdeType, Loc, PcType, Version};
 use std::time::Duration;
 
 /// The objdump text adapter of one release (one objdump per target triple).
@@ -352,13 +352,21 @@ pub fn parse_listing(text: &str, abi: Abi) -> Result<Decoded, String> {
             let f = FunctionFacts {
                 start: Some(pc),
                 size: Some(num(size)? as u32),
-                fde_type: Some(u8::from(attr.contains('F'))),
+                fde_type: Some(if attr.contains('F') {
+                    FdeType::Flex.into()
+                } else {
+                    FdeType::Default.into()
+                }),
                 ..FunctionFacts::default()
             };
             cur = Some((f, pc));
         } else if t.starts_with("STARTPC") {
             if let Some((f, _)) = cur.as_mut() {
-                f.pc_type = Some(u8::from(t.starts_with("STARTPC[m]")));
+                f.pc_type = Some(if t.starts_with("STARTPC[m]") {
+                    PcType::Mask.into()
+                } else {
+                    PcType::Inc.into()
+                });
             }
         } else if t.len() > 16
             && t.as_bytes()[..16].iter().all(u8::is_ascii_hexdigit)
@@ -368,7 +376,7 @@ pub fn parse_listing(text: &str, abi: Abi) -> Result<Decoded, String> {
                 return Err(format!("row outside a function: {line}"));
             };
             let addr = u64::from_str_radix(&t[..16], 16).map_err(|e| e.to_string())? as i64;
-            let start = if f.pc_type == Some(1) {
+            let start = if f.is_pc_mask() {
                 addr
             } else {
                 addr.wrapping_sub(*fpc)
@@ -498,8 +506,8 @@ mod tests {
         assert_eq!(d.functions.len(), 2);
         assert_eq!(d.functions[0].fres[1].start, Some(6));
         assert_eq!(d.functions[1].start, Some(-0x1150));
-        assert_eq!(d.functions[1].pc_type, Some(1));
-        assert_eq!(d.functions[1].fde_type, Some(1));
+        assert_eq!(d.functions[1].pc_type, Some(PcType::Mask.into()));
+        assert_eq!(d.functions[1].fde_type, Some(FdeType::Flex.into()));
         assert_eq!(d.functions[1].fres[0].start, Some(0xb));
     }
 }

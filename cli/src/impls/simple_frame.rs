@@ -22,7 +22,7 @@ use super::{
 };
 use fallible_iterator::FallibleIterator;
 use sframe_harness::impls::guard::guarded;
-use sframe_spec::{Base, Loc, Version};
+use sframe_spec::{Base, FdeType, Loc, Stored, Version};
 use simple_frame_rs::{SFrameError, SFrameFRE, SFrameSection};
 use std::hint::black_box;
 
@@ -217,8 +217,12 @@ macro_rules! decode_sections {
                 let mut f = FunctionFacts {
                     start: Some($fde.get_pc($s) as i64),
                     size: Some($fde.func_size),
-                    fre_type: $fde.func_info.get_fre_type().ok().map(|t| t as u8),
-                    pc_type: $pc_type.ok().map(|t| t as u8),
+                    fre_type: $fde
+                        .func_info
+                        .get_fre_type()
+                        .ok()
+                        .map(|t| Stored::from(t as u8)),
+                    pc_type: $pc_type.ok().map(|t| Stored::from(t as u8)),
                     fde_type: $fde_type,
                     rep_size: $rep_size,
                     num_fres: Some(u32::from($fde.func_num_fres)),
@@ -236,14 +240,15 @@ macro_rules! decode_sections {
 }
 
 decode_sections!(decode_v1, v1, |s, ctx, fde, fre|
-    pc_type: fde.func_info.get_fde_type(), fde_type: Some(0), rep_size: None,
+    pc_type: fde.func_info.get_fde_type(), fde_type: Some(FdeType::Default.into()), rep_size: None,
     row: default_fre_row!(ctx, s, fre));
 decode_sections!(decode_v2, v2, |s, ctx, fde, fre|
-    pc_type: fde.func_info.get_fde_type(), fde_type: Some(0), rep_size: Some(fde.func_rep_size),
+    pc_type: fde.func_info.get_fde_type(), fde_type: Some(FdeType::Default.into()),
+    rep_size: Some(fde.func_rep_size),
     row: default_fre_row!(ctx, s, fre));
 decode_sections!(decode_v3, v3, |s, ctx, fde, fre|
     pc_type: fde.func_info.get_fde_pctype(),
-    fde_type: fde.get_fde_type().ok().map(|t| t as u8),
+    fde_type: fde.get_fde_type().ok().map(|t| Stored::from(t as u8)),
     rep_size: Some(fde.func_rep_size),
     row: v3_row(ctx, s, is_flex(&fde), fre));
 

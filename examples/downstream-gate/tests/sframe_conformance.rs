@@ -40,8 +40,8 @@ impl Implementation for TinySframe {
                     .map(|f| FunctionFacts {
                         start: Some(f.start),
                         size: Some(f.size),
-                        fre_type: Some(f.fre_type),
-                        pc_type: Some(f.pc_type),
+                        fre_type: Some(f.fre_type.into()),
+                        pc_type: Some(f.pc_type.into()),
                         rep_size: Some(f.rep_size),
                         num_fres: Some(f.fre_starts.len() as u32),
                         fres: f

@@ -8,6 +8,7 @@ use crate::impls::{Decoded, Found, Row};
 use crate::signature::field::{RowField, RowOf};
 use crate::signature::FieldPath;
 use serde::Serialize;
+use sframe_spec::Stored;
 use std::fmt::Debug;
 
 /// One differing field.
@@ -125,20 +126,27 @@ pub fn decoded(a: &Decoded, b: &Decoded) -> Vec<FieldDiff> {
         let f = Some(i);
         acc.opt(FieldPath::FunctionStart, f, None, &fa.start, &fb.start);
         acc.opt(FieldPath::FunctionSize, f, None, &fa.size, &fb.size);
+        // Type fields are compared and shown as their stored numbers.
         acc.opt(
             FieldPath::FunctionFreType,
             f,
             None,
-            &fa.fre_type,
-            &fb.fre_type,
+            &fa.fre_type.map(Stored::code),
+            &fb.fre_type.map(Stored::code),
         );
-        acc.opt(FieldPath::FunctionPcType, f, None, &fa.pc_type, &fb.pc_type);
+        acc.opt(
+            FieldPath::FunctionPcType,
+            f,
+            None,
+            &fa.pc_type.map(Stored::code),
+            &fb.pc_type.map(Stored::code),
+        );
         acc.opt(
             FieldPath::FunctionFdeType,
             f,
             None,
-            &fa.fde_type,
-            &fb.fde_type,
+            &fa.fde_type.map(Stored::code),
+            &fb.fde_type.map(Stored::code),
         );
         acc.opt(
             FieldPath::FunctionRepSize,
@@ -251,5 +259,27 @@ mod tests {
             found(&Some(Found::default()), &None)[0].field,
             FieldPath::Missing
         );
+    }
+
+    #[test]
+    fn type_fields_differ_as_their_numbers() {
+        use sframe_spec::{FreType, PcType, Stored};
+        let mut a = Decoded::default();
+        a.functions.push(FunctionFacts {
+            fre_type: Some(FreType::Addr4.into()),
+            pc_type: Some(PcType::Mask.into()),
+            ..Default::default()
+        });
+        let mut b = a.clone();
+        b.functions[0].fre_type = Some(Stored::Undefined(3));
+        let d = decoded(&a, &b);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].field, FieldPath::FunctionFreType);
+        assert_eq!((d[0].expected.as_str(), d[0].found.as_str()), ("2", "3"));
+        b.functions[0].fre_type = a.functions[0].fre_type;
+        b.functions[0].pc_type = Some(PcType::Inc.into());
+        let d = decoded(&a, &b);
+        assert_eq!(d[0].field, FieldPath::FunctionPcType);
+        assert_eq!((d[0].expected.as_str(), d[0].found.as_str()), ("1", "0"));
     }
 }

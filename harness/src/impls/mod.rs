@@ -178,14 +178,15 @@ pub struct FunctionFacts {
     pub start: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u32>,
+    /// Written as its number (`0` ADDR1, `1` ADDR2, `2` ADDR4), an undefined one kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fre_type: Option<u8>,
-    /// 0 = PC-increment, 1 = PC-mask.
+    pub fre_type: Option<Stored<FreType>>,
+    /// Written as its number: 0 = PC-increment, 1 = PC-mask.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pc_type: Option<u8>,
-    /// 0 = default, 1 = flex (v3).
+    pub pc_type: Option<Stored<PcType>>,
+    /// Written as its number: 0 = default, 1 = flex (v3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fde_type: Option<u8>,
+    pub fde_type: Option<Stored<FdeType>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rep_size: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -199,21 +200,9 @@ pub struct FunctionFacts {
 }
 
 impl FunctionFacts {
-    /// The FRE type, typed (an undefined one kept as its number).
-    pub fn fre_type_stored(&self) -> Option<Stored<FreType>> {
-        self.fre_type.map(|v| Stored::of(v, FreType::from_u8))
-    }
-    /// The PC type, typed.
-    pub fn pc_type_stored(&self) -> Option<Stored<PcType>> {
-        self.pc_type.map(|v| Stored::of(v, PcType::from_u8))
-    }
-    /// The FDE type, typed.
-    pub fn fde_type_stored(&self) -> Option<Stored<FdeType>> {
-        self.fde_type.map(|v| Stored::of(v, FdeType::from_u8))
-    }
     /// The implementation reported a PC-mask function.
     pub fn is_pc_mask(&self) -> bool {
-        self.pc_type_stored() == Some(Stored::Defined(PcType::Mask))
+        self.pc_type == Some(Stored::Defined(PcType::Mask))
     }
 }
 

@@ -218,4 +218,20 @@ mod tests {
             r#"{"status":"ok","value":null}"#
         );
     }
+
+    #[test]
+    fn function_types_travel_as_their_numbers() {
+        use crate::impls::FunctionFacts;
+        use sframe_spec::{FdeType, PcType, Stored};
+        // The README's example function line, types as numbers; 7 is no FRE type.
+        let line = r#"{"fre_type":7,"pc_type":1,"fde_type":0,"fres":[]}"#;
+        let f: FunctionFacts = serde_json::from_str(line).unwrap();
+        assert_eq!(f.fre_type, Some(Stored::Undefined(7)));
+        assert_eq!(f.pc_type, Some(Stored::Defined(PcType::Mask)));
+        assert_eq!(f.fde_type, Some(Stored::Defined(FdeType::Default)));
+        assert_eq!(serde_json::to_string(&f).unwrap(), line);
+        // A number that is no byte is refused, as before.
+        assert!(serde_json::from_str::<FunctionFacts>(r#"{"pc_type":256}"#).is_err());
+        assert!(serde_json::from_str::<FunctionFacts>(r#"{"pc_type":"Mask"}"#).is_err());
+    }
 }

@@ -10,7 +10,8 @@ use super::{Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation
 use sframe_spec::decode::{decode_per_function_within, decode_with, FunctionRead};
 use sframe_spec::layout::{fde_info, fde_info2};
 use sframe_spec::{
-    decode, FdeType, FreType, Quirk, Quirks, Section, SectionIndex, SectionRef, Version, Violation,
+    decode, FdeType, FreType, Quirk, Quirks, Section, SectionIndex, SectionRef, Stored, Version,
+    Violation,
 };
 use std::hint::black_box;
 
@@ -44,9 +45,9 @@ pub fn facts_of_with(s: &Section, quirks: Quirks) -> Decoded {
         .map(|f| FunctionFacts {
             start: Some(f.start),
             size: Some(f.size),
-            fre_type: Some(f.fre_type as u8),
-            pc_type: Some(f.pc_type as u8),
-            fde_type: Some(f.fde_type as u8),
+            fre_type: Some(f.fre_type.into()),
+            pc_type: Some(f.pc_type.into()),
+            fde_type: Some(f.fde_type.into()),
             rep_size: Some(f.rep_size),
             num_fres: Some(f.fres.len() as u32),
             fres: f
@@ -100,12 +101,12 @@ fn facts_per_function(s: &Section, functions: &[FunctionRead], quirks: Quirks) -
                 None => FunctionFacts {
                     start: Some(r.start),
                     size: Some(f.size),
-                    fre_type: FreType::from_u8(fde_info::fre_type(f.info)).map(|t| t as u8),
-                    pc_type: Some(fde_info::pc_type(f.info)),
+                    fre_type: FreType::from_u8(fde_info::fre_type(f.info)).map(Stored::Defined),
+                    pc_type: Some(fde_info::pc_type(f.info).into()),
                     fde_type: if v3 {
-                        FdeType::from_u8(fde_info2::fde_type(f.info2)).map(|t| t as u8)
+                        FdeType::from_u8(fde_info2::fde_type(f.info2)).map(Stored::Defined)
                     } else {
-                        Some(0)
+                        Some(FdeType::Default.into())
                     },
                     rep_size: Some(f.rep_size),
                     ..FunctionFacts::default()
@@ -114,7 +115,8 @@ fn facts_per_function(s: &Section, functions: &[FunctionRead], quirks: Quirks) -
             if v3 {
                 // An FDE type the reader does not know is reported as none (its rows were
                 // read as default-type ones).
-                facts.fde_type = FdeType::from_u8(fde_info2::fde_type(f.info2)).map(|t| t as u8);
+                facts.fde_type =
+                    FdeType::from_u8(fde_info2::fde_type(f.info2)).map(Stored::Defined);
             }
             facts.num_fres = Some(f.num_fres);
             facts.error = r.error.as_ref().map(|v| v.rule.id().to_string());
