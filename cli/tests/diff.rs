@@ -36,7 +36,7 @@ fn registry(objdump: bool) -> Registry {
         reg.unavailable
     );
     assert!(
-        reg.available.iter().any(|i| i.name().starts_with("glibc-")),
+        reg.available.iter().any(|i| i.tool().is(ToolName::Glibc)),
         "glibc's SFrame reader is missing: run `ci/upstream-sources && ci/glibc-reader` (ci/test does); unavailable: {:?}",
         reg.unavailable
     );
@@ -123,7 +123,7 @@ fn corpus_and_seeds_agree_or_are_ledgered() {
     for g in reg
         .available
         .iter()
-        .filter(|i| i.name().starts_with("glibc-"))
+        .filter(|i| i.tool().is(ToolName::Glibc))
     {
         assert!(
             agreed(&results, &g.name(), 2) > 0,

@@ -186,6 +186,8 @@ named! {
         GnuAs = "gnu-as",
         Ld = "ld",
         Llvm = "llvm",
+        /// glibc's SFrame reader (`sysdeps/generic/sframe-read.c`), hosted by the worker.
+        Glibc = "glibc",
     }
 }
 

@@ -174,3 +174,13 @@ fn llvm_mc_is_a_producer_with_a_release() {
     let t: Tool = "llvm-23".parse().unwrap();
     assert!(t.is(ToolName::Llvm));
 }
+
+#[test]
+fn glibc_is_a_known_tool_written_as_before() {
+    let t = Tool::named("glibc-2.43");
+    assert!(t.is(ToolName::Glibc));
+    assert_eq!(t.release.as_deref(), Some("2.43"));
+    assert_eq!(t.to_string(), "glibc-2.43");
+    let s: Signature = "crash:glibc-2.43:v2:decode:SIGSEGV".parse().unwrap();
+    assert_eq!(s.to_string(), "crash:glibc-2.43:v2:decode:SIGSEGV");
+}
