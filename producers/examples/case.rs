@@ -13,7 +13,10 @@ use sframe_producers::gen::{self, Arch, Config};
 /// `produce --max-functions N` sets).
 fn config(arch: Arch) -> Config {
     let mut cfg = Config::new(arch);
-    if let Some(n) = std::env::var("MAX_FUNCTIONS").ok().and_then(|v| v.parse().ok()) {
+    if let Some(n) = std::env::var("MAX_FUNCTIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
         cfg.max_functions = n;
     }
     cfg
