@@ -2,11 +2,15 @@
 //!
 //! csmith for SFrame producers: random functions ([`gen`]) with real instructions and
 //! well-formed `.cfi_*` directives go through a producer ([`asm`]: `as --gsframe` of each
-//! provisioned binutils release); the object's SFrame rows, read with the reference reader,
-//! are checked per PC against the same object's `.eh_frame` CFI ([`cfi`], [`check`]).
-//! Disagreements get an oracle-class signature
+//! provisioned binutils release, `llvm-mc --gsframe`) for x86-64, AArch64 (both endians)
+//! and s390x; the object's SFrame rows, read with the reference reader, are checked per PC
+//! against the same object's `.eh_frame` CFI ([`cfi`], [`check`]). Where SFrame cannot say
+//! what the CFI says, the producer must leave the function out, and a row it writes anyway
+//! is named by why (`@unexpressible-<reason>`). Disagreements get an oracle-class signature
 //! `oracle:<producer>:<abi>:cfi-<kind>-<cfi shape>:<kind>` and are minimized
-//! ([`minimize`]) to the smallest `.s` that still gives the same signature.
+//! ([`minimize`]) to the smallest well-formed `.s` that still gives the same signature.
+//! [`pattern`] writes executable prologue/epilogue shapes with true CFI, for the checks that
+//! run the code (the emulator lives in `sframe-oracle`, which this crate does not depend on).
 
 pub mod asm;
 pub mod cfi;

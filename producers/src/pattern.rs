@@ -401,7 +401,7 @@ mod tests {
     #[test]
     fn every_architecture_writes_balanced_cfi() {
         let data: Vec<u8> = (0..4096u32)
-            .map(|i| (i * 2_654_435_761) as u8 ^ (i >> 3) as u8)
+            .map(|i| i.wrapping_mul(2_654_435_761) as u8 ^ (i >> 3) as u8)
             .collect();
         for arch in Arch::ALL {
             let mut u = Unstructured::new(&data);
