@@ -3,8 +3,9 @@
 //! The `sframe-conform` command and what it needs beyond the permissive
 //! [`sframe_harness`]: the registry of provisioned implementations and their adapters
 //! ([`impls`]), the `diff` and `impls` commands ([`diff_cmd`]), `check`, `dump`, `rules`,
-//! `bench`, and the emulator oracle ([`oracle_cmd`], [`stackwalk`]), which links Unicorn
-//! (GPL-2.0): this crate is GPL-2.0-or-later. Those two need the default feature `oracle`;
+//! `bench`, and the emulator oracle ([`oracle_cmd`], [`stackwalk`], and `produce --patterns` in
+//! [`produce_cmd`]), which links Unicorn (GPL-2.0): this crate is GPL-2.0-or-later. Those three
+//! need the default feature `oracle`;
 //! without it the crate builds the `sframe-worker` binary alone, without the emulator.
 
 #![forbid(unsafe_code)]
@@ -18,6 +19,7 @@ pub mod impls;
 pub mod matrix_cmd;
 #[cfg(feature = "oracle")]
 pub mod oracle_cmd;
+#[cfg(feature = "oracle")]
 pub mod produce_cmd;
 pub mod rules_cmd;
 #[cfg(feature = "oracle")]
