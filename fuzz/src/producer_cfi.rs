@@ -8,7 +8,6 @@
 use arbitrary::Unstructured;
 use sframe_harness::ledger::Ledger;
 use sframe_producers::asm::{self, Producer};
-use sframe_producers::check::FdeOutcome;
 use sframe_producers::gen::{Arch, Config, Program};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -73,19 +72,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         p.name,
         r.read_error
     );
-    let mut sigs: Vec<String> = r
-        .outcomes
-        .iter()
-        .filter_map(|o| match o {
-            FdeOutcome::Disagrees(m) => Some(sframe_producers::signature(&p.name, abi, m)),
-            _ => None,
-        })
-        .collect();
-    if let Some(e) = &r.assembler_error {
-        sigs.extend(sframe_producers::assembler_failure_signature(
-            &p.name, abi, e,
-        ));
-    }
+    let sigs = r.signatures(&p.name, abi);
     for sig in sigs {
         if let Some(log) = crate::differential::new_log() {
             // Checked against the ledger after the run (see differential::assert_ledgered).

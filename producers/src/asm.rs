@@ -51,23 +51,23 @@ fn releases(prefix: &str) -> Vec<(String, PathBuf)> {
 /// Every provisioned assembler for `arch` (GNU as releases oldest first, then LLVM's), whether
 /// or not it writes SFrame for `arch` ([`Producer::writes_sframe`]).
 pub fn producers(arch: Arch) -> Vec<Producer> {
-    let gnu = releases(&format!("{}-as-", arch.gnu_triple()))
-        .into_iter()
-        .map(|(rel, path)| Producer {
-            name: format!("gnu-as-{rel}"),
-            assembler: Assembler::GnuAs,
-            arch,
-            path,
-        });
-    let llvm = releases("llvm-mc-")
-        .into_iter()
-        .map(|(rel, path)| Producer {
-            name: format!("llvm-mc-{rel}"),
-            assembler: Assembler::LlvmMc,
-            arch,
-            path,
-        });
-    gnu.chain(llvm).collect()
+    let of = |prefix: String, name: &'static str, assembler: Assembler| {
+        releases(&prefix)
+            .into_iter()
+            .map(move |(rel, path)| Producer {
+                name: format!("{name}-{rel}"),
+                assembler,
+                arch,
+                path,
+            })
+    };
+    of(
+        format!("{}-as-", arch.gnu_triple()),
+        "gnu-as",
+        Assembler::GnuAs,
+    )
+    .chain(of("llvm-mc-".into(), "llvm-mc", Assembler::LlvmMc))
+    .collect()
 }
 
 /// What an assembler run gave.

@@ -198,6 +198,14 @@ fn loc_shape(l: Option<Loc>, regs: sframe_spec::constants::AbiRegs) -> String {
     }
 }
 
+/// `shape`, with `@unexpressible-<reason>` when no SFrame row can give the CFI there.
+fn shape_with_reason(shape: String, why: Option<&str>) -> String {
+    match why {
+        Some(reason) => format!("{shape}@unexpressible-{reason}"),
+        None => shape,
+    }
+}
+
 /// Check one CFI FDE against the SFrame section (`sec` at `vaddr`).
 pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome {
     let abi = sec.abi();
@@ -280,10 +288,7 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome 
             };
             // Where no SFrame row can give the CFI (the producer should have left the
             // function out), the shape says why after `@`.
-            let shape = match why {
-                Some(reason) => format!("cfi-{kind}-{w}-{g}@unexpressible-{reason}"),
-                None => format!("cfi-{kind}-{w}-{g}"),
-            };
+            let shape = shape_with_reason(format!("cfi-{kind}-{w}-{g}"), why);
             Mismatch {
                 pc_offset: off,
                 kind,
@@ -298,10 +303,7 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome 
             Ok(None) => {
                 let mut m = mk("no-row", e.cfa, None, "no row".into());
                 if sfde.num_fres == 0 {
-                    m.shape = match why {
-                        Some(reason) => format!("cfi-fde-without-fres@unexpressible-{reason}"),
-                        None => "cfi-fde-without-fres".into(),
-                    };
+                    m.shape = shape_with_reason("cfi-fde-without-fres".into(), why);
                 }
                 return FdeOutcome::Disagrees(m);
             }

@@ -128,22 +128,27 @@ pub fn assembler_failure_signature(producer: &str, abi: &str, stderr: &str) -> O
     ))
 }
 
+impl FileResult {
+    /// Every disagreement's signature, and the assembler's own failure's.
+    pub fn signatures(&self, producer: &str, abi: &str) -> Vec<String> {
+        let failure = self
+            .assembler_error
+            .as_deref()
+            .and_then(|e| assembler_failure_signature(producer, abi, e));
+        self.outcomes
+            .iter()
+            .filter_map(|o| match o {
+                FdeOutcome::Disagrees(m) => Some(signature(producer, abi, m)),
+                _ => None,
+            })
+            .chain(failure)
+            .collect()
+    }
+}
+
 /// The signatures of a file through `p` (for the minimizer's predicate).
 pub fn signatures_of(p: &Producer, asm: &str, work: &Path) -> Vec<String> {
-    let r = run_asm(p, asm, work);
-    let abi = p.arch.abi_name();
-    if let Some(e) = &r.assembler_error {
-        return assembler_failure_signature(&p.name, abi, e)
-            .into_iter()
-            .collect();
-    }
-    r.outcomes
-        .iter()
-        .filter_map(|o| match o {
-            FdeOutcome::Disagrees(m) => Some(signature(&p.name, abi, m)),
-            _ => None,
-        })
-        .collect()
+    run_asm(p, asm, work).signatures(&p.name, p.arch.abi_name())
 }
 
 /// A one-function program.
