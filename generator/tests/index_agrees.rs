@@ -1,5 +1,6 @@
 //! The look-up index ([`SectionIndex`]) gives exactly the reference's answer
-//! ([`SectionRef::find`]), errors included, on generated valid sections, on mutated ones
+//! ([`SectionRef::find`]), errors included, through both of its look-ups (`find` and the
+//! row-only `find_fre`), on generated valid sections, on mutated ones
 //! (every mutation kind), and on valid sections with random bytes overwritten, at PCs around
 //! every function's and every FRE's bounds, outside all functions, and at random.
 
@@ -8,7 +9,7 @@ use proptest::prelude::*;
 use sframe_gen::rng::SplitMix64;
 use sframe_gen::strategy::{generated_strategy, malformed_strategy, swarm_strategy};
 use sframe_gen::Config;
-use sframe_spec::{SectionIndex, SectionRef};
+use sframe_spec::{FreHit, SectionIndex, SectionRef};
 
 /// PCs worth asking about in `data`: the bounds of each function (and one past them), each
 /// FRE's start in its function and the byte before, a few random ones, and the extremes.
@@ -54,6 +55,14 @@ fn agree(data: &[u8], seed: u64) -> Result<(), TestCaseError> {
     for pc in pcs(data, seed) {
         prop_assert_eq!(r.find(pc), index.find(pc), "pc {:#x}", pc);
         prop_assert_eq!(r.find_fde(pc), index.find_fde(pc), "pc {:#x}", pc);
+        let row = r.find(pc).map(|found| {
+            found.map(|f| FreHit {
+                function: f.fde.index,
+                fre_index: f.fre_index,
+                fre: f.fre,
+            })
+        });
+        prop_assert_eq!(row, index.find_fre(pc), "pc {:#x}", pc);
     }
     Ok(())
 }
@@ -100,6 +109,9 @@ fn on_every_mutation_kind_of_larger_sections() {
     let cfg = Config {
         min_functions: 20,
         max_functions: 60,
+        // Either side of the index's `SCAN_MAX`: rows scanned in place and rows searched
+        // in a copy.
+        max_fres: 2 * sframe_spec::index::SCAN_MAX as usize,
         ..Config::default()
     };
     for round in 0..60 {

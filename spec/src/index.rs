@@ -1,30 +1,41 @@
 //! A look-up index built once from a section: the reference's look-up
-//! ([`SectionRef::find`] with no quirk) answered from a compact copy of the FDE table.
+//! ([`SectionRef::find`] with no quirk) answered from a compact table of its functions.
 //!
-//! [`SectionIndex::new`] reads every FDE's resolved start and size once (16 bytes a function,
-//! where the section spends 16 to 20 on its FDE entry: memory O(input)) and notes whether the
-//! starts really are in order. A look-up then searches that copy instead of re-reading and
-//! re-resolving FDE entries at every probe, and reads only the FDE it lands on and its FREs,
-//! zero-copy. The answers, errors included, are the reference's on every input, valid or
-//! not: the same search (the same probe order, through [`crate::search`], when a section
-//! claims to be sorted and is not), then the same reads in the same order. A section read
-//! with quirks is not indexed: its look-ups are [`SectionRef::find`]'s.
+//! [`SectionIndex::new`] reads every FDE once and keeps, per function, its resolved start and
+//! size and how its FREs are searched (24 bytes a function, where the section spends 16 to
+//! 20 on its FDE entry and at least 2 on each FRE: memory O(input)); it notes whether the
+//! starts really are in order. A look-up then searches that table instead of re-reading and
+//! re-resolving FDE entries at every probe, and reads only the FREs of the function it lands
+//! on, zero-copy: in place, the way the reference scans them, for a function of up to
+//! [`SCAN_MAX`] FREs; by binary search over a copy of their starts for a longer one. The
+//! answers, errors included, are the reference's on every input, valid or not: the same
+//! search (the same probe order, through [`crate::search`], when a section claims to be
+//! sorted and is not), then the same reads in the same order. Every function whose FDE or
+//! FREs the reference could fail to read, or reads under a PC mask, is looked up by the
+//! reader itself. A section read with quirks is not indexed: its look-ups are
+//! [`SectionRef::find`]'s.
+//!
+//! [`SectionIndex::find_fre`] answers what an unwinder asks (the row for a PC, and which
+//! function and FRE it is) without building the whole [`FdeRef`]; [`SectionIndex::find`]
+//! answers with it.
 
-use crate::constants::PcType;
+use crate::constants::{FreType, PcType};
 use crate::error::Violation;
 use crate::lookup::Found;
-use crate::read::{FdeRef, SectionRef};
+use crate::read::{FdeRef, FreRef, SectionRef};
 use crate::search::partition;
+
+/// Functions of at most this many FREs are searched in place, one FRE after the other as the
+/// reference reads them; longer ones by binary search over a copy of their FRE starts.
+pub const SCAN_MAX: u32 = 8;
 
 /// A section with its FDE table indexed for look-ups (see the module docs).
 #[derive(Debug, Clone)]
 pub struct SectionIndex<'a> {
     section: SectionRef<'a>,
-    /// Resolved start and size of each FDE, in the section's order, and where its FREs
-    /// start in `fres` when they can be searched there (see [`SectionIndex::new`]), else
-    /// [`NOT_COPIED`]; empty when not indexed.
-    fdes: Vec<(i64, u32, u32)>,
-    /// Whether the look-ups use `starts`: the section is read without quirks and every FDE
+    /// One entry per FDE, in the section's order; empty when not indexed.
+    fdes: Vec<Entry>,
+    /// Whether the look-ups use `fdes`: the section is read without quirks and every FDE
     /// entry was read.
     indexed: bool,
     /// Whether the starts never decrease (then any search for the last start at or below
@@ -32,12 +43,37 @@ pub struct SectionIndex<'a> {
     ordered: bool,
     /// When ordered: where to search, by the PC's distance from the lowest start.
     buckets: Buckets,
-    /// Start address and absolute offset of the FREs of those functions.
-    fres: Vec<(u32, u32)>,
+    /// Start address and absolute offset of the FREs of the functions searched
+    /// [`Search::Copied`].
+    copies: Vec<(u32, u32)>,
 }
 
-/// The `first_fre` of a function whose FREs are read from the section at each look-up.
-const NOT_COPIED: u32 = u32::MAX;
+/// What the index keeps of one function.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    /// Resolved start (offset from the section's start) and size.
+    start: i64,
+    size: u32,
+    num_fres: u32,
+    /// [`Search::InPlace`]: absolute offset of the first FRE; [`Search::Copied`]: index of
+    /// the first copy in [`SectionIndex::copies`]; [`Search::Reader`]: unused.
+    at: u32,
+    search: Search,
+    fre_type: FreType,
+}
+
+/// How a function's FRE is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Search {
+    /// By the reader ([`SectionRef::find_fre_in`]): its FDE or one of its FREs may fail to
+    /// read, its FREs are not in order, or it is a PC-mask function.
+    Reader,
+    /// A PC-increment function whose FREs all read and start in order, of up to
+    /// [`SCAN_MAX`] FREs: scanned in place.
+    InPlace,
+    /// The same, longer: binary search over the copies of its FRE starts.
+    Copied,
+}
 
 /// A radix table over ordered starts: `first[k]` is the first FDE whose start is at least
 /// `lowest + (k << shift)`, so the FDEs a PC can fall in lie between two neighbouring
@@ -50,11 +86,12 @@ struct Buckets {
 }
 
 impl Buckets {
-    fn new(fdes: &[(i64, u32, u32)]) -> Buckets {
-        let (Some(&(lowest, ..)), Some(&(highest, ..))) = (fdes.first(), fdes.last()) else {
+    fn new(fdes: &[Entry]) -> Buckets {
+        let (Some(lowest), Some(highest)) = (fdes.first(), fdes.last()) else {
             return Buckets::default();
         };
-        let span = (i128::from(highest) - i128::from(lowest)) as u128;
+        let lowest = lowest.start;
+        let span = (i128::from(highest.start) - i128::from(lowest)) as u128;
         let wanted = (fdes.len() as u128).next_power_of_two();
         let mut shift = 0u32;
         while (span >> shift) >= wanted {
@@ -65,7 +102,7 @@ impl Buckets {
         let mut i = 0usize;
         for k in 0..count {
             let low = i128::from(lowest) + ((k as i128) << shift);
-            while fdes.get(i).is_some_and(|f| i128::from(f.0) < low) {
+            while fdes.get(i).is_some_and(|f| i128::from(f.start) < low) {
                 i += 1;
             }
             first.push(i as u32);
@@ -78,7 +115,8 @@ impl Buckets {
     }
 
     /// How many FDEs start at or before `pc`.
-    fn count_at_or_before(&self, fdes: &[(i64, u32, u32)], pc: i64) -> usize {
+    #[inline]
+    fn count_at_or_before(&self, fdes: &[Entry], pc: i64) -> usize {
         if pc < self.lowest {
             return 0;
         }
@@ -92,16 +130,28 @@ impl Buckets {
         let (lo, hi) = (at(k), at(k + 1));
         lo + fdes
             .get(lo..hi)
-            .map_or(0, |run| run.partition_point(|f| f.0 <= pc))
+            .map_or(0, |run| run.partition_point(|f| f.start <= pc))
     }
 }
 
+/// The row [`SectionIndex::find_fre`] finds for a PC: the FRE, its index in its function,
+/// and that function's index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FreHit<'a> {
+    pub function: usize,
+    pub fre_index: usize,
+    pub fre: FreRef<'a>,
+}
+
+/// What the index answers without the reader: the row, or none; `None` when the reader must
+/// answer.
+type Fast<'a> = Option<Option<FreHit<'a>>>;
+
 impl<'a> SectionIndex<'a> {
-    /// Index `section`. Time and memory are O(input): every FDE is read, and the FREs of
-    /// each PC-increment function whose FREs all read and start in order are copied (start
-    /// and offset, 8 bytes an FRE), up to as many FREs in all as the section could hold
-    /// disjointly (half its length: functions may share FREs); the FREs of other functions
-    /// are read at each look-up, as the reference reads them.
+    /// Index `section`. Time and memory are O(input): every FDE and every FRE is read once;
+    /// FRE starts are copied (8 bytes an FRE) only for functions of more than [`SCAN_MAX`]
+    /// FREs, up to as many FREs in all as the section could hold disjointly (half its
+    /// length: functions may share FREs).
     pub fn new(section: SectionRef<'a>) -> SectionIndex<'a> {
         let n = if section.quirks().is_empty() {
             section.num_fdes()
@@ -114,7 +164,14 @@ impl<'a> SectionIndex<'a> {
         let mut indexed = section.quirks().is_empty();
         for i in 0..n {
             match section.fde_range(i) {
-                Some((start, size)) => fdes.push((start, size, NOT_COPIED)),
+                Some((start, size)) => fdes.push(Entry {
+                    start,
+                    size,
+                    num_fres: 0,
+                    at: 0,
+                    search: Search::Reader,
+                    fre_type: FreType::Addr1,
+                }),
                 None => {
                     indexed = false;
                     break;
@@ -124,20 +181,20 @@ impl<'a> SectionIndex<'a> {
         if !indexed {
             fdes = Vec::new();
         }
-        let ordered = fdes.windows(2).all(|w| w[0].0 <= w[1].0);
+        let ordered = fdes.windows(2).all(|w| w[0].start <= w[1].start);
         let buckets = if ordered && section.is_sorted() {
             Buckets::new(&fdes)
         } else {
             Buckets::default()
         };
-        let fres = copy_fres(&section, &mut fdes);
+        let copies = plan_searches(&section, &mut fdes);
         SectionIndex {
             section,
             fdes,
             indexed,
             ordered,
             buckets,
-            fres,
+            copies,
         }
     }
 
@@ -151,32 +208,39 @@ impl<'a> SectionIndex<'a> {
         &self.section
     }
 
+    /// The FRE for `pc` (section-relative), with its function's index: the FRE, FRE index
+    /// and FDE index of [`SectionRef::find`]'s answer, errors included.
+    #[inline]
+    pub fn find_fre(&self, pc: i64) -> Result<Option<FreHit<'a>>, Violation> {
+        if let Some(hit) = self.fast(pc)? {
+            return Ok(hit);
+        }
+        Ok(self.find(pc)?.map(|f| FreHit {
+            function: f.fde.index,
+            fre_index: f.fre_index,
+            fre: f.fre,
+        }))
+    }
+
     /// FDE and FRE for `pc` (section-relative): exactly [`SectionRef::find`]'s answer.
     pub fn find(&self, pc: i64) -> Result<Option<Found<'a>>, Violation> {
+        if let Some(hit) = self.fast(pc)? {
+            return match hit {
+                // The index read this FDE without error.
+                Some(h) => Ok(Some(Found {
+                    fde: self.section.fde(h.function)?,
+                    fre_index: h.fre_index,
+                    fre: h.fre,
+                })),
+                None => Ok(None),
+            };
+        }
         if !self.indexed {
             return self.section.find(pc);
         }
         let Some(fde) = self.find_fde(pc)? else {
             return Ok(None);
         };
-        if let Some(run) = self.copied_fres(&fde) {
-            // PC-increment FREs in order, all readable: the reference's scan stops at the
-            // first FRE starting after the PC and takes the one before.
-            let pc_off = pc.wrapping_sub(fde.start);
-            if !fde.contains_offset(pc_off) {
-                return Ok(None);
-            }
-            let k = run.partition_point(|f| u64::from(f.0) <= pc_off as u64);
-            let Some((k, &(_, off))) = k.checked_sub(1).and_then(|k| Some((k, run.get(k)?))) else {
-                return Ok(None);
-            };
-            let fre = self.section.fre_at(&fde, off as usize, k)?;
-            return Ok(Some(Found {
-                fde,
-                fre_index: k,
-                fre,
-            }));
-        }
         Ok(self
             .section
             .find_fre_in(&fde, pc)?
@@ -192,25 +256,13 @@ impl<'a> SectionIndex<'a> {
         if !self.indexed {
             return self.section.find_fde(pc);
         }
-        let fdes = &self.fdes;
-        let contains = |&(start, size, _): &(i64, u32, u32)| {
-            pc >= start && pc.checked_sub(start).is_some_and(|d| d < i64::from(size))
-        };
-        let found = if !self.section.is_sorted() {
-            fdes.iter().position(contains)
-        } else {
-            let after = if self.ordered {
-                self.buckets.count_at_or_before(fdes, pc)
-            } else {
-                // The reference's probes, on the copy.
-                partition(fdes.len(), |i| fdes.get(i).map(|f| f.0 <= pc).ok_or(())).unwrap_or(0)
-            };
-            after.checked_sub(1)
-        };
-        let Some((i, fde)) = found.and_then(|i| Some((i, fdes.get(i)?))) else {
+        let Some(i) = self.candidate(pc) else {
             return Ok(None);
         };
-        if !contains(fde) {
+        let Some(fde) = self.fdes.get(i) else {
+            return Ok(None);
+        };
+        if !contains(fde, pc) {
             // The reference reads the FDE's fields before it checks the size.
             self.section.fde_fields(i)?;
             return Ok(None);
@@ -219,56 +271,161 @@ impl<'a> SectionIndex<'a> {
     }
 }
 
-impl SectionIndex<'_> {
-    /// The copied FREs of `fde`, when they were copied.
-    fn copied_fres(&self, fde: &FdeRef) -> Option<&[(u32, u32)]> {
-        let first = self.fdes.get(fde.index)?.2;
-        if first == NOT_COPIED {
+/// Whether `pc` lies in the function of `e`.
+#[inline]
+fn contains(e: &Entry, pc: i64) -> bool {
+    pc >= e.start && pc.checked_sub(e.start).is_some_and(|d| d < i64::from(e.size))
+}
+
+impl<'a> SectionIndex<'a> {
+    /// The index of the FDE the reference's search lands on for `pc` (whether or not `pc` is
+    /// in it); `None` when it lands on none. Only when indexed.
+    #[inline]
+    fn candidate(&self, pc: i64) -> Option<usize> {
+        let fdes = &self.fdes;
+        if !self.section.is_sorted() {
+            return fdes.iter().position(|e| contains(e, pc));
+        }
+        let after = if self.ordered {
+            self.buckets.count_at_or_before(fdes, pc)
+        } else {
+            // The reference's probes, on the copy.
+            partition(fdes.len(), |i| fdes.get(i).map(|f| f.start <= pc).ok_or(())).unwrap_or(0)
+        };
+        after.checked_sub(1)
+    }
+
+    /// The row for `pc` found from the index alone, where it can be: from a function whose
+    /// FDE and FREs all read ([`Search::InPlace`], [`Search::Copied`]), or no function at
+    /// all. `Ok(None)` when the reader must answer.
+    #[inline]
+    fn fast(&self, pc: i64) -> Result<Fast<'a>, Violation> {
+        if !self.indexed {
+            return Ok(None);
+        }
+        let Some(i) = self.candidate(pc) else {
+            return Ok(Some(None));
+        };
+        let Some(e) = self.fdes.get(i) else {
+            return Ok(Some(None));
+        };
+        if e.search == Search::Reader {
+            return Ok(None);
+        }
+        // The FDE read without error when indexed: outside it, there is no row.
+        if !contains(e, pc) {
+            return Ok(Some(None));
+        }
+        let pc_off = pc.wrapping_sub(e.start) as u64;
+        // PC-increment FREs in order, all readable: the reference's scan stops at the first
+        // FRE starting after the PC and takes the one before.
+        let (k, off) = match e.search {
+            Search::InPlace => {
+                let mut off = e.at as usize;
+                let mut best = None;
+                for k in 0..e.num_fres as usize {
+                    let Some((start, next)) = self.section.fre_extent(e.fre_type, off) else {
+                        return Ok(None);
+                    };
+                    if u64::from(start) > pc_off {
+                        break;
+                    }
+                    best = Some((k, off));
+                    off = next;
+                }
+                match best {
+                    Some(b) => b,
+                    None => return Ok(Some(None)),
+                }
+            }
+            Search::Copied => {
+                let Some(run) = self.copied_fres(i) else {
+                    return Ok(None);
+                };
+                let k = run.partition_point(|f| u64::from(f.0) <= pc_off);
+                match k.checked_sub(1).and_then(|k| Some((k, run.get(k)?.1 as usize))) {
+                    Some(b) => b,
+                    None => return Ok(Some(None)),
+                }
+            }
+            Search::Reader => return Ok(None),
+        };
+        let fre = self
+            .section
+            .fres_of(i, e.fre_type, off, k, 1)
+            .next()
+            .transpose()?;
+        Ok(Some(fre.map(|fre| FreHit {
+            function: i,
+            fre_index: k,
+            fre,
+        })))
+    }
+
+    /// The copied FRE starts of function `i`, when they were copied.
+    fn copied_fres(&self, i: usize) -> Option<&[(u32, u32)]> {
+        let e = self.fdes.get(i)?;
+        if e.search != Search::Copied {
             return None;
         }
-        let first = first as usize;
-        self.fres
-            .get(first..first.checked_add(fde.num_fres as usize)?)
+        let first = e.at as usize;
+        self.copies.get(first..first.checked_add(e.num_fres as usize)?)
     }
 }
 
-/// The FRE copies of [`SectionIndex::new`] for the FDEs `fdes` of `section` (their
-/// `first_fre` is set where copied).
-fn copy_fres(section: &SectionRef<'_>, fdes: &mut [(i64, u32, u32)]) -> Vec<(u32, u32)> {
+/// Decide how each function of `fdes` (the entries of `section`'s FDEs) is searched, and
+/// copy the FRE starts of those searched [`Search::Copied`].
+fn plan_searches(section: &SectionRef<'_>, fdes: &mut [Entry]) -> Vec<(u32, u32)> {
     let mut budget = section.data().len() / 2;
-    let mut fres = Vec::new();
+    let mut copies = Vec::new();
     for (i, entry) in fdes.iter_mut().enumerate() {
         let Ok(fde) = section.fde(i) else {
             continue;
         };
-        let first = fres.len();
-        let mut copied = fde.pc_type() == PcType::Inc
-            && u32::try_from(first).is_ok_and(|f| f != NOT_COPIED)
-            && (fde.num_fres as usize) <= budget;
-        if copied {
-            budget -= fde.num_fres as usize;
-            let mut prev = 0u32;
-            for fre in section.fres(&fde) {
-                match fre
-                    .ok()
-                    .and_then(|f| Some((f.start, u32::try_from(f.offset).ok()?)))
-                {
-                    Some((start, off)) if start >= prev => {
-                        prev = start;
-                        fres.push((start, off));
+        if fde.pc_type() != PcType::Inc {
+            continue;
+        }
+        let (Ok(data_start), Ok(first)) = (u32::try_from(fde.data_start), u32::try_from(copies.len()))
+        else {
+            continue;
+        };
+        let copy = fde.num_fres > SCAN_MAX;
+        if copy && (fde.num_fres as usize > budget || first == u32::MAX) {
+            continue;
+        }
+        let mut readable = true;
+        let mut prev = 0u32;
+        for fre in section.fres(&fde) {
+            match fre
+                .ok()
+                .and_then(|f| Some((f.start, u32::try_from(f.offset).ok()?)))
+            {
+                Some((start, off)) if start >= prev => {
+                    prev = start;
+                    if copy {
+                        copies.push((start, off));
                     }
-                    _ => {
-                        copied = false;
-                        break;
-                    }
+                }
+                _ => {
+                    readable = false;
+                    break;
                 }
             }
         }
-        if copied {
-            entry.2 = first as u32;
-        } else {
-            fres.truncate(first);
+        if !readable {
+            copies.truncate(first as usize);
+            continue;
         }
+        if copy {
+            budget -= fde.num_fres as usize;
+        }
+        *entry = Entry {
+            num_fres: fde.num_fres,
+            at: if copy { first } else { data_start },
+            search: if copy { Search::Copied } else { Search::InPlace },
+            fre_type: fde.fre_type,
+            ..*entry
+        };
     }
-    fres
+    copies
 }

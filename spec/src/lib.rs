@@ -42,7 +42,7 @@ pub use constants::{Abi, BaseReg, DataWordSize, FdeType, FreType, PauthKey, PcTy
 pub use decode::decode;
 pub use endian::Endian;
 pub use error::{Error, Violation};
-pub use index::SectionIndex;
+pub use index::{FreHit, SectionIndex};
 pub use model::{Fre, Function, ReservedBits, Section};
 pub use quirks::{Quirk, Quirks};
 pub use read::{FdeFields, FdeRef, FreRef, Header, SectionRef};

@@ -156,14 +156,15 @@ impl Implementation for Reference {
         }
     }
     /// Look-ups as a user of the crate makes many: through a [`SectionIndex`] built once,
-    /// before the timing (its build is timed apart by `sframe-conform bench`).
+    /// before the timing (its build is timed apart by `sframe-conform bench`), asking for
+    /// the row ([`SectionIndex::find_fre`]) as libsframe's `sframe_find_fre` is asked.
     fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
         let s = match SectionIndex::parse(data) {
             Ok(s) => s,
             Err(v) => return rejected(&v),
         };
         Outcome::ok(BenchTiming::measure(pcs, rounds, |pc| {
-            let Ok(Some(f)) = s.find(pc) else {
+            let Ok(Some(f)) = s.find_fre(pc) else {
                 return false;
             };
             // Read the CFA word as a consumer would.
