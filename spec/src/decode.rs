@@ -224,26 +224,36 @@ fn function_model(fde: &FdeRef, version: crate::Version, start: i64, fres: Vec<F
 /// map, where each insertion costs O(log n).
 #[derive(Default)]
 pub(crate) struct BlockSet {
-    /// Sorted by start while every insertion came in order.
+    /// Sorted by start while every insertion came in order, neighbouring blocks merged.
     in_order: Vec<(usize, usize)>,
     /// Every block, once one came out of order (then `in_order` is empty).
     by_start: BTreeMap<usize, usize>,
 }
 
+/// [`BlockSet::insert`]'s answer to a block that overlaps one already there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Overlap;
+
 impl BlockSet {
-    /// Insert `[start, end)`; `Err(other_start)` when it overlaps a block already there.
-    pub(crate) fn insert(&mut self, start: usize, end: usize) -> Result<(), usize> {
+    /// Insert `[start, end)`; `Err` when it overlaps a block already there.
+    pub(crate) fn insert(&mut self, start: usize, end: usize) -> Result<(), Overlap> {
         if end <= start {
             return Ok(());
         }
         if self.by_start.is_empty() {
-            match self.in_order.last() {
+            match self.in_order.last_mut() {
                 // The last block is the one before `start`; none after it can overlap.
-                Some(&(s, e)) if s <= start => {
-                    if e > start {
-                        return Err(s);
+                Some((s, e)) if *s <= start => {
+                    if *e > start {
+                        return Err(Overlap);
                     }
-                    self.in_order.push((start, end));
+                    if *e == start {
+                        // Blocks that follow each other, as a producer lays them out, are
+                        // kept as one: the set stays small.
+                        *e = end;
+                    } else {
+                        self.in_order.push((start, end));
+                    }
                     return Ok(());
                 }
                 None => {
@@ -253,14 +263,14 @@ impl BlockSet {
                 Some(_) => self.by_start.extend(std::mem::take(&mut self.in_order)),
             }
         }
-        if let Some((&s, &e)) = self.by_start.range(..=start).next_back() {
+        if let Some((_, &e)) = self.by_start.range(..=start).next_back() {
             if e > start {
-                return Err(s);
+                return Err(Overlap);
             }
         }
         if let Some((&s, _)) = self.by_start.range(start..).next() {
             if s < end {
-                return Err(s);
+                return Err(Overlap);
             }
         }
         self.by_start.insert(start, end);
@@ -291,7 +301,7 @@ impl BlockSet {
 
 #[cfg(test)]
 mod tests {
-    use super::BlockSet;
+    use super::{BlockSet, Overlap};
 
     /// A v1 AMD64 little-endian section: one 17-byte FDE (start 0x100, size 0x10, one FRE),
     /// then the FRE `[start 0, info sp|1 word|1 byte, CFA offset 16]`.
@@ -335,9 +345,9 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The set answers as a plain list of blocks searched in full: the overlapping
-        /// block before the new one (the last starting at or before it), else the first one
-        /// starting inside it; gaps are the bytes no block covers.
+        /// The set answers as a plain list of blocks searched in full: a new block overlaps
+        /// when the last one starting at or before it ends after its start, or one starts
+        /// inside it; gaps are the bytes no block covers.
         #[test]
         fn block_set_is_a_list_of_disjoint_blocks(
             inserts in proptest::collection::vec((0usize..200, 0usize..30), 0..60),
@@ -355,8 +365,8 @@ mod tests {
                 let after = list.iter().filter(|b| b.0 >= start).min();
                 let want = match (before, after) {
                     _ if len == 0 => Ok(()),
-                    (Some(&(s, e)), _) if e > start => Err(s),
-                    (_, Some(&(s, _))) if s < end => Err(s),
+                    (Some(&(_, e)), _) if e > start => Err(Overlap),
+                    (_, Some(&(s, _))) if s < end => Err(Overlap),
                     _ => Ok(()),
                 };
                 if want.is_ok() && len > 0 {
@@ -383,17 +393,17 @@ mod tests {
         assert!(b.insert(10, 20).is_ok());
         assert!(b.insert(20, 25).is_ok());
         assert!(b.insert(5, 5).is_ok());
-        assert_eq!(b.insert(19, 21), Err(10));
-        assert_eq!(b.insert(0, 11), Err(10));
-        assert_eq!(b.insert(24, 30), Err(20));
+        assert_eq!(b.insert(19, 21), Err(Overlap));
+        assert_eq!(b.insert(0, 11), Err(Overlap));
+        assert_eq!(b.insert(24, 30), Err(Overlap));
         assert_eq!(b.gaps(0, 30), vec![(0, 10), (25, 5)]);
         // Out of order: before the first block, between two, overlapping a later one.
         assert!(b.insert(2, 4).is_ok());
-        assert_eq!(b.insert(3, 12), Err(2));
-        assert_eq!(b.insert(8, 12), Err(10));
+        assert_eq!(b.insert(3, 12), Err(Overlap));
+        assert_eq!(b.insert(8, 12), Err(Overlap));
         assert!(b.insert(6, 8).is_ok());
         assert!(b.insert(30, 31).is_ok());
-        assert_eq!(b.insert(26, 31), Err(30));
+        assert_eq!(b.insert(26, 31), Err(Overlap));
         assert_eq!(
             b.gaps(0, 32),
             vec![(0, 2), (4, 2), (8, 2), (25, 5), (31, 1)]

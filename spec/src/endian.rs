@@ -32,6 +32,7 @@ impl Endian {
         }
     }
 
+    #[inline]
     pub fn read_u8(self, b: &[u8], off: usize) -> Option<u8> {
         b.get(off).copied()
     }
@@ -40,6 +41,7 @@ impl Endian {
         b.get(off).map(|&v| v as i8)
     }
 
+    #[inline]
     pub fn read_u16(self, b: &[u8], off: usize) -> Option<u16> {
         let a: [u8; 2] = b.get(off..off.checked_add(2)?)?.try_into().ok()?;
         Some(match self {
@@ -48,6 +50,7 @@ impl Endian {
         })
     }
 
+    #[inline]
     pub fn read_u32(self, b: &[u8], off: usize) -> Option<u32> {
         let a: [u8; 4] = b.get(off..off.checked_add(4)?)?.try_into().ok()?;
         Some(match self {
@@ -56,6 +59,7 @@ impl Endian {
         })
     }
 
+    #[inline]
     pub fn read_u64(self, b: &[u8], off: usize) -> Option<u64> {
         let a: [u8; 8] = b.get(off..off.checked_add(8)?)?.try_into().ok()?;
         Some(match self {
@@ -65,6 +69,7 @@ impl Endian {
     }
 
     /// Read an unsigned integer of `width` bytes (1, 2, 4 or 8).
+    #[inline]
     pub fn read_uint(self, b: &[u8], off: usize, width: usize) -> Option<u64> {
         match width {
             1 => self.read_u8(b, off).map(u64::from),
@@ -76,6 +81,7 @@ impl Endian {
     }
 
     /// Read a signed integer of `width` bytes (1, 2 or 4), sign-extended.
+    #[inline]
     pub fn read_int(self, b: &[u8], off: usize, width: usize) -> Option<i64> {
         match width {
             1 => self.read_u8(b, off).map(|v| i64::from(v as i8)),

@@ -472,6 +472,18 @@ impl<'a> SectionRef<'a> {
         fre.mangled_ra() || self.fails_sanity(fre)
     }
 
+    /// Whether [`SectionRef::recovery`] of `fre` fails, and by which rule, computing no
+    /// rules where none can fail: a row of a default-type FDE with data words that passes
+    /// the sanity check always has recovery rules ([`recovery_rules`]).
+    #[inline]
+    pub fn recovery_fault(&self, fde: &FdeRef, fre: &FreRef<'_>) -> Result<(), Rule> {
+        if fde.fde_type == FdeType::Default && fre.dataword_count() > 0 && !self.fails_sanity(fre)
+        {
+            return Ok(());
+        }
+        self.recovery(fde, fre).map(|_| ())
+    }
+
     /// The recovery rules of an FRE of `fde`. An FRE failing a libsframe quirk's sanity
     /// check ([`SectionRef::fails_sanity`]) has none (every getter fails), except with
     /// [`Quirk::DataWordsAbove6Unreadable`]: there `sframe_fre_get_ra_undefined_p` returns

@@ -255,6 +255,7 @@ impl<'a> SectionRef<'a> {
 
     /// The resolved start (offset from the section's start) and size of FDE `i`, reading only
     /// the FDE index fields; for searching.
+    #[inline]
     pub fn fde_range(&self, i: usize) -> Option<(i64, u32)> {
         if i >= self.num_fdes() {
             return None;
@@ -327,6 +328,7 @@ impl<'a> SectionRef<'a> {
 
     /// The fields of FDE `i` as stored (v3: its index entry and its attribute), before the
     /// checks of [`SectionRef::fde`] on the FRE type, FDE type and where its FREs are.
+    #[inline]
     pub fn fde_fields(&self, i: usize) -> Result<FdeFields, Violation> {
         let bad_bounds = || {
             Violation::new(Rule::HeaderFdeSubsectionFits, header_offsets::NUM_FDES).at_function(i)
@@ -400,6 +402,7 @@ impl<'a> SectionRef<'a> {
     }
 
     /// Read FDE `i` (v3: its index entry and its attribute).
+    #[inline]
     pub fn fde(&self, i: usize) -> Result<FdeRef, Violation> {
         let FdeFields {
             index: _,
@@ -705,6 +708,7 @@ impl<'a> FreIter<'a> {
 impl<'a> Iterator for FreIter<'a> {
     type Item = Result<FreRef<'a>, Violation>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.remaining == 0 {
             return None;

@@ -127,19 +127,21 @@ pub fn validate(data: &[u8]) -> Vec<Violation> {
     let mut blocks = BlockSet::default();
     let mut blocks_sound = true;
     let mut fre_total: u64 = 0;
-    let mut ranges: Vec<(i64, u32, usize)> = Vec::with_capacity(section.num_fdes());
+    let mut order = OrderCheck::new(&section);
     for i in 0..section.num_fdes() {
-        if let Some((start, size)) = section.fde_range(i) {
-            ranges.push((start, size, i));
-        }
         let fde = match section.fde(i) {
             Ok(f) => f,
             Err(v) => {
+                if let Some((start, size)) = section.fde_range(i) {
+                    order.see(&section, (start, size, i));
+                }
                 out.push(v);
                 blocks_sound = false;
                 continue;
             }
         };
+        // The reader's start and size are the search's (no quirks here).
+        order.see(&section, (fde.start, fde.size, i));
         fre_total += u64::from(fde.num_fres);
         check_fde(&section, &fde, &mut out);
         match check_fres(&section, &fde, &mut out) {
@@ -164,37 +166,87 @@ pub fn validate(data: &[u8]) -> Vec<Violation> {
                 .expected(fre_total as i64),
         );
     }
-    if section.is_sorted() {
-        for w in ranges.windows(2) {
-            if w[1].0 < w[0].0 {
-                out.push(
-                    Violation::new(Rule::FdeSorted, section.fde_offset(w[1].2))
-                        .at_function(w[1].2)
-                        .found(w[1].0)
-                        .expected(w[0].0),
-                );
-            }
-        }
-    }
-    let mut by_start: Vec<_> = ranges.iter().filter(|r| r.1 > 0).copied().collect();
-    by_start.sort();
-    for w in by_start.windows(2) {
-        let end0 = w[0].0.saturating_add(i64::from(w[0].1));
-        if w[1].0 < end0 {
-            out.push(
-                Violation::new(Rule::FdeOverlap, section.fde_offset(w[1].2))
-                    .at_function(w[1].2)
-                    .found(w[1].0)
-                    .expected(end0),
-            );
-        }
-    }
+    order.finish(&section, &mut out);
     if blocks_sound {
         for (start, len) in blocks.gaps(fre_lo, fre_hi) {
             out.push(Violation::new(Rule::FreSubsectionDense, start).found(len as i64));
         }
     }
     out
+}
+
+/// FDE-SORTED (when the section says its FDEs are sorted) and FDE-OVERLAP, over the FDEs
+/// whose start and size read, fed in section order. While the functions of non-zero size come
+/// in (start, size, index) order, the pairs a sort would give are the neighbours met on the
+/// way; only when they do not are their ranges read again, copied and sorted (memory
+/// O(FDEs)).
+struct OrderCheck {
+    sorted_flag: bool,
+    unsorted: Vec<Violation>,
+    in_order: bool,
+    overlaps: Vec<Violation>,
+    prev: Option<(i64, u32, usize)>,
+    prev_sized: Option<(i64, u32, usize)>,
+}
+
+impl OrderCheck {
+    fn new(section: &SectionRef<'_>) -> OrderCheck {
+        OrderCheck {
+            sorted_flag: section.is_sorted(),
+            unsorted: Vec::new(),
+            in_order: true,
+            overlaps: Vec::new(),
+            prev: None,
+            prev_sized: None,
+        }
+    }
+
+    /// FDE `r.2` starts at `r.0` and is `r.1` bytes long.
+    fn see(&mut self, section: &SectionRef<'_>, r: (i64, u32, usize)) {
+        if self.sorted_flag {
+            if let Some(p) = self.prev.filter(|p| r.0 < p.0) {
+                self.unsorted.push(
+                    Violation::new(Rule::FdeSorted, section.fde_offset(r.2))
+                        .at_function(r.2)
+                        .found(r.0)
+                        .expected(p.0),
+                );
+            }
+        }
+        self.prev = Some(r);
+        if r.1 > 0 {
+            if let Some(p) = self.prev_sized.filter(|_| self.in_order) {
+                self.in_order = (p.0, p.1) <= (r.0, r.1);
+                self.overlaps.extend(overlap(section, [p, r]));
+            }
+            self.prev_sized = Some(r);
+        }
+    }
+
+    fn finish(mut self, section: &SectionRef<'_>, out: &mut Vec<Violation>) {
+        out.append(&mut self.unsorted);
+        if self.in_order {
+            out.append(&mut self.overlaps);
+            return;
+        }
+        let mut by_start: Vec<_> = (0..section.num_fdes())
+            .filter_map(|i| section.fde_range(i).map(|(s, n)| (s, n, i)))
+            .filter(|r| r.1 > 0)
+            .collect();
+        by_start.sort();
+        out.extend(by_start.windows(2).filter_map(|w| overlap(section, [w[0], w[1]])));
+    }
+}
+
+/// FDE-OVERLAP of the second of two functions, ordered by start, with the first.
+fn overlap(section: &SectionRef<'_>, w: [(i64, u32, usize); 2]) -> Option<Violation> {
+    let end0 = w[0].0.saturating_add(i64::from(w[0].1));
+    (w[1].0 < end0).then(|| {
+        Violation::new(Rule::FdeOverlap, section.fde_offset(w[1].2))
+            .at_function(w[1].2)
+            .found(w[1].0)
+            .expected(end0)
+    })
 }
 
 fn check_fde(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) {
@@ -265,6 +317,15 @@ fn check_fres(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) -> Opt
     let abi = s.abi();
     let i = fde.index;
     let mut prev: Option<u32> = None;
+    let limit = match (fde.pc_type(), v) {
+        (PcType::Mask, Version::V2 | Version::V3) if fde.rep_size > 0 => {
+            Some(u32::from(fde.rep_size))
+        }
+        (PcType::Mask, Version::V2 | Version::V3) => None,
+        _ => Some(fde.size),
+    }
+    // A function of size 0 is reported once, by FDE-SIZE-ZERO.
+    .filter(|&l| l > 0 || fde.pc_type() == PcType::Mask);
     let mut iter = s.fres(fde);
     for (k, fre) in iter.by_ref().enumerate() {
         let fre = match fre {
@@ -285,15 +346,7 @@ fn check_fres(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) -> Opt
             }
         }
         prev = Some(fre.start);
-        let limit = match (fde.pc_type(), v) {
-            (PcType::Mask, Version::V2 | Version::V3) if fde.rep_size > 0 => {
-                Some(u32::from(fde.rep_size))
-            }
-            (PcType::Mask, Version::V2 | Version::V3) => None,
-            _ => Some(fde.size),
-        };
-        // A function of size 0 is reported once, by FDE-SIZE-ZERO.
-        if let Some(limit) = limit.filter(|&l| l > 0 || fde.pc_type() == PcType::Mask) {
+        if let Some(limit) = limit {
             if fre.start >= limit {
                 out.push(
                     at(Rule::FreStartInFunction)
@@ -367,7 +420,7 @@ fn check_fres(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) -> Opt
         if fre.mangled_ra() && !abi.is_aarch64() {
             out.push(info_at(Rule::FreMangledRaAbi));
         }
-        if let Err(rule) = s.recovery(fde, &fre) {
+        if let Err(rule) = s.recovery_fault(fde, &fre) {
             out.push(info_at(rule).found(count as i64));
         }
     }
