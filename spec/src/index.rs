@@ -212,7 +212,7 @@ impl<'a> SectionIndex<'a> {
     /// and FDE index of [`SectionRef::find`]'s answer, errors included.
     #[inline]
     pub fn find_fre(&self, pc: i64) -> Result<Option<FreHit<'a>>, Violation> {
-        if let Some(hit) = self.fast(pc)? {
+        if let Some(hit) = self.fast(pc) {
             return Ok(hit);
         }
         Ok(self.find(pc)?.map(|f| FreHit {
@@ -224,7 +224,7 @@ impl<'a> SectionIndex<'a> {
 
     /// FDE and FRE for `pc` (section-relative): exactly [`SectionRef::find`]'s answer.
     pub fn find(&self, pc: i64) -> Result<Option<Found<'a>>, Violation> {
-        if let Some(hit) = self.fast(pc)? {
+        if let Some(hit) = self.fast(pc) {
             return match hit {
                 // The index read this FDE without error.
                 Some(h) => Ok(Some(Found {
@@ -297,69 +297,55 @@ impl<'a> SectionIndex<'a> {
 
     /// The row for `pc` found from the index alone, where it can be: from a function whose
     /// FDE and FREs all read ([`Search::InPlace`], [`Search::Copied`]), or no function at
-    /// all. `Ok(None)` when the reader must answer.
+    /// all. `None` when the reader must answer (the reader's errors are its own to give).
     #[inline]
-    fn fast(&self, pc: i64) -> Result<Fast<'a>, Violation> {
+    fn fast(&self, pc: i64) -> Fast<'a> {
         if !self.indexed {
-            return Ok(None);
+            return None;
         }
         let Some(i) = self.candidate(pc) else {
-            return Ok(Some(None));
+            return Some(None);
         };
-        let Some(e) = self.fdes.get(i) else {
-            return Ok(Some(None));
-        };
+        let e = self.fdes.get(i)?;
         if e.search == Search::Reader {
-            return Ok(None);
+            return None;
         }
         // The FDE read without error when indexed: outside it, there is no row.
         if !contains(e, pc) {
-            return Ok(Some(None));
+            return Some(None);
         }
         let pc_off = pc.wrapping_sub(e.start) as u64;
         // PC-increment FREs in order, all readable: the reference's scan stops at the first
         // FRE starting after the PC and takes the one before.
-        let (k, off) = match e.search {
+        let found = match e.search {
             Search::InPlace => {
                 let mut off = e.at as usize;
                 let mut best = None;
                 for k in 0..e.num_fres as usize {
-                    let Some((start, next)) = self.section.fre_extent(e.fre_type, off) else {
-                        return Ok(None);
-                    };
-                    if u64::from(start) > pc_off {
+                    let fre = self.section.fre_in_place(e.fre_type, off)?;
+                    if u64::from(fre.start) > pc_off {
                         break;
                     }
-                    best = Some((k, off));
-                    off = next;
+                    off = fre.end;
+                    best = Some((k, fre));
                 }
-                match best {
-                    Some(b) => b,
-                    None => return Ok(Some(None)),
-                }
+                best
             }
             Search::Copied => {
-                let Some(run) = self.copied_fres(i) else {
-                    return Ok(None);
-                };
+                let run = self.copied_fres(i)?;
                 let k = run.partition_point(|f| u64::from(f.0) <= pc_off);
                 match k.checked_sub(1).and_then(|k| Some((k, run.get(k)?.1 as usize))) {
-                    Some(b) => b,
-                    None => return Ok(Some(None)),
+                    Some((k, off)) => Some((k, self.section.fre_in_place(e.fre_type, off)?)),
+                    None => None,
                 }
             }
-            Search::Reader => return Ok(None),
+            Search::Reader => return None,
         };
-        let fre = self
-            .section
-            .fres_of(i, e.fre_type, off, k, 1)
-            .next()
-            .transpose()?;
-        Ok(Some(fre.map(|fre| FreHit {
+        Some(found.map(|(fre_index, fre)| FreHit {
             function: i,
-            fre_index: k,
+            fre_index,
             fre,
-        })))
+        }))
     }
 
     /// The copied FRE starts of function `i`, when they were copied.

@@ -496,19 +496,6 @@ impl<'a> SectionRef<'a> {
     }
 
     fn fres_from(&self, fde: &FdeRef, pos: usize, index: usize, remaining: u32) -> FreIter<'a> {
-        self.fres_of(fde.index, fde.fre_type, pos, index, remaining)
-    }
-
-    /// The FREs of function `function` (of FRE type `fre_type`) from absolute offset `pos`,
-    /// `index` being the first one's index and `remaining` how many to read.
-    pub(crate) fn fres_of(
-        &self,
-        function: usize,
-        fre_type: FreType,
-        pos: usize,
-        index: usize,
-        remaining: u32,
-    ) -> FreIter<'a> {
         FreIter {
             data: self.data,
             endian: self.endian,
@@ -516,18 +503,17 @@ impl<'a> SectionRef<'a> {
             pos,
             remaining,
             index,
-            function,
-            fre_type,
+            function: fde.index,
+            fre_type: fde.fre_type,
             size3_as_bytes: Quirk::libsframe_sanity_limit(self.quirks).is_some(),
         }
     }
 
-    /// The start address of the FRE of type `fre_type` at absolute offset `off`, and where
-    /// the next FRE begins: what a scan for a PC reads of each FRE it passes. `None` where
-    /// [`SectionRef::fres`] would fail to read it; never reads past the FRE sub-section.
-    /// Only for a reader without quirks (the reserved data-word size is then unreadable).
+    /// The FRE of type `fre_type` at absolute offset `off`, read as [`SectionRef::fres`]
+    /// reads it; `None` where that would fail. Only for a reader without quirks (the
+    /// reserved data-word size is then unreadable).
     #[inline]
-    pub(crate) fn fre_extent(&self, fre_type: FreType, off: usize) -> Option<(u32, usize)> {
+    pub(crate) fn fre_in_place(&self, fre_type: FreType, off: usize) -> Option<FreRef<'a>> {
         let asz = fre_type.addr_size();
         let info_off = off.checked_add(asz)?;
         if info_off >= self.fre_end {
@@ -535,9 +521,20 @@ impl<'a> SectionRef<'a> {
         }
         let start = self.endian.read_uint(self.data, off, asz)? as u32;
         let info = self.endian.read_u8(self.data, info_off)?;
-        let size = DataWordSize::from_u8((info >> 5) & 3)?;
-        let end = info_off + 1 + usize::from((info >> 1) & 0xf) * size.bytes();
-        (end <= self.fre_end).then_some((start, end))
+        let dataword_size = DataWordSize::from_u8((info >> 5) & 3)?;
+        let end = info_off + 1 + usize::from((info >> 1) & 0xf) * dataword_size.bytes();
+        if end > self.fre_end {
+            return None;
+        }
+        Some(FreRef {
+            offset: off,
+            end,
+            start,
+            info,
+            dataword_size,
+            words: self.data.get(info_off + 1..end)?,
+            endian: self.endian,
+        })
     }
 
     /// Whether `fre` fails the FRE sanity check of a reader with a libsframe quirk
