@@ -194,6 +194,70 @@ fn objdump_reading_many_sections_at_once_answers_as_one_run_per_section() {
     );
 }
 
+/// An outcome as compared across runs: a crash's detail (its stderr, which names addresses)
+/// left out.
+fn comparable<T: serde::Serialize>(o: &Outcome<T>) -> serde_json::Value {
+    let mut v = serde_json::to_value(o).expect("outcomes serialize");
+    if let Some(m) = v.as_object_mut() {
+        m.remove("detail");
+    }
+    v
+}
+
+#[test]
+fn workers_asked_together_answer_as_asked_one_at_a_time() {
+    // The engine sends every worker its request before reading any answer
+    // (`decode_and_find_begin`/`_end`); each answer must be the one a lone request gets, on
+    // valid sections and on the ledger's reproducers (which crash some releases), and a
+    // request begun and never ended must not shift the next answers.
+    let reg = registry(false);
+    let workers: Vec<&Arc<dyn Implementation>> = reg
+        .available
+        .iter()
+        .filter(|i| i.hosting() == Hosting::Worker)
+        .collect();
+    assert!(workers.len() >= 4, "libsframe x3 and glibc expected");
+    let mut cases: Vec<Case> = corpus_cases(&corpus_dir()).into_iter().take(24).collect();
+    let reproducers = sframe_harness::input::expand_paths(&[Ledger::default_dir()])
+        .expect("the findings directory is readable");
+    cases.extend(reproducers.iter().take(40).filter_map(|p| {
+        sframe_harness::input::read_input(p).ok().map(|i| Case {
+            name: p.display().to_string(),
+            data: i.loaded.bytes,
+        })
+    }));
+    let (mut compared, mut crashed) = (0, 0);
+    for (k, c) in cases.iter().enumerate() {
+        let reference = Reference.decode(&c.data);
+        let pcs = sframe_harness::diff::pcs_for(&c.data, reference.value(), 16);
+        for w in &workers {
+            w.decode_and_find_begin(&c.data, &pcs);
+        }
+        let together: Vec<_> = workers
+            .iter()
+            .map(|w| w.decode_and_find_end(&c.data, &pcs))
+            .collect();
+        if k % 7 == 0 {
+            // Begun, never ended: the next request reads past this answer.
+            for w in &workers {
+                w.decode_and_find_begin(&c.data, &pcs);
+            }
+        }
+        for (w, (d, f)) in workers.iter().zip(together) {
+            let (d1, f1) = w.decode_and_find(&c.data, &pcs);
+            if matches!(d, Outcome::Crashed { .. }) || f.iter().any(|o| matches!(o, Outcome::Crashed { .. })) {
+                crashed += 1;
+            }
+            assert_eq!(comparable(&d), comparable(&d1), "{} decode of {}", w.name(), c.name);
+            let f: Vec<_> = f.iter().map(comparable).collect();
+            let f1: Vec<_> = f1.iter().map(comparable).collect();
+            assert_eq!(f, f1, "{} look-ups in {}", w.name(), c.name);
+            compared += 1;
+        }
+    }
+    assert!(compared > 0 && crashed > 0, "{compared} compared, {crashed} with a crash: the crash path is untested");
+}
+
 #[test]
 fn every_reproducer_of_the_ledger_is_explained_by_it() {
     // The findings' reproducers (and the inputs of the former clusters, `untriaged-inputs/`)

@@ -140,6 +140,11 @@ impl Engine {
             .enumerate()
             .map(|(k, case)| {
                 let ctx = CaseContext::new(case, self.settings.max_pcs);
+                for (imp, d) in impls.iter().zip(decoded.iter()) {
+                    if d[k].is_none() {
+                        ctx.begin(imp.as_ref(), case);
+                    }
+                }
                 let results = impls
                     .iter()
                     .zip(decoded.iter_mut())
@@ -156,12 +161,19 @@ impl Engine {
         self.run_in(CaseContext::with_pcs(case, pcs.to_vec()), case)
     }
 
-    /// Every implementation but the reference, in `ctx`.
+    /// Every implementation but the reference, in `ctx`: those in other processes are all
+    /// asked before any answer is read, so that they work at the same time.
     fn run_in(&self, ctx: CaseContext, case: &Case) -> CaseResult {
-        let results = self
+        let impls: Vec<&Arc<dyn Implementation>> = self
             .impls
             .iter()
             .filter(|i| !i.tool().is(ToolName::Reference))
+            .collect();
+        for imp in &impls {
+            ctx.begin(imp.as_ref(), case);
+        }
+        let results = impls
+            .iter()
             .map(|imp| ctx.run(imp.as_ref(), case, &self.quirks))
             .collect();
         ctx.result(case, results)
@@ -257,6 +269,14 @@ impl CaseContext {
         }
     }
 
+    /// Send `imp` what [`CaseContext::run`] will ask of it, when it will be asked and
+    /// answers from another process ([`Implementation::decode_and_find_begin`]).
+    fn begin(&self, imp: &dyn Implementation, case: &Case) {
+        if self.version.is_none_or(|v| imp.supports(v)) {
+            imp.decode_and_find_begin(&case.data, &self.pcs);
+        }
+    }
+
     /// Decode and look up with `imp`, classify, and credit the findings whose quirks
     /// reproduce its answers. Also whether decode and look-up were unsupported.
     fn classify(
@@ -271,7 +291,7 @@ impl CaseContext {
         // Decoded already (in a batch), or decoded and looked up in one go.
         let (decoded, finds) = match decoded {
             Some(d) => (d, imp.find_fres(data, &self.pcs)),
-            None => imp.decode_and_find(data, &self.pcs),
+            None => imp.decode_and_find_end(data, &self.pcs),
         };
         let mut ds = classify_decode(&name, &self.verdict, &decoded);
         if ds.iter().any(value_discrepancy) {

@@ -320,6 +320,21 @@ pub trait Implementation: Send + Sync {
     ) -> (Outcome<Decoded>, Vec<Outcome<Option<Found>>>) {
         (self.decode(data), self.find_fres(data, pcs))
     }
+    /// Start [`Implementation::decode_and_find`] without waiting for its answer, so that
+    /// implementations in other processes work at the same time as this one: a worker sends
+    /// its request here and reads the answer in [`Implementation::decode_and_find_end`].
+    /// Every other implementation does nothing here.
+    fn decode_and_find_begin(&self, _data: &[u8], _pcs: &[i64]) {}
+    /// The answer of [`Implementation::decode_and_find`] on the section and PCs last given
+    /// to [`Implementation::decode_and_find_begin`] (or, without one, asked now): the same
+    /// answer either way.
+    fn decode_and_find_end(
+        &self,
+        data: &[u8],
+        pcs: &[i64],
+    ) -> (Outcome<Decoded>, Vec<Outcome<Option<Found>>>) {
+        self.decode_and_find(data, pcs)
+    }
     /// Produce a section from a model (implementations with an encoder).
     fn encode(&self, _model: &Section) -> Outcome<Vec<u8>> {
         Outcome::unsupported("no encoder")

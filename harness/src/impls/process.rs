@@ -206,14 +206,22 @@ impl Running {
         line: &str,
         timeout: Duration,
     ) -> (Option<Running>, Result<String, Failure>) {
-        let sent = self
-            .stdin
-            .write_all(line.as_bytes())
-            .and_then(|_| self.stdin.write_all(b"\n"))
-            .and_then(|_| self.stdin.flush());
-        if sent.is_err() {
+        if self.send(line).is_err() {
             return (None, Err(self.died()));
         }
+        self.receive(timeout)
+    }
+
+    /// Write a request line.
+    fn send(&mut self, line: &str) -> std::io::Result<()> {
+        self.stdin
+            .write_all(line.as_bytes())
+            .and_then(|_| self.stdin.write_all(b"\n"))
+            .and_then(|_| self.stdin.flush())
+    }
+
+    /// The answer to the request sent last; the process when it is still good for more.
+    fn receive(self, timeout: Duration) -> (Option<Running>, Result<String, Failure>) {
         match self.lines.recv_timeout(timeout) {
             Ok(Some(resp)) => (Some(self), Ok(resp)),
             Ok(None) | Err(RecvTimeoutError::Disconnected) => (None, Err(self.died())),
@@ -230,12 +238,40 @@ impl Running {
     }
 }
 
+/// The process of a [`ProcessImpl`], and the request sent to it whose answer is still to be
+/// read ([`Implementation::decode_and_find_begin`]).
+#[derive(Default)]
+struct Slot {
+    process: Option<Running>,
+    pending: Option<Pending>,
+}
+
+/// A `decode_find` request sent and not yet answered.
+struct Pending {
+    line: String,
+    hex: String,
+    data: Vec<u8>,
+    pcs: Vec<i64>,
+}
+
+impl Slot {
+    /// The process, with no answer left pending: an answer nobody collected is read and
+    /// dropped (the process answers in order).
+    fn settled(&mut self, timeout: Duration) -> Option<Running> {
+        let r = self.process.take()?;
+        if self.pending.take().is_none() {
+            return Some(r);
+        }
+        r.receive(timeout).0
+    }
+}
+
 /// An implementation behind a process.
 pub struct ProcessImpl {
     launch: Launch,
     hosting: Hosting,
     hello: Hello,
-    running: Mutex<Option<Running>>,
+    running: Mutex<Slot>,
 }
 
 impl std::fmt::Debug for ProcessImpl {
@@ -264,7 +300,10 @@ impl ProcessImpl {
             launch,
             hosting,
             hello,
-            running: Mutex::new(r),
+            running: Mutex::new(Slot {
+                process: r,
+                pending: None,
+            }),
         })
     }
 
@@ -274,7 +313,7 @@ impl ProcessImpl {
 
     fn call_once(&self, line: &str) -> Result<String, Failure> {
         let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
-        let r = match guard.take() {
+        let r = match guard.settled(self.launch.timeout) {
             Some(r) => r,
             None => Running::start(&self.launch).map_err(|e| Failure::Crashed {
                 signal: "spawn failed".into(),
@@ -282,8 +321,27 @@ impl ProcessImpl {
             })?,
         };
         let (r, resp) = r.request(line, self.launch.timeout);
-        *guard = r;
+        guard.process = r;
         resp
+    }
+
+    /// The answer to the pending request `p` (see [`Slot`]), read as [`ProcessImpl::call_once`]
+    /// reads its answer.
+    fn receive_pending(&self) -> Option<(Pending, Result<String, Failure>)> {
+        let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        let p = guard.pending.take()?;
+        let Some(r) = guard.process.take() else {
+            return Some((
+                p,
+                Err(Failure::Crashed {
+                    signal: "protocol-error".into(),
+                    detail: Some("no process for a pending request".into()),
+                }),
+            ));
+        };
+        let (r, resp) = r.receive(self.launch.timeout);
+        guard.process = r;
+        Some((p, resp))
     }
 
     /// Send a request and parse the answer as `T`; a crash is retried once on a fresh process.
@@ -292,9 +350,16 @@ impl ProcessImpl {
             Ok(l) => l,
             Err(e) => return Outcome::unsupported(format!("cannot encode request: {e}")),
         };
-        let resp = match self.call_once(&line) {
+        let first = self.call_once(&line);
+        self.settle(&line, first)
+    }
+
+    /// The outcome of the request `line` from its first answer `first`: a crash is retried
+    /// once on a fresh process, an answer is parsed as `T`.
+    fn settle<T: DeserializeOwned>(&self, line: &str, first: Result<String, Failure>) -> Outcome<T> {
+        let resp = match first {
             Ok(r) => Ok(r),
-            Err(Failure::Crashed { signal, detail }) => match self.call_once(&line) {
+            Err(Failure::Crashed { signal, detail }) => match self.call_once(line) {
                 Err(Failure::Crashed {
                     signal: s2,
                     detail: d2,
@@ -322,6 +387,7 @@ impl ProcessImpl {
                         .running
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
+                        .process
                         .take()
                     {
                         r.kill();
@@ -345,6 +411,7 @@ impl Drop for ProcessImpl {
             .running
             .get_mut()
             .unwrap_or_else(|e| e.into_inner())
+            .process
             .take()
         {
             r.kill();
@@ -401,12 +468,55 @@ impl Implementation for ProcessImpl {
             return (self.decode(data), self.find_fres(data, pcs));
         }
         let hex = hex::encode(data);
-        match self.call::<DecodeFind>(&Request::DecodeFind {
+        let answer = self.call::<DecodeFind>(&Request::DecodeFind {
             data: hex.clone(),
             pcs: pcs.to_vec(),
-        }) {
-            Outcome::Ok { value } => (value.decode, self.finds_from(hex, pcs, value.finds)),
-            _ => (self.decode(data), self.find_fres(data, pcs)),
+        });
+        self.decode_find_from(data, pcs, hex, answer)
+    }
+    fn decode_and_find_begin(&self, data: &[u8], pcs: &[i64]) {
+        if self.hosting != Hosting::Worker {
+            return;
+        }
+        let hex = hex::encode(data);
+        let Ok(line) = serde_json::to_string(&Request::DecodeFind {
+            data: hex.clone(),
+            pcs: pcs.to_vec(),
+        }) else {
+            return;
+        };
+        let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        let r = match guard.settled(self.launch.timeout) {
+            Some(r) => Some(r),
+            None => Running::start(&self.launch).ok(),
+        };
+        // A process that cannot be started or written to is left to `decode_and_find_end`,
+        // which asks as `decode_and_find` does (and so says how it failed).
+        let Some(mut r) = r else { return };
+        if r.send(&line).is_err() {
+            r.kill();
+            return;
+        }
+        guard.process = Some(r);
+        guard.pending = Some(Pending {
+            line,
+            hex,
+            data: data.to_vec(),
+            pcs: pcs.to_vec(),
+        });
+    }
+    fn decode_and_find_end(
+        &self,
+        data: &[u8],
+        pcs: &[i64],
+    ) -> (Outcome<Decoded>, Vec<Outcome<Option<Found>>>) {
+        match self.receive_pending() {
+            Some((p, first)) if p.data == data && p.pcs == pcs => {
+                let answer = self.settle::<DecodeFind>(&p.line, first);
+                self.decode_find_from(data, pcs, p.hex, answer)
+            }
+            // Nothing pending, or another section's answer (read and dropped).
+            _ => self.decode_and_find(data, pcs),
         }
     }
     fn encode(&self, model: &Section) -> Outcome<Vec<u8>> {
@@ -433,6 +543,21 @@ impl Implementation for ProcessImpl {
 }
 
 impl ProcessImpl {
+    /// `decode_and_find`'s answer from the answer to its `decode_find` request: when it
+    /// failed as a whole, the `decode` and `find_fre` requests say which half failed and how.
+    fn decode_find_from(
+        &self,
+        data: &[u8],
+        pcs: &[i64],
+        hex: String,
+        answer: Outcome<DecodeFind>,
+    ) -> (Outcome<Decoded>, Vec<Outcome<Option<Found>>>) {
+        match answer {
+            Outcome::Ok { value } => (value.decode, self.finds_from(hex, pcs, value.finds)),
+            _ => (self.decode(data), self.find_fres(data, pcs)),
+        }
+    }
+
     /// One outcome per PC from the answer to a `find_fre` request on the section `hex`:
     /// when it failed as a whole, the PCs are asked one at a time to find the failing ones.
     fn finds_from(
