@@ -13,13 +13,19 @@
 //! alone, and answers `{"status":"crashed","signal":...,"detail":...}` itself, the detail
 //! being the stderr of the child that died (the crash reporter's `fault in` line, an
 //! assertion message), marked `nondeterministic` when the second child did not die. The
-//! next request gets a new server child. A child that hangs is killed with the worker: the
+//! next request gets a new server child. A `find_fre` request of several PCs on which the
+//! server dies is asked again PC by PC instead (`finds_one_at_a_time`: what the harness does
+//! with a whole request that failed), each PC's crash with its own second opinion. A child
+//! that hangs is killed with the worker: the
 //! harness times the request out and kills the worker, and `PR_SET_PDEATHSIG` takes the
 //! child with it. A `decode_find` request is answered as its `decode` and its `find_fre`
 //! halves would be, each with its own crash handling, in one exchange with the server.
 
 use sframe_harness::impls::process::signal_name;
-use sframe_harness::impls::protocol::{answer, join_decode_find, serve_with, split_decode_find};
+use sframe_harness::impls::protocol::{
+    answer, finds_one_at_a_time, find_line, join_decode_find, parse_answer, serve_with,
+    split_decode_find, split_find,
+};
 use sframe_harness::impls::{Implementation, Outcome};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -315,9 +321,37 @@ impl Serving<'_> {
             }
             None => {
                 let (signal, stderr) = server.died();
-                second_opinion(self.imp, line, signal, stderr)
+                self.after_death(line, signal, stderr)
             }
         }
+    }
+
+    /// The answer to the request `line` after the server died on it: a `find_fre` request
+    /// of several PCs is asked again PC by PC ([`finds_one_at_a_time`], as the harness would
+    /// otherwise do, one exchange with it per PC, never reading a second opinion on the
+    /// whole); any other request gets a fresh child's second opinion.
+    fn after_death(&mut self, line: &str, signal: String, stderr: String) -> std::io::Result<String> {
+        let Some((hex, pcs)) = split_find(line) else {
+            return second_opinion(self.imp, line, signal, stderr);
+        };
+        let mut failed = None;
+        let finds = finds_one_at_a_time(&pcs, |pc| match self.one(&find_line(&hex, pc)) {
+            Ok(text) => parse_answer(&text),
+            Err(e) => {
+                let o = Outcome::Crashed {
+                    signal: "io".into(),
+                    detail: Some(e.to_string()),
+                };
+                failed = Some(e);
+                o
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        Ok(serde_json::to_string(&Outcome::ok(finds)).unwrap_or_else(|e| {
+            crashed("protocol-error".into(), e.to_string())
+        }))
     }
 
     fn server(&mut self) -> std::io::Result<Server> {
@@ -332,7 +366,7 @@ impl Serving<'_> {
         let mut server = self.server()?;
         if !server.send(line) {
             let (signal, stderr) = server.died();
-            return second_opinion(self.imp, line, signal, stderr);
+            return self.after_death(line, signal, stderr);
         }
         self.next_answer(server, line)
     }

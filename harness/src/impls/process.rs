@@ -10,7 +10,7 @@
 //!
 //! [`protocol`]: super::protocol
 
-use super::protocol::{DecodeFind, Hello, Request};
+use super::protocol::{finds_one_at_a_time, protocol_error, DecodeFind, Hello, Request};
 use super::{BenchTiming, Decoded, Found, Hosting, Implementation, Outcome};
 use serde::de::DeserializeOwned;
 use sframe_gen::hex;
@@ -392,11 +392,7 @@ impl ProcessImpl {
                     {
                         r.kill();
                     }
-                    let head: String = text.chars().take(200).collect();
-                    Outcome::Crashed {
-                        signal: "protocol-error".into(),
-                        detail: Some(format!("{e}: {head}")),
-                    }
+                    protocol_error(&e, &text)
                 }
             },
             Err(Failure::Crashed { signal, detail }) => Outcome::Crashed { signal, detail },
@@ -578,39 +574,12 @@ impl ProcessImpl {
                     .collect()
             }
             Outcome::Crashed { .. } | Outcome::Hung { .. } if pcs.len() > 1 => {
-                // Find the PCs that fail: one request each, giving up after three failures.
-                let mut failures = 0;
-                pcs.iter()
-                    .map(|&pc| {
-                        if failures >= 3 {
-                            return Outcome::unsupported(
-                                "not asked: the implementation failed three times on this section",
-                            );
-                        }
-                        let o = self
-                            .call::<Vec<Outcome<Option<Found>>>>(&Request::FindFre {
-                                data: hex.clone(),
-                                pcs: vec![pc],
-                            })
-                            .map(|mut v| v.pop());
-                        match o {
-                            Outcome::Ok { value: Some(o) } => o,
-                            Outcome::Ok { value: None } => Outcome::unsupported("empty answer"),
-                            Outcome::Rejected { class, detail } => {
-                                Outcome::Rejected { class, detail }
-                            }
-                            Outcome::Unsupported { reason } => Outcome::Unsupported { reason },
-                            Outcome::Crashed { signal, detail } => {
-                                failures += 1;
-                                Outcome::Crashed { signal, detail }
-                            }
-                            Outcome::Hung { timeout_ms } => {
-                                failures += 1;
-                                Outcome::Hung { timeout_ms }
-                            }
-                        }
+                finds_one_at_a_time(pcs, |pc| {
+                    self.call(&Request::FindFre {
+                        data: hex.clone(),
+                        pcs: vec![pc],
                     })
-                    .collect()
+                })
             }
             other => {
                 let o = other.map(|_| None);

@@ -24,6 +24,7 @@
 //! the section's bytes as hex; of `bench` a [`BenchTiming`].
 
 use super::{BenchTiming, Decoded, Found, Implementation, Outcome};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sframe_gen::hex;
 use sframe_spec::{Section, Version};
@@ -90,6 +91,73 @@ pub fn split_decode_find(line: &str) -> Option<(String, String)> {
 /// The `decode_find` response made of the `decode` and `find_fre` responses (JSON texts).
 pub fn join_decode_find(decode: &str, finds: &str) -> String {
     format!(r#"{{"status":"ok","value":{{"decode":{decode},"finds":{finds}}}}}"#)
+}
+
+/// A `find_fre` request line of more than one PC, as its section (hex) and PCs: what
+/// [`finds_one_at_a_time`] asks again PC by PC when the request fails as a whole; `None` for
+/// any other request.
+pub fn split_find(line: &str) -> Option<(String, Vec<i64>)> {
+    match serde_json::from_str::<Request>(line) {
+        Ok(Request::FindFre { data, pcs }) if pcs.len() > 1 => Some((data, pcs)),
+        _ => None,
+    }
+}
+
+/// The `find_fre` request line of the section `hex` at `pc` alone.
+pub fn find_line(hex: &str, pc: i64) -> String {
+    json(&Request::FindFre {
+        data: hex.to_string(),
+        pcs: vec![pc],
+    })
+}
+
+/// One outcome per PC, each asked alone with `ask` (the answer to a `find_fre` request of
+/// that PC), after a request for all of `pcs` failed as a whole (a crash or a hang): the
+/// failing PCs are found, giving up after three failures. The harness does this for an
+/// external program, `sframe-worker` for the library it hosts (in one exchange with the
+/// harness).
+pub fn finds_one_at_a_time(
+    pcs: &[i64],
+    mut ask: impl FnMut(i64) -> FindResponse,
+) -> Vec<Outcome<Option<Found>>> {
+    let mut failures = 0;
+    pcs.iter()
+        .map(|&pc| {
+            if failures >= 3 {
+                return Outcome::unsupported(
+                    "not asked: the implementation failed three times on this section",
+                );
+            }
+            match ask(pc).map(|mut v| v.pop()) {
+                Outcome::Ok { value: Some(o) } => o,
+                Outcome::Ok { value: None } => Outcome::unsupported("empty answer"),
+                Outcome::Rejected { class, detail } => Outcome::Rejected { class, detail },
+                Outcome::Unsupported { reason } => Outcome::Unsupported { reason },
+                Outcome::Crashed { signal, detail } => {
+                    failures += 1;
+                    Outcome::Crashed { signal, detail }
+                }
+                Outcome::Hung { timeout_ms } => {
+                    failures += 1;
+                    Outcome::Hung { timeout_ms }
+                }
+            }
+        })
+        .collect()
+}
+
+/// An answer line read back as `T`; a line that is not one is a protocol error.
+pub fn parse_answer<T: DeserializeOwned>(text: &str) -> Outcome<T> {
+    serde_json::from_str::<Outcome<T>>(text).unwrap_or_else(|e| protocol_error(&e, text))
+}
+
+/// The outcome of an answer line `text` that could not be read: `e`, and how it begins.
+pub fn protocol_error<T>(e: &serde_json::Error, text: &str) -> Outcome<T> {
+    let head: String = text.chars().take(200).collect();
+    Outcome::Crashed {
+        signal: "protocol-error".into(),
+        detail: Some(format!("{e}: {head}")),
+    }
 }
 
 /// Answer one request with `imp`, as a JSON line (without the newline).
