@@ -223,6 +223,9 @@ pub struct Throughput {
     pub copy_mb_per_s: f64,
 }
 
+/// How many corpus ELF files the oracle's pace is measured on.
+const ORACLE_FILES: usize = 12;
+
 /// How many turns each implementation's look-ups are timed in (the fastest counts).
 const TURNS: u32 = 5;
 
@@ -325,6 +328,7 @@ fn summarize(
         differential_cost,
         differential_inputs,
         text_sections_per_s: b::text_sections_per_s(impls),
+        oracle_checked_per_s_per_core: b::oracle_checked_per_s_per_core(ORACLE_FILES),
     }
 }
 
@@ -400,6 +404,10 @@ pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
     println!(
         "  text_sections_per_s     {}",
         show(summary.text_sections_per_s)
+    );
+    println!(
+        "  oracle_checked_per_s_per_core {}",
+        show(summary.oracle_checked_per_s_per_core)
     );
     for u in &reg.unavailable {
         println!("(unavailable: {}: {})", u.name, u.reason);

@@ -14,6 +14,9 @@
 //!   together (decode, then look-ups at up to 64 PCs), divided by the reference's alone, on
 //!   the corpus's sections.
 //! - `text_sections_per_s`: sections per second through the newest `objdump --sframe`.
+//! - `oracle_checked_per_s_per_core`: rows the emulator oracle checks per second on one core
+//!   (one job), on a dozen corpus ELF files spread over it (`sframe-conform oracle corpus/
+//!   --stats` gives the whole corpus's figure on every core).
 
 use crate::bench::Measurement;
 use crate::impls::Implementation;
@@ -41,6 +44,7 @@ pub struct Summary {
     /// How many corpus sections the differential cost was measured on.
     pub differential_inputs: usize,
     pub text_sections_per_s: Option<f64>,
+    pub oracle_checked_per_s_per_core: Option<f64>,
 }
 
 /// Copy throughput of `data` (MB/s), the bound decode+validate is compared with.
@@ -159,6 +163,39 @@ pub fn text_sections_per_s(impls: &[Arc<dyn Implementation>]) -> Option<f64> {
     let t = Instant::now();
     std::hint::black_box(objdump.decode_many(&inputs));
     Some(cases.len() as f64 / t.elapsed().as_secs_f64())
+}
+
+/// Rows the emulator oracle checks per second with one job, on `files` ELF files of the corpus
+/// spread over it (in path order); `None` without them or without the oracle.
+pub fn oracle_checked_per_s_per_core(files: usize) -> Option<f64> {
+    #[cfg(feature = "oracle")]
+    {
+        let paths = crate::oracle_cmd::expand(&[corpus_dir().join("elf")]).ok()?;
+        let opts = sframe_oracle::Options {
+            jobs: 1,
+            ..sframe_oracle::Options::default()
+        };
+        let (mut rows, mut secs) = (0u64, 0f64);
+        // Spread over the corpus: every producer and ABI, not only the first directory's.
+        let step = (paths.len() / files.max(1)).max(1);
+        for p in paths.iter().step_by(step).take(files) {
+            let Ok(bytes) = std::fs::read(p) else { continue };
+            let Ok(oracle) = sframe_oracle::Oracle::new(&bytes) else {
+                continue;
+            };
+            let all: Vec<usize> = (0..oracle.functions().len()).collect();
+            if let Ok(r) = oracle.check_functions(&all, &opts, &|| {}) {
+                rows += r.summary.rows_checked;
+                secs += r.stats.elapsed_secs;
+            }
+        }
+        (secs > 0.0).then(|| rows as f64 / secs)
+    }
+    #[cfg(not(feature = "oracle"))]
+    {
+        let _ = files;
+        None
+    }
 }
 
 #[cfg(test)]

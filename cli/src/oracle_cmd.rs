@@ -74,7 +74,8 @@ fn manifest_producer(path: &Path) -> Option<String> {
 }
 
 /// Files to check: named files as given, directories searched for ELF files.
-fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+/// The ELF files of `paths` (directories walked).
+pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
