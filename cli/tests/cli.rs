@@ -123,6 +123,28 @@ fn json_outputs_have_the_documented_keys() {
 }
 
 #[test]
+fn bench_json_ends_with_the_summary_of_every_ratio() {
+    // Every figure of issue 16's summary is measured (a number, not null) when the
+    // toolchains are provisioned, as ci/test provisions them; no time is asserted.
+    let out = run(&["bench", "--functions", "2000", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &v["summary"];
+    for k in [
+        "lookup_ratio_min",
+        "validate_mb_s",
+        "validate_ratio_to_copy",
+        "decode_owned_mb_s",
+        "differential_cost",
+        "text_sections_per_s",
+        "oracle_checked_per_s_per_core",
+    ] {
+        assert!(s[k].as_f64().is_some_and(|x| x > 0.0), "summary.{k}: {s}");
+    }
+    assert_eq!(s["lookup_ratios"].as_array().map(Vec::len), Some(3), "{s}");
+}
+
+#[test]
 fn dump_reads_like_objdump() {
     let good = tmp("dump2.sframe", &common::valid_v2());
     let out = run(&["dump", good.to_str().unwrap()]);
