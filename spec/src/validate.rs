@@ -202,6 +202,7 @@ impl OrderCheck {
     }
 
     /// FDE `r.2` starts at `r.0` and is `r.1` bytes long.
+    #[inline]
     fn see(&mut self, section: &SectionRef<'_>, r: (i64, u32, usize)) {
         if self.sorted_flag {
             if let Some(p) = self.prev.filter(|p| r.0 < p.0) {
@@ -249,6 +250,7 @@ fn overlap(section: &SectionRef<'_>, w: [(i64, u32, usize); 2]) -> Option<Violat
     })
 }
 
+#[inline]
 fn check_fde(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) {
     let v = s.version();
     let i = fde.index;
@@ -312,6 +314,7 @@ fn check_fde(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) {
 }
 
 /// Check the FREs of `fde`; returns the end of its data, or `None` when it could not be read.
+#[inline]
 fn check_fres(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) -> Option<usize> {
     let v = s.version();
     let abi = s.abi();
