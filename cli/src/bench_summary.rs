@@ -179,7 +179,9 @@ pub fn oracle_checked_per_s_per_core(files: usize) -> Option<f64> {
         // Spread over the corpus: every producer and ABI, not only the first directory's.
         let step = (paths.len() / files.max(1)).max(1);
         for p in paths.iter().step_by(step).take(files) {
-            let Ok(bytes) = std::fs::read(p) else { continue };
+            let Ok(bytes) = std::fs::read(p) else {
+                continue;
+            };
             let Ok(oracle) = sframe_oracle::Oracle::new(&bytes) else {
                 continue;
             };

@@ -137,19 +137,29 @@ fn corpus_and_seeds_agree_or_are_ledgered() {
 /// objdump reading many sections per process answers as a run per section does: the same
 /// outcome and the same rows, or the same rejection class; a batch is cut where a section
 /// makes objdump complain, and such a section is read alone (`text_tool::objdump_many`).
-#[test]
-fn objdump_reading_many_sections_at_once_answers_as_one_run_per_section() {
-    let reg = registry(true);
-    // Valid sections, and the ledger's reproducers, many of which objdump rejects.
-    let mut cases: Vec<Case> = corpus_cases(&corpus_dir()).into_iter().take(48).collect();
-    let reproducers = sframe_harness::input::expand_paths(&[Ledger::default_dir()])
+/// The first `corpus` sections of the corpus and the first `reproducers` inputs of the
+/// ledger's findings (many of which some implementation rejects or crashes on).
+fn corpus_and_reproducers(corpus: usize, reproducers: usize) -> Vec<Case> {
+    let mut cases: Vec<Case> = corpus_cases(&corpus_dir())
+        .into_iter()
+        .take(corpus)
+        .collect();
+    let paths = sframe_harness::input::expand_paths(&[Ledger::default_dir()])
         .expect("the findings directory is readable");
-    cases.extend(reproducers.iter().take(64).filter_map(|p| {
+    cases.extend(paths.iter().take(reproducers).filter_map(|p| {
         sframe_harness::input::read_input(p).ok().map(|i| Case {
             name: p.display().to_string(),
             data: i.loaded.bytes,
         })
     }));
+    cases
+}
+
+#[test]
+fn objdump_reading_many_sections_at_once_answers_as_one_run_per_section() {
+    let reg = registry(true);
+    // Valid sections, and the ledger's reproducers, many of which objdump rejects.
+    let cases = corpus_and_reproducers(48, 64);
     let inputs: Vec<&[u8]> = cases.iter().map(|c| c.data.as_slice()).collect();
     let (mut rejected, mut compared, mut crashed) = (0, 0, 0);
     for imp in reg
@@ -217,15 +227,7 @@ fn workers_asked_together_answer_as_asked_one_at_a_time() {
         .filter(|i| i.hosting() == Hosting::Worker)
         .collect();
     assert!(workers.len() >= 4, "libsframe x3 and glibc expected");
-    let mut cases: Vec<Case> = corpus_cases(&corpus_dir()).into_iter().take(24).collect();
-    let reproducers = sframe_harness::input::expand_paths(&[Ledger::default_dir()])
-        .expect("the findings directory is readable");
-    cases.extend(reproducers.iter().take(40).filter_map(|p| {
-        sframe_harness::input::read_input(p).ok().map(|i| Case {
-            name: p.display().to_string(),
-            data: i.loaded.bytes,
-        })
-    }));
+    let cases = corpus_and_reproducers(24, 40);
     let (mut compared, mut crashed) = (0, 0);
     for (k, c) in cases.iter().enumerate() {
         let reference = Reference.decode(&c.data);
@@ -245,17 +247,28 @@ fn workers_asked_together_answer_as_asked_one_at_a_time() {
         }
         for (w, (d, f)) in workers.iter().zip(together) {
             let (d1, f1) = w.decode_and_find(&c.data, &pcs);
-            if matches!(d, Outcome::Crashed { .. }) || f.iter().any(|o| matches!(o, Outcome::Crashed { .. })) {
+            if matches!(d, Outcome::Crashed { .. })
+                || f.iter().any(|o| matches!(o, Outcome::Crashed { .. }))
+            {
                 crashed += 1;
             }
-            assert_eq!(comparable(&d), comparable(&d1), "{} decode of {}", w.name(), c.name);
+            assert_eq!(
+                comparable(&d),
+                comparable(&d1),
+                "{} decode of {}",
+                w.name(),
+                c.name
+            );
             let f: Vec<_> = f.iter().map(comparable).collect();
             let f1: Vec<_> = f1.iter().map(comparable).collect();
             assert_eq!(f, f1, "{} look-ups in {}", w.name(), c.name);
             compared += 1;
         }
     }
-    assert!(compared > 0 && crashed > 0, "{compared} compared, {crashed} with a crash: the crash path is untested");
+    assert!(
+        compared > 0 && crashed > 0,
+        "{compared} compared, {crashed} with a crash: the crash path is untested"
+    );
 }
 
 #[test]

@@ -274,7 +274,10 @@ impl<'a> SectionIndex<'a> {
 /// Whether `pc` lies in the function of `e`.
 #[inline]
 fn contains(e: &Entry, pc: i64) -> bool {
-    pc >= e.start && pc.checked_sub(e.start).is_some_and(|d| d < i64::from(e.size))
+    pc >= e.start
+        && pc
+            .checked_sub(e.start)
+            .is_some_and(|d| d < i64::from(e.size))
 }
 
 impl<'a> SectionIndex<'a> {
@@ -334,7 +337,10 @@ impl<'a> SectionIndex<'a> {
             Search::Copied => {
                 let run = self.copied_fres(i)?;
                 let k = run.partition_point(|f| u64::from(f.0) <= pc_off);
-                match k.checked_sub(1).and_then(|k| Some((k, run.get(k)?.1 as usize))) {
+                match k
+                    .checked_sub(1)
+                    .and_then(|k| Some((k, run.get(k)?.1 as usize)))
+                {
                     Some((k, off)) => Some((k, self.section.fre_in_place(e.fre_type, off)?)),
                     None => None,
                 }
@@ -355,7 +361,8 @@ impl<'a> SectionIndex<'a> {
             return None;
         }
         let first = e.at as usize;
-        self.copies.get(first..first.checked_add(e.num_fres as usize)?)
+        self.copies
+            .get(first..first.checked_add(e.num_fres as usize)?)
     }
 }
 
@@ -371,7 +378,8 @@ fn plan_searches(section: &SectionRef<'_>, fdes: &mut [Entry]) -> Vec<(u32, u32)
         if fde.pc_type() != PcType::Inc {
             continue;
         }
-        let (Ok(data_start), Ok(first)) = (u32::try_from(fde.data_start), u32::try_from(copies.len()))
+        let (Ok(data_start), Ok(first)) =
+            (u32::try_from(fde.data_start), u32::try_from(copies.len()))
         else {
             continue;
         };
@@ -408,7 +416,11 @@ fn plan_searches(section: &SectionRef<'_>, fdes: &mut [Entry]) -> Vec<(u32, u32)
         *entry = Entry {
             num_fres: fde.num_fres,
             at: if copy { first } else { data_start },
-            search: if copy { Search::Copied } else { Search::InPlace },
+            search: if copy {
+                Search::Copied
+            } else {
+                Search::InPlace
+            },
             fre_type: fde.fre_type,
             ..*entry
         };

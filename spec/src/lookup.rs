@@ -477,8 +477,7 @@ impl<'a> SectionRef<'a> {
     /// the sanity check always has recovery rules ([`recovery_rules`]).
     #[inline]
     pub fn recovery_fault(&self, fde: &FdeRef, fre: &FreRef<'_>) -> Result<(), Rule> {
-        if fde.fde_type == FdeType::Default && fre.dataword_count() > 0 && !self.fails_sanity(fre)
-        {
+        if fde.fde_type == FdeType::Default && fre.dataword_count() > 0 && !self.fails_sanity(fre) {
             return Ok(());
         }
         self.recovery(fde, fre).map(|_| ())

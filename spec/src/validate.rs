@@ -235,7 +235,11 @@ impl OrderCheck {
             .filter(|r| r.1 > 0)
             .collect();
         by_start.sort();
-        out.extend(by_start.windows(2).filter_map(|w| overlap(section, [w[0], w[1]])));
+        out.extend(
+            by_start
+                .windows(2)
+                .filter_map(|w| overlap(section, [w[0], w[1]])),
+        );
     }
 }
 

@@ -23,7 +23,7 @@
 
 use sframe_harness::impls::process::signal_name;
 use sframe_harness::impls::protocol::{
-    answer, finds_one_at_a_time, find_line, join_decode_find, parse_answer, serve_with,
+    answer, find_line, finds_one_at_a_time, join_decode_find, parse_answer, serve_with,
     split_decode_find, split_find,
 };
 use sframe_harness::impls::{Implementation, Outcome};
@@ -330,7 +330,12 @@ impl Serving<'_> {
     /// of several PCs is asked again PC by PC ([`finds_one_at_a_time`], as the harness would
     /// otherwise do, one exchange with it per PC, never reading a second opinion on the
     /// whole); any other request gets a fresh child's second opinion.
-    fn after_death(&mut self, line: &str, signal: String, stderr: String) -> std::io::Result<String> {
+    fn after_death(
+        &mut self,
+        line: &str,
+        signal: String,
+        stderr: String,
+    ) -> std::io::Result<String> {
         let Some((hex, pcs)) = split_find(line) else {
             return second_opinion(self.imp, line, signal, stderr);
         };
@@ -349,9 +354,8 @@ impl Serving<'_> {
         if let Some(e) = failed {
             return Err(e);
         }
-        Ok(serde_json::to_string(&Outcome::ok(finds)).unwrap_or_else(|e| {
-            crashed("protocol-error".into(), e.to_string())
-        }))
+        Ok(serde_json::to_string(&Outcome::ok(finds))
+            .unwrap_or_else(|e| crashed("protocol-error".into(), e.to_string())))
     }
 
     fn server(&mut self) -> std::io::Result<Server> {

@@ -356,7 +356,11 @@ impl ProcessImpl {
 
     /// The outcome of the request `line` from its first answer `first`: a crash is retried
     /// once on a fresh process, an answer is parsed as `T`.
-    fn settle<T: DeserializeOwned>(&self, line: &str, first: Result<String, Failure>) -> Outcome<T> {
+    fn settle<T: DeserializeOwned>(
+        &self,
+        line: &str,
+        first: Result<String, Failure>,
+    ) -> Outcome<T> {
         let resp = match first {
             Ok(r) => Ok(r),
             Err(Failure::Crashed { signal, detail }) => match self.call_once(line) {
