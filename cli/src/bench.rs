@@ -313,7 +313,7 @@ fn summarize(
         .iter()
         .filter(|t| t.section.starts_with("synthetic"))
         .min_by(|a, b| a.validate_mb_per_s.total_cmp(&b.validate_mb_per_s));
-    let (differential_cost, differential_inputs) = b::differential_cost(impls);
+    let differential = b::differential_cost(impls);
     b::Summary {
         lookup_ratio_min: lookup_ratios.iter().map(|r| r.1).reduce(f64::min),
         lookup_ratios,
@@ -325,8 +325,9 @@ fn summarize(
             .filter(|t| t.section.starts_with("synthetic"))
             .map(|t| t.decode_owned_mb_per_s)
             .reduce(f64::min),
-        differential_cost,
-        differential_inputs,
+        differential_cost: differential.all,
+        differential_cost_by_implementation: differential.by_implementation,
+        differential_inputs: differential.inputs,
         text_sections_per_s: b::text_sections_per_s(impls),
         oracle_checked_per_s_per_core: b::oracle_checked_per_s_per_core(ORACLE_FILES),
     }
@@ -401,6 +402,9 @@ pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
         show(summary.differential_cost),
         summary.differential_inputs
     );
+    for (name, cost) in &summary.differential_cost_by_implementation {
+        println!("    {name:<21} {cost:.1}");
+    }
     println!(
         "  text_sections_per_s     {}",
         show(summary.text_sections_per_s)

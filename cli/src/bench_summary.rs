@@ -11,8 +11,9 @@
 //!   decoding into the owned `Section` model (a `Vec` per function and per row) plus
 //!   validating, for users of the model.
 //! - `differential_cost`: the time per input of every in-process and worker implementation
-//!   together (decode, then look-ups at up to 64 PCs), divided by the reference's alone, on
-//!   the corpus's sections.
+//!   together (decode, then look-ups at up to 64 PCs; the workers asked at once, as the
+//!   differential engine asks them), divided by the reference's alone, on the corpus's
+//!   sections; `differential_cost_by_implementation`: each one's alone, where the time goes.
 //! - `text_sections_per_s`: sections per second through the newest `objdump --sframe`.
 //! - `oracle_checked_per_s_per_core`: rows the emulator oracle checks per second on one core
 //!   (one job), on a dozen corpus ELF files spread over it (`sframe-conform oracle corpus/
@@ -41,6 +42,8 @@ pub struct Summary {
     /// same sections.
     pub decode_owned_mb_s: Option<f64>,
     pub differential_cost: Option<f64>,
+    /// Each implementation's own cost over the reference's (where the time goes).
+    pub differential_cost_by_implementation: Vec<(String, f64)>,
     /// How many corpus sections the differential cost was measured on.
     pub differential_inputs: usize,
     pub text_sections_per_s: Option<f64>,
@@ -99,23 +102,39 @@ fn pcs_of(data: &[u8]) -> Vec<i64> {
 }
 
 /// Time of `imps` decoding and looking up every input, as the differential engine asks
-/// them: one `decode_and_find` per input, every worker's sent before any answer is read.
+/// them: one `decode_and_find` per input of a version it reads, every worker's sent before
+/// any answer is read.
 fn time_all(imps: &[&Arc<dyn Implementation>], inputs: &[(Vec<u8>, Vec<i64>)]) -> Duration {
     let t = Instant::now();
     for (data, pcs) in inputs {
-        for imp in imps {
+        let asked: Vec<&&Arc<dyn Implementation>> = imps
+            .iter()
+            .filter(|i| section_version(data).is_none_or(|v| i.supports(v)))
+            .collect();
+        for imp in &asked {
             imp.decode_and_find_begin(data, pcs);
         }
-        for imp in imps {
+        for imp in &asked {
             std::hint::black_box(imp.decode_and_find_end(data, pcs));
         }
     }
     t.elapsed()
 }
 
+/// The differential cost on the corpus ([`differential_cost`]).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DifferentialCost {
+    /// Every in-process and worker implementation together, over the reference alone.
+    pub all: Option<f64>,
+    /// Each implementation alone over the reference alone (where the time goes).
+    pub by_implementation: Vec<(String, f64)>,
+    /// How many corpus sections.
+    pub inputs: usize,
+}
+
 /// Every in-process and worker implementation's time per corpus input over the
-/// reference's alone; also how many inputs.
-pub fn differential_cost(impls: &[Arc<dyn Implementation>]) -> (Option<f64>, usize) {
+/// reference's alone, together and one by one.
+pub fn differential_cost(impls: &[Arc<dyn Implementation>]) -> DifferentialCost {
     let inputs: Vec<(Vec<u8>, Vec<i64>)> = corpus_cases(&corpus_dir())
         .into_iter()
         .take(300)
@@ -134,13 +153,25 @@ pub fn differential_cost(impls: &[Arc<dyn Implementation>]) -> (Option<f64>, usi
         .filter(|i| i.tool().is(ToolName::Reference))
         .collect();
     if inputs.is_empty() || reference.is_empty() {
-        return (None, inputs.len());
+        return DifferentialCost {
+            inputs: inputs.len(),
+            ..DifferentialCost::default()
+        };
     }
     // Warm the workers up (process start, first dlopen) before timing.
     time_all(&all, &inputs[..inputs.len().min(5)]);
     let t_ref = time_all(&reference, &inputs).as_secs_f64();
     let t_all = time_all(&all, &inputs).as_secs_f64();
-    ((t_ref > 0.0).then(|| t_all / t_ref), inputs.len())
+    let ratio = |t: f64| (t_ref > 0.0).then(|| t / t_ref);
+    DifferentialCost {
+        all: ratio(t_all),
+        by_implementation: all
+            .iter()
+            .filter(|i| !i.tool().is(ToolName::Reference))
+            .filter_map(|i| Some((i.name(), ratio(time_all(&[*i], &inputs).as_secs_f64())?)))
+            .collect(),
+        inputs: inputs.len(),
+    }
 }
 
 /// Sections per second through the newest provisioned `objdump --sframe` (its decode), on
