@@ -272,6 +272,54 @@ fn workers_asked_together_answer_as_asked_one_at_a_time() {
 }
 
 #[test]
+fn a_crash_of_the_hosted_library_leaves_no_core_file() {
+    // libsframe 2.44 reads v1 with the v2 layout and faults on the corpus's v1 sections
+    // (F0112); its children are not dumpable, so even with core files allowed (here
+    // `ulimit -c unlimited`, and `core_pattern` writing into the working directory or piping to
+    // a handler) a crash costs its fork and no dump.
+    let lib = sframe_conform::impls::toolchains::libsframe_releases()
+        .into_iter()
+        .find(|r| r.release == "2.44")
+        .expect(PROVISION);
+    let v1 = corpus_cases(&corpus_dir())
+        .into_iter()
+        .find(|c| sframe_harness::impls::section_version(&c.data) == Some(Version::V1))
+        .expect("the corpus has v1 sections");
+    let dir = std::env::temp_dir().join(format!("sframe-core-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let request = format!(
+        "{{\"op\":\"decode\",\"data\":\"{}\"}}\n",
+        sframe_gen::hex::encode(&v1.data)
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -c unlimited && exec '{}' --libsframe '{}' --release 2.44",
+            env!("CARGO_BIN_EXE_sframe-worker"),
+            lib.path.display()
+        ))
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(request.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("sframe-worker runs");
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert!(answer.contains("\"status\":\"crashed\""), "{answer}");
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(left.is_empty(), "the crash left {left:?}");
+}
+
+#[test]
 fn every_reproducer_of_the_ledger_is_explained_by_it() {
     // The findings' reproducers (and the inputs of the former clusters, `untriaged-inputs/`)
     // are where each quirk must keep giving exactly its implementation's answer.

@@ -57,6 +57,18 @@ fn fork() -> std::io::Result<libc::pid_t> {
     Ok(pid)
 }
 
+/// Set up a child that runs the hosted library, which may crash: it dies with the worker
+/// (`PR_SET_PDEATHSIG`) and is not dumpable, so that its crash writes no core file and
+/// starts no core-dump handler (a `core_pattern` pipe such as systemd-coredump's ignores
+/// `RLIMIT_CORE`): a crash costs its `fork`, not a dump.
+fn crash_candidate() {
+    // SAFETY: prctl on this process only.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        libc::prctl(libc::PR_SET_DUMPABLE, 0);
+    }
+}
+
 fn write_all_fd(fd: i32, mut bytes: &[u8]) {
     while !bytes.is_empty() {
         // SAFETY: writes from a live slice to a descriptor this process owns.
@@ -75,9 +87,9 @@ fn attempt(imp: &dyn Implementation, line: &str) -> std::io::Result<Ended> {
     let pid = fork()?;
     if pid == 0 {
         // The child: die with the worker; stderr to the parent's pipe; answer; exit.
+        crash_candidate();
         // SAFETY: plain system calls on descriptors this process owns.
         unsafe {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             libc::dup2(err_w.as_raw_fd(), 2);
         }
         let mut resp = answer(imp, line);
@@ -219,9 +231,9 @@ fn spawn_server(imp: &dyn Implementation) -> std::io::Result<Server> {
         drop(err_r);
         // The child: die with the worker; stderr to the parent's pipe, never blocking on
         // it (what does not fit is lost: the last words of a crash fit).
+        crash_candidate();
         // SAFETY: plain system calls on descriptors this process owns.
         unsafe {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             libc::dup2(err_w.as_raw_fd(), 2);
         }
         set_nonblocking(2);
