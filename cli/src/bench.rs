@@ -314,6 +314,7 @@ fn summarize(
         .filter(|t| t.section.starts_with("synthetic"))
         .min_by(|a, b| a.validate_mb_per_s.total_cmp(&b.validate_mb_per_s));
     let differential = b::differential_cost(impls);
+    let text = b::text_sections_per_s(impls);
     b::Summary {
         lookup_ratio_min: lookup_ratios.iter().map(|r| r.1).reduce(f64::min),
         lookup_ratios,
@@ -328,7 +329,8 @@ fn summarize(
         differential_cost: differential.all,
         differential_cost_by_implementation: differential.by_implementation,
         differential_inputs: differential.inputs,
-        text_sections_per_s: b::text_sections_per_s(impls),
+        text_sections_per_s: text.0,
+        text_sections_per_s_by_tool: text.1,
         oracle_checked_per_s_per_core: b::oracle_checked_per_s_per_core(ORACLE_FILES),
     }
 }
@@ -409,6 +411,9 @@ pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
         "  text_sections_per_s     {}",
         show(summary.text_sections_per_s)
     );
+    for (name, rate) in &summary.text_sections_per_s_by_tool {
+        println!("    {name:<21} {rate:.0}");
+    }
     println!(
         "  oracle_checked_per_s_per_core {}",
         show(summary.oracle_checked_per_s_per_core)

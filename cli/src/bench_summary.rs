@@ -14,7 +14,9 @@
 //!   together (decode, then look-ups at up to 64 PCs; the workers asked at once, as the
 //!   differential engine asks them), divided by the reference's alone, on the corpus's
 //!   sections; `differential_cost_by_implementation`: each one's alone, where the time goes.
-//! - `text_sections_per_s`: sections per second through the newest `objdump --sframe`.
+//! - `text_sections_per_s`: sections per second through the newest `objdump --sframe`, many
+//!   sections per process; `text_sections_per_s_by_tool`: the same for every text adapter
+//!   (objdump, llvm-readobj).
 //! - `oracle_checked_per_s_per_core`: rows the emulator oracle checks per second on one core
 //!   (one job), on a dozen corpus ELF files spread over it (`sframe-conform oracle corpus/
 //!   --stats` gives the whole corpus's figure on every core).
@@ -47,6 +49,8 @@ pub struct Summary {
     /// How many corpus sections the differential cost was measured on.
     pub differential_inputs: usize,
     pub text_sections_per_s: Option<f64>,
+    /// Sections per second through each text adapter (llvm-readobj reads v2 only).
+    pub text_sections_per_s_by_tool: Vec<(String, f64)>,
     pub oracle_checked_per_s_per_core: Option<f64>,
 }
 
@@ -174,17 +178,12 @@ pub fn differential_cost(impls: &[Arc<dyn Implementation>]) -> DifferentialCost 
     }
 }
 
-/// Sections per second through the newest provisioned `objdump --sframe` (its decode), on
-/// up to 100 corpus sections read together, as the differential engine has it read them.
-pub fn text_sections_per_s(impls: &[Arc<dyn Implementation>]) -> Option<f64> {
-    let objdump = impls
-        .iter()
-        .filter(|i| i.tool().is(ToolName::Objdump))
-        .last()?;
-    // The sections it reads, as the differential engine gives it.
+/// Sections per second through the text adapter `tool` (its decode), on up to 100 corpus
+/// sections of versions it reads, read together as the differential engine has it read them.
+fn sections_per_s(tool: &dyn Implementation) -> Option<f64> {
     let cases: Vec<_> = corpus_cases(&corpus_dir())
         .into_iter()
-        .filter(|c| section_version(&c.data).is_none_or(|v| objdump.supports(v)))
+        .filter(|c| section_version(&c.data).is_none_or(|v| tool.supports(v)))
         .take(100)
         .collect();
     if cases.is_empty() {
@@ -192,8 +191,25 @@ pub fn text_sections_per_s(impls: &[Arc<dyn Implementation>]) -> Option<f64> {
     }
     let inputs: Vec<&[u8]> = cases.iter().map(|c| c.data.as_slice()).collect();
     let t = Instant::now();
-    std::hint::black_box(objdump.decode_many(&inputs));
+    std::hint::black_box(tool.decode_many(&inputs));
     Some(cases.len() as f64 / t.elapsed().as_secs_f64())
+}
+
+/// Sections per second through the newest provisioned `objdump --sframe` (the summary's
+/// figure), and through every text adapter: the newest objdump and each llvm-readobj.
+pub fn text_sections_per_s(impls: &[Arc<dyn Implementation>]) -> (Option<f64>, Vec<(String, f64)>) {
+    let objdump = impls
+        .iter()
+        .filter(|i| i.tool().is(ToolName::Objdump))
+        .next_back();
+    let readobjs = impls.iter().filter(|i| i.tool().is(ToolName::LlvmReadobj));
+    let by_tool: Vec<(String, f64)> = objdump
+        .into_iter()
+        .chain(readobjs)
+        .filter_map(|t| Some((t.name(), sections_per_s(t.as_ref())?)))
+        .collect();
+    let newest_objdump = objdump.and_then(|o| by_tool.iter().find(|(n, _)| *n == o.name()));
+    (newest_objdump.map(|(_, r)| *r), by_tool)
 }
 
 /// Rows the emulator oracle checks per second with one job, on `files` ELF files of the corpus

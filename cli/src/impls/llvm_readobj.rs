@@ -58,11 +58,14 @@
 //! llvm-readobj does not look PCs up: [`Implementation::find_fre`] is unsupported.
 
 use super::registry::{Options, Registry, Unavailable};
-use super::text_tool::{run_on_elf, wrap_elf, Preamble, EM_AARCH64, EM_S390, EM_X86_64};
+use super::text_tool::{
+    readobj_many, run_on_elf, wrap_elf, Preamble, Printed, EM_AARCH64, EM_S390, EM_X86_64,
+};
 use super::toolchains::{cache_dir, tool_entries};
 use super::{norm, Decoded, Found, FreFacts, FunctionFacts, Hosting, Implementation, Outcome, Row};
 use sframe_spec::{Abi, Endian, Stored, Version};
 use std::path::PathBuf;
+use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -156,18 +159,27 @@ impl LlvmReadobj {
         LlvmReadobj { tool, timeout }
     }
 
+    /// `data` wrapped in an ELF file llvm-readobj opens, and the ABI its listing is read
+    /// with; the outcome instead when llvm-readobj is not to be asked (not v2, no magic).
+    fn prepare(&self, data: &[u8]) -> Result<(Vec<u8>, Abi), Outcome<Decoded>> {
+        let Preamble {
+            endian,
+            version,
+            abi,
+        } = Preamble::of(data)?;
+        if version != Some(2) {
+            return Err(Outcome::unsupported(
+                "llvm-readobj reads SFrame version 2 only",
+            ));
+        }
+        let machine = machine_for(abi, endian);
+        Ok((wrap_elf(data, machine, endian), abi.unwrap_or(Abi::Amd64)))
+    }
+
     /// Run `llvm-readobj --sframe` on `elf`: stdout and stderr, or a failure outcome.
     fn run(&self, elf: &[u8]) -> Result<(String, String), Outcome<Decoded>> {
         let (status, stdout, stderr) = run_on_elf(&self.tool.path, elf, self.timeout)?;
-        if !status.success() {
-            // llvm-readobj exits non-zero on errors about the file itself (it cannot be
-            // read as ELF), not on SFrame problems (those are warnings): our wrapper's fault.
-            return Err(Outcome::unsupported(format!(
-                "llvm-readobj failed ({status}): {}",
-                stderr.trim()
-            )));
-        }
-        Ok((stdout, stderr))
+        printed(status, stdout, stderr)
     }
 }
 
@@ -186,27 +198,54 @@ impl Implementation for LlvmReadobj {
         Hosting::Text
     }
     fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
-        let Preamble {
-            endian,
-            version,
-            abi,
-        } = match Preamble::of(data) {
-            Ok(p) => p,
-            Err(o) => return o,
-        };
-        if version != Some(2) {
-            return Outcome::unsupported("llvm-readobj reads SFrame version 2 only");
-        }
-        let machine = machine_for(abi, endian);
-        let (stdout, stderr) = match self.run(&wrap_elf(data, machine, endian)) {
+        let (elf, abi) = match self.prepare(data) {
             Ok(x) => x,
             Err(o) => return o,
         };
-        interpret(&stdout, &stderr, abi.unwrap_or(Abi::Amd64))
+        let (stdout, stderr) = match self.run(&elf) {
+            Ok(x) => x,
+            Err(o) => return o,
+        };
+        interpret(&stdout, &stderr, abi)
+    }
+    fn decode_many(&self, inputs: &[&[u8]]) -> Vec<Outcome<Decoded>> {
+        let mut out: Vec<Option<Outcome<Decoded>>> = vec![None; inputs.len()];
+        // The inputs it reads, wrapped, run together (`readobj_many`).
+        let mut items: Vec<(usize, Vec<u8>, Abi)> = Vec::new();
+        for (i, data) in inputs.iter().enumerate() {
+            match self.prepare(data) {
+                Ok((elf, abi)) => items.push((i, elf, abi)),
+                Err(o) => out[i] = Some(o),
+            }
+        }
+        let elfs: Vec<Vec<u8>> = items.iter().map(|x| x.1.clone()).collect();
+        let printed = readobj_many(&self.tool.path, &elfs, self.timeout, printed);
+        for ((i, _, abi), p) in items.into_iter().zip(printed) {
+            out[i] = Some(match p {
+                Ok((stdout, stderr)) => interpret(&stdout, &stderr, abi),
+                Err(o) => o,
+            });
+        }
+        out.into_iter()
+            .map(|o| o.unwrap_or_else(|| Outcome::unsupported("not run")))
+            .collect()
     }
     fn find_fre(&self, _data: &[u8], _pc: i64) -> Outcome<Option<Found>> {
         Outcome::unsupported("llvm-readobj does not look PCs up")
     }
+}
+
+/// What a run that exited with `status` printed, or why it says nothing: llvm-readobj
+/// exits non-zero on errors about the file itself (it cannot be read as ELF), not on SFrame
+/// problems (those are warnings): our wrapper's fault.
+fn printed(status: ExitStatus, stdout: String, stderr: String) -> Printed {
+    if !status.success() {
+        return Err(Outcome::unsupported(format!(
+            "llvm-readobj failed ({status}): {}",
+            stderr.trim()
+        )));
+    }
+    Ok((stdout, stderr))
 }
 
 /// The ELF machine for a section of `abi` in byte order `endian`. The machine only has to be

@@ -15,6 +15,7 @@
 //! crash, a hang, output that cannot be told apart) is run alone, exactly as a single
 //! section is, and a new batch starts after it. So a batch of clean sections costs one
 //! process, and a section that objdump rejects or crashes on costs its own, as before.
+//! llvm-readobj is simpler to batch ([`readobj_many`]): it names the file in every message.
 
 use super::{Decoded, Outcome};
 use sframe_spec::read::header_offsets;
@@ -209,6 +210,32 @@ pub type Printed = Result<(String, String), Outcome<Decoded>>;
 /// `objdump --sframe` (the program `tool`) on each of `elfs`: what each run alone would
 /// have printed (see the module docs), or its crash, hang or failure to start.
 pub fn objdump_many(tool: &Path, elfs: &[Vec<u8>], timeout: Duration) -> Vec<Printed> {
+    dump_many(tool, elfs, timeout, objdump_batch, |_, o, e| Ok((o, e)))
+}
+
+/// `llvm-readobj --sframe` (the program `tool`) on each of `elfs`: what each run alone
+/// would have printed (see [`readobj_batch`]), or its crash, hang or failure to start; a
+/// file run alone whose run exits with `status` is `finish(status, stdout, stderr)`.
+pub fn readobj_many(
+    tool: &Path,
+    elfs: &[Vec<u8>],
+    timeout: Duration,
+    finish: fn(ExitStatus, String, String) -> Printed,
+) -> Vec<Printed> {
+    dump_many(tool, elfs, timeout, readobj_batch, finish)
+}
+
+/// `TOOL --sframe` on each of `elfs`, many files per process: `batch` runs the tool on
+/// files and gives what each of a prefix of them would have printed alone (a run that
+/// exits with status 0); the first file past that prefix is run alone (what it printed is
+/// `finish(status, stdout, stderr)`), and a new batch starts after it.
+fn dump_many(
+    tool: &Path,
+    elfs: &[Vec<u8>],
+    timeout: Duration,
+    batch: fn(&Path, &[&Path], Duration) -> Vec<(String, String)>,
+    finish: fn(ExitStatus, String, String) -> Printed,
+) -> Vec<Printed> {
     let n = COUNTER.fetch_add(elfs.len() as u64, Ordering::Relaxed);
     let dir = std::env::temp_dir();
     let pid = std::process::id();
@@ -228,7 +255,8 @@ pub fn objdump_many(tool: &Path, elfs: &[Vec<u8>], timeout: Duration) -> Vec<Pri
             }
         }
     }
-    let alone = |i: usize| run_sframe_dump(tool, &paths[i], timeout).map(|(_, o, e)| (o, e));
+    let alone =
+        |i: usize| run_sframe_dump(tool, &paths[i], timeout).and_then(|(s, o, e)| finish(s, o, e));
     let mut at = 0;
     while at < todo.len() {
         if todo.len() - at == 1 {
@@ -236,8 +264,8 @@ pub fn objdump_many(tool: &Path, elfs: &[Vec<u8>], timeout: Duration) -> Vec<Pri
             at += 1;
             continue;
         }
-        let batch: Vec<&Path> = todo[at..].iter().map(|&i| paths[i].as_path()).collect();
-        for d in objdump_batch(tool, &batch, timeout) {
+        let files: Vec<&Path> = todo[at..].iter().map(|&i| paths[i].as_path()).collect();
+        for d in batch(tool, &files, timeout) {
             out[todo[at]] = Some(Ok(d));
             at += 1;
         }
@@ -330,6 +358,105 @@ fn split_batch(text: &str, prog: &str, paths: &[&Path], finished: bool) -> Vec<(
     out
 }
 
+/// One `llvm-readobj --sframe FILE...` run: the stdout and stderr of each file of a prefix
+/// of `paths`. llvm-readobj heads each file's listing with `File: PATH` and names the file
+/// in each of its messages (`PROG: warning: 'PATH': ...`), so they are told apart without
+/// merging the streams. A file is taken when its listing is complete (the next file's
+/// header printed, or llvm-readobj exited by itself with status 0) and every message is
+/// about one file of the batch; an error (status 1: it stops at a file it cannot read), a
+/// crash or a hang keeps only the files listed before the last one begun, and before any
+/// file with an error.
+fn readobj_batch(tool: &Path, paths: &[&Path], timeout: Duration) -> Vec<(String, String)> {
+    let Ok(mut child) = Command::new(tool)
+        .arg("--sframe")
+        .args(paths)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        return Vec::new();
+    };
+    let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Vec::new();
+    };
+    let (t_out, t_err) = (drain(out), drain(err));
+    let clean_exit = match wait_within(&mut child, timeout) {
+        Ok(Some(s)) => s.success(),
+        _ => false,
+    };
+    let stdout = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
+    let stderr = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
+    split_readobj(&stdout, &stderr, paths, clean_exit)
+}
+
+/// Split a [`readobj_batch`] run's output into each file's stdout and stderr (see there).
+fn split_readobj(
+    stdout: &str,
+    stderr: &str,
+    paths: &[&Path],
+    clean_exit: bool,
+) -> Vec<(String, String)> {
+    let mut starts = Vec::new();
+    let mut from = 0;
+    for p in paths {
+        let header = format!("File: {}\n", p.display());
+        match stdout[from..].find(&header) {
+            // The header starts a line.
+            Some(k) if from + k == 0 || stdout[..from + k].ends_with('\n') => {
+                starts.push(from + k);
+                from += k + header.len();
+            }
+            _ => break,
+        }
+    }
+    // Anything but blank lines before the first header belongs to no file for sure.
+    if starts
+        .first()
+        .is_none_or(|&s| !stdout[..s].trim().is_empty())
+    {
+        return Vec::new();
+    }
+    let complete = if clean_exit && starts.len() == paths.len() {
+        starts.len()
+    } else {
+        starts.len().saturating_sub(1)
+    };
+    // Each message line goes to the file it names; one that names no file of the batch
+    // (or two of them) cannot be placed, and nothing is certain then.
+    let named = |line: &str| -> Option<usize> {
+        let mut hits = paths
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| line.contains(&format!("'{}'", p.display())));
+        let first = hits.next()?.0;
+        hits.next().is_none().then_some(first)
+    };
+    let mut errs = vec![String::new(); paths.len()];
+    for line in stderr.lines().filter(|l| !l.trim().is_empty()) {
+        let Some(i) = named(line) else {
+            return Vec::new();
+        };
+        errs[i].push_str(line);
+        errs[i].push('\n');
+    }
+    // A file llvm-readobj could not read (an error, not a warning) ends the prefix: alone,
+    // its run fails as a whole.
+    let complete = (0..complete)
+        .find(|&i| errs[i].contains(": error: "))
+        .unwrap_or(complete);
+    (0..complete)
+        .map(|i| {
+            // Each listing as a run of its own prints it: a blank line, then the header.
+            let end = starts.get(i + 1).copied().unwrap_or(stdout.len());
+            let listing = stdout[starts[i]..end].trim_end_matches('\n');
+            (format!("\n{listing}\n"), std::mem::take(&mut errs[i]))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,6 +506,40 @@ mod tests {
         // Output before the first header, or a header missing: nothing is certain past it.
         assert!(split_batch(&format!("junk\n{clean}"), PROG, &two, true).is_empty());
         assert_eq!(split_batch(&a, PROG, &two, true).len(), 0);
+    }
+
+    #[test]
+    fn a_readobj_batch_splits_at_file_headers_and_places_each_message() {
+        let paths = [
+            Path::new("/t/a.elf"),
+            Path::new("/t/b.elf"),
+            Path::new("/t/c.elf"),
+        ];
+        let listing = |p: &str| {
+            format!("\nFile: {p}\nFormat: elf64-x86-64\nSFrame section '.sframe' {{\n}}\n")
+        };
+        let stdout = format!(
+            "{}{}{}",
+            listing("/t/a.elf"),
+            listing("/t/b.elf"),
+            listing("/t/c.elf")
+        );
+        let warn = "llvm-readobj-23: warning: '/t/b.elf': invalid sframe section: x\n";
+        let out = split_readobj(&stdout, warn, &paths, true);
+        assert_eq!(out.len(), 3);
+        assert_eq!(out[0], (listing("/t/a.elf"), String::new()));
+        assert_eq!(out[1], (listing("/t/b.elf"), warn.to_string()));
+        // Killed or failed: the last listing begun may be cut short.
+        assert_eq!(split_readobj(&stdout, warn, &paths, false).len(), 2);
+        // An error about a file ends the prefix before it.
+        let error = "llvm-readobj-23: error: '/t/b.elf': the file is corrupt\n";
+        assert_eq!(split_readobj(&stdout, error, &paths, false).len(), 1);
+        // A message naming no file of the batch: nothing is certain.
+        assert!(split_readobj(&stdout, "llvm-readobj-23: warning: x\n", &paths, true).is_empty());
+        // Output before the first header, or a header missing.
+        assert!(split_readobj(&format!("junk{stdout}"), "", &paths, true).is_empty());
+        let two = format!("{}{}", listing("/t/a.elf"), listing("/t/c.elf"));
+        assert_eq!(split_readobj(&two, "", &paths, true).len(), 0);
     }
 
     #[test]
