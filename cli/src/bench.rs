@@ -289,9 +289,8 @@ pub fn measurements(
         }
         let base = rows
             .iter()
-            .filter(|m| Tool::named(&m.implementation).is(ToolName::Libsframe))
-            .map(|m| m.lookups_per_sec)
-            .last();
+            .rfind(|m| Tool::named(&m.implementation).is(ToolName::Libsframe))
+            .map(|m| m.lookups_per_sec);
         for m in &mut rows {
             m.ratio_to_libsframe = base.map(|b| m.lookups_per_sec / b);
         }

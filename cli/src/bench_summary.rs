@@ -198,10 +198,7 @@ fn sections_per_s(tool: &dyn Implementation) -> Option<f64> {
 /// Sections per second through the newest provisioned `objdump --sframe` (the summary's
 /// figure), and through every text adapter: the newest objdump and each llvm-readobj.
 pub fn text_sections_per_s(impls: &[Arc<dyn Implementation>]) -> (Option<f64>, Vec<(String, f64)>) {
-    let objdump = impls
-        .iter()
-        .filter(|i| i.tool().is(ToolName::Objdump))
-        .next_back();
+    let objdump = impls.iter().rfind(|i| i.tool().is(ToolName::Objdump));
     let readobjs = impls.iter().filter(|i| i.tool().is(ToolName::LlvmReadobj));
     let by_tool: Vec<(String, f64)> = objdump
         .into_iter()

@@ -225,6 +225,9 @@ pub fn readobj_many(
     dump_many(tool, elfs, timeout, readobj_batch, finish)
 }
 
+/// One run of a tool on many files: what each of a prefix of them would have printed alone.
+type BatchRun = fn(&Path, &[&Path], Duration) -> Vec<(String, String)>;
+
 /// `TOOL --sframe` on each of `elfs`, many files per process: `batch` runs the tool on
 /// files and gives what each of a prefix of them would have printed alone (a run that
 /// exits with status 0); the first file past that prefix is run alone (what it printed is
@@ -233,7 +236,7 @@ fn dump_many(
     tool: &Path,
     elfs: &[Vec<u8>],
     timeout: Duration,
-    batch: fn(&Path, &[&Path], Duration) -> Vec<(String, String)>,
+    batch: BatchRun,
     finish: fn(ExitStatus, String, String) -> Printed,
 ) -> Vec<Printed> {
     let n = COUNTER.fetch_add(elfs.len() as u64, Ordering::Relaxed);
