@@ -12,9 +12,11 @@ fn agree(data: &[u8], quirks: Quirks) -> Result<(), TestCaseError> {
     let Ok(s) = SectionRef::parse_with(data, quirks) else {
         return Ok(());
     };
-    for i in 0..s.num_fdes() {
+    // At most 64 rows of 64 functions: mutated sections may have every function claim the
+    // same long run of FREs.
+    for i in 0..s.num_fdes().min(64) {
         let Ok(fde) = s.fde(i) else { continue };
-        for fre in s.fres(&fde).map_while(Result::ok) {
+        for fre in s.fres(&fde).map_while(Result::ok).take(64) {
             prop_assert_eq!(
                 s.recovery(&fde, &fre).map(|_| ()),
                 s.recovery_fault(&fde, &fre),
