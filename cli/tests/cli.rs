@@ -126,14 +126,7 @@ fn json_outputs_have_the_documented_keys() {
 fn bench_json_ends_with_the_summary_of_every_ratio() {
     // Every figure of issue 16's summary is measured (a number, not null) when the
     // toolchains are provisioned, as ci/test provisions them; no time is asserted.
-    let out = run(&["bench", "--functions", "2000", "--json"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = common::run_json(&["bench", "--functions", "2000", "--json"]);
     let s = &v["summary"];
     for k in [
         "lookup_ratio_min",

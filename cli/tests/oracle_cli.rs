@@ -28,14 +28,7 @@ fn ledger_covers_known_findings_and_an_empty_ledger_does_not() {
     if !Path::new(env!("CARGO_MANIFEST_DIR")).join(KNOWN).is_file() {
         panic!("{KNOWN} is missing: run ci/build-corpus");
     }
-    let out = run(&["oracle", KNOWN, "--json"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = common::run_json(&["oracle", KNOWN, "--json"]);
     let sigs = v[0]["signatures"].as_array().unwrap();
     assert!(
         !sigs.is_empty() && sigs.iter().all(|s| s["finding"].is_string()),

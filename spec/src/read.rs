@@ -514,27 +514,7 @@ impl<'a> SectionRef<'a> {
     /// reserved data-word size is then unreadable).
     #[inline]
     pub(crate) fn fre_in_place(&self, fre_type: FreType, off: usize) -> Option<FreRef<'a>> {
-        let asz = fre_type.addr_size();
-        let info_off = off.checked_add(asz)?;
-        if info_off >= self.fre_end {
-            return None;
-        }
-        let start = self.endian.read_uint(self.data, off, asz)? as u32;
-        let info = self.endian.read_u8(self.data, info_off)?;
-        let dataword_size = DataWordSize::from_u8((info >> 5) & 3)?;
-        let end = info_off + 1 + usize::from((info >> 1) & 0xf) * dataword_size.bytes();
-        if end > self.fre_end {
-            return None;
-        }
-        Some(FreRef {
-            offset: off,
-            end,
-            start,
-            info,
-            dataword_size,
-            words: self.data.get(info_off + 1..end)?,
-            endian: self.endian,
-        })
+        read_fre(self.data, self.endian, self.fre_end, off, fre_type, false).ok()
     }
 
     /// Whether `fre` fails the FRE sanity check of a reader with a libsframe quirk
@@ -679,6 +659,62 @@ impl<'a> FreRef<'a> {
     }
 }
 
+/// Why an FRE could not be read ([`read_fre`]).
+enum FreFault {
+    /// It does not fit before the end of the FRE sub-section (FRE-FITS at its offset).
+    Fits,
+    /// The reserved data-word size `bits` in its info byte at `at` (FRE-DATAWORD-SIZE).
+    DataWordSize { at: usize, bits: u8 },
+}
+
+/// The FRE of type `fre_type` at absolute offset `off` of `data`, whose FRE sub-section
+/// ends at `end`; with `size3_as_bytes`, the reserved data-word size is read as 1-byte
+/// words (see [`FreIter`]).
+#[inline]
+fn read_fre<'a>(
+    data: &'a [u8],
+    endian: Endian,
+    end: usize,
+    off: usize,
+    fre_type: FreType,
+    size3_as_bytes: bool,
+) -> Result<FreRef<'a>, FreFault> {
+    let asz = fre_type.addr_size();
+    let info_off = off.checked_add(asz).ok_or(FreFault::Fits)?;
+    if info_off >= end {
+        return Err(FreFault::Fits);
+    }
+    let (Some(start), Some(info)) = (
+        endian.read_uint(data, off, asz),
+        endian.read_u8(data, info_off),
+    ) else {
+        return Err(FreFault::Fits);
+    };
+    let bits = (info >> 5) & 3;
+    let size = if size3_as_bytes && bits == 3 {
+        Some(DataWordSize::B1)
+    } else {
+        DataWordSize::from_u8(bits)
+    };
+    let Some(dataword_size) = size else {
+        return Err(FreFault::DataWordSize { at: info_off, bits });
+    };
+    let words_end = info_off + 1 + usize::from((info >> 1) & 0xf) * dataword_size.bytes();
+    if words_end > end {
+        return Err(FreFault::Fits);
+    }
+    let words = data.get(info_off + 1..words_end).ok_or(FreFault::Fits)?;
+    Ok(FreRef {
+        offset: off,
+        end: words_end,
+        start: start as u32,
+        info,
+        dataword_size,
+        words,
+        endian,
+    })
+}
+
 /// Iterator over a function's FREs; stops after the first error.
 #[derive(Debug, Clone)]
 pub struct FreIter<'a> {
@@ -710,61 +746,31 @@ impl<'a> Iterator for FreIter<'a> {
         if self.remaining == 0 {
             return None;
         }
-        let fail = |rule, at| {
-            Some(Err(Violation::new(rule, at)
-                .at_function(self.function)
-                .at_fre(self.index)))
+        let read = read_fre(
+            self.data,
+            self.endian,
+            self.end,
+            self.pos,
+            self.fre_type,
+            self.size3_as_bytes,
+        );
+        let fre = match read {
+            Ok(f) => f,
+            Err(fault) => {
+                self.remaining = 0;
+                let v = match fault {
+                    FreFault::Fits => Violation::new(Rule::FreFits, self.pos),
+                    FreFault::DataWordSize { at, bits } => {
+                        Violation::new(Rule::FreDataWordSize, at).found(bits)
+                    }
+                };
+                return Some(Err(v.at_function(self.function).at_fre(self.index)));
+            }
         };
-        let off = self.pos;
-        let asz = self.fre_type.addr_size();
-        let info_off = off + asz;
-        if info_off + 1 > self.end {
-            self.remaining = 0;
-            return fail(Rule::FreFits, off);
-        }
-        let (Some(start), Some(info)) = (
-            self.endian.read_uint(self.data, off, asz),
-            self.endian.read_u8(self.data, info_off),
-        ) else {
-            self.remaining = 0;
-            return fail(Rule::FreFits, off);
-        };
-        let size_bits = (info >> 5) & 3;
-        let size = if self.size3_as_bytes && size_bits == 3 {
-            Some(DataWordSize::B1)
-        } else {
-            DataWordSize::from_u8(size_bits)
-        };
-        let Some(size) = size else {
-            self.remaining = 0;
-            return Some(Err(Violation::new(Rule::FreDataWordSize, info_off)
-                .at_function(self.function)
-                .at_fre(self.index)
-                .found((info >> 5) & 3)));
-        };
-        let count = usize::from((info >> 1) & 0xf);
-        let words_start = info_off + 1;
-        let words_end = words_start + count * size.bytes();
-        if words_end > self.end {
-            self.remaining = 0;
-            return fail(Rule::FreFits, off);
-        }
-        let Some(words) = self.data.get(words_start..words_end) else {
-            self.remaining = 0;
-            return fail(Rule::FreFits, off);
-        };
-        self.pos = words_end;
+        self.pos = fre.end;
         self.remaining -= 1;
         self.index += 1;
-        Some(Ok(FreRef {
-            offset: off,
-            end: words_end,
-            start: start as u32,
-            info,
-            dataword_size: size,
-            words,
-            endian: self.endian,
-        }))
+        Some(Ok(fre))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -28,3 +28,17 @@ pub fn run(args: &[&str]) -> std::process::Output {
         .output()
         .unwrap()
 }
+
+/// `sframe-conform ARGS`, which must exit 0, with its stdout read as JSON.
+#[allow(dead_code)] // not every test file reads JSON
+pub fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = run(args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "sframe-conform {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the output is JSON")
+}
