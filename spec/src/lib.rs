@@ -18,6 +18,7 @@
 //! input.
 #![forbid(unsafe_code)]
 
+mod clean_run;
 pub mod constants;
 pub mod decode;
 pub mod discrepancies;

@@ -1,6 +1,7 @@
 //! The validator: every rule of the catalogue checked against a section's bytes, reporting
 //! every violation with its byte offset (not just the first).
 
+use crate::clean_run::CleanRun;
 use crate::constants::*;
 use crate::decode::BlockSet;
 use crate::error::Violation;
@@ -128,12 +129,20 @@ pub fn validate(data: &[u8]) -> Vec<Violation> {
     let mut blocks_sound = true;
     let mut fre_total: u64 = 0;
     let mut order = OrderCheck::new(&section);
+    let clean = CleanRun::for_section(&section);
     for i in 0..section.num_fdes() {
         let fde = match section.fde(i) {
             Ok(f) => f,
             Err(v) => {
                 if let Some((start, size)) = section.fde_range(i) {
-                    order.see(&section, (start, size, i));
+                    order.see(
+                        &section,
+                        Range {
+                            start,
+                            size,
+                            index: i,
+                        },
+                    );
                 }
                 out.push(v);
                 blocks_sound = false;
@@ -141,10 +150,18 @@ pub fn validate(data: &[u8]) -> Vec<Violation> {
             }
         };
         // The reader's start and size are the search's (no quirks here).
-        order.see(&section, (fde.start, fde.size, i));
+        order.see(
+            &section,
+            Range {
+                start: fde.start,
+                size: fde.size,
+                index: i,
+            },
+        );
         fre_total += u64::from(fde.num_fres);
         check_fde(&section, &fde, &mut out);
-        match check_fres(&section, &fde, &mut out) {
+        let clean_end = clean.as_ref().and_then(|c| c.end(&section, &fde));
+        match clean_end.or_else(|| check_fres(&section, &fde, &mut out)) {
             Some(end) => {
                 let start = fde.attr_offset.unwrap_or(fde.data_start);
                 if blocks.insert(start, end).is_err() {
@@ -185,8 +202,18 @@ struct OrderCheck {
     unsorted: Vec<Violation>,
     in_order: bool,
     overlaps: Vec<Violation>,
-    prev: Option<(i64, u32, usize)>,
-    prev_sized: Option<(i64, u32, usize)>,
+    /// The start of the FDE seen last (`i64::MIN` before the first).
+    prev_start: i64,
+    /// The last function of non-zero size seen while they came in order.
+    prev_sized: Option<Range>,
+}
+
+/// A function's range as FDE `index` gives it: `size` bytes from `start`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Range {
+    start: i64,
+    size: u32,
+    index: usize,
 }
 
 impl OrderCheck {
@@ -196,29 +223,28 @@ impl OrderCheck {
             unsorted: Vec::new(),
             in_order: true,
             overlaps: Vec::new(),
-            prev: None,
+            prev_start: i64::MIN,
             prev_sized: None,
         }
     }
 
-    /// FDE `r.2` starts at `r.0` and is `r.1` bytes long.
-    #[inline]
-    fn see(&mut self, section: &SectionRef<'_>, r: (i64, u32, usize)) {
-        if self.sorted_flag {
-            if let Some(p) = self.prev.filter(|p| r.0 < p.0) {
-                self.unsorted.push(
-                    Violation::new(Rule::FdeSorted, section.fde_offset(r.2))
-                        .at_function(r.2)
-                        .found(r.0)
-                        .expected(p.0),
-                );
-            }
+    #[inline(always)]
+    fn see(&mut self, section: &SectionRef<'_>, r: Range) {
+        if self.sorted_flag && r.start < self.prev_start {
+            self.unsorted.push(
+                Violation::new(Rule::FdeSorted, section.fde_offset(r.index))
+                    .at_function(r.index)
+                    .found(r.start)
+                    .expected(self.prev_start),
+            );
         }
-        self.prev = Some(r);
-        if r.1 > 0 {
-            if let Some(p) = self.prev_sized.filter(|_| self.in_order) {
-                self.in_order = (p.0, p.1) <= (r.0, r.1);
-                self.overlaps.extend(overlap(section, [p, r]));
+        self.prev_start = r.start;
+        if r.size > 0 && self.in_order {
+            if let Some(p) = self.prev_sized {
+                self.in_order = (p.start, p.size) <= (r.start, r.size);
+                if r.start < p.end() {
+                    self.overlaps.push(overlap(section, p, r));
+                }
             }
             self.prev_sized = Some(r);
         }
@@ -230,28 +256,37 @@ impl OrderCheck {
             out.append(&mut self.overlaps);
             return;
         }
-        let mut by_start: Vec<_> = (0..section.num_fdes())
-            .filter_map(|i| section.fde_range(i).map(|(s, n)| (s, n, i)))
-            .filter(|r| r.1 > 0)
+        let mut by_start: Vec<Range> = (0..section.num_fdes())
+            .filter_map(|index| {
+                let (start, size) = section.fde_range(index)?;
+                Some(Range { start, size, index })
+            })
+            .filter(|r| r.size > 0)
             .collect();
         by_start.sort();
         out.extend(
             by_start
                 .windows(2)
-                .filter_map(|w| overlap(section, [w[0], w[1]])),
+                .filter(|w| w[1].start < w[0].end())
+                .map(|w| overlap(section, w[0], w[1])),
         );
     }
 }
 
-/// FDE-OVERLAP of the second of two functions, ordered by start, with the first.
-fn overlap(section: &SectionRef<'_>, w: [(i64, u32, usize); 2]) -> Option<Violation> {
-    let end0 = w[0].0.saturating_add(i64::from(w[0].1));
-    (w[1].0 < end0).then(|| {
-        Violation::new(Rule::FdeOverlap, section.fde_offset(w[1].2))
-            .at_function(w[1].2)
-            .found(w[1].0)
-            .expected(end0)
-    })
+impl Range {
+    /// Where the function ends (saturating).
+    fn end(&self) -> i64 {
+        self.start.saturating_add(i64::from(self.size))
+    }
+}
+
+/// FDE-OVERLAP of `second` with `first`, which starts no later and ends after `second`'s
+/// start.
+fn overlap(section: &SectionRef<'_>, first: Range, second: Range) -> Violation {
+    Violation::new(Rule::FdeOverlap, section.fde_offset(second.index))
+        .at_function(second.index)
+        .found(second.start)
+        .expected(first.end())
 }
 
 #[inline]
@@ -317,22 +352,53 @@ fn check_fde(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) {
     }
 }
 
-/// Check the FREs of `fde`; returns the end of its data, or `None` when it could not be read.
-#[inline]
-fn check_fres(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) -> Option<usize> {
-    let v = s.version();
-    let abi = s.abi();
-    let i = fde.index;
-    let mut prev: Option<u32> = None;
-    let limit = match (fde.pc_type(), v) {
+/// The rules a default-type FRE of `count` data words breaks by its count alone, in
+/// `version` and `abi` (FRE-COUNT-MAX, and the ABI's FRE-COUNT-*), each with the count
+/// expected where the rule names one.
+pub(crate) fn count_faults(
+    version: Version,
+    abi: Abi,
+    count: usize,
+) -> [Option<(Rule, Option<i64>)>; 2] {
+    let max = (version != Version::V3 && count > 3).then_some((Rule::FreCountMax, Some(3)));
+    let by_abi = match abi {
+        Abi::Amd64 if count > 2 => Some(Rule::FreCountAmd64),
+        Abi::Aarch64Be | Abi::Aarch64Le if version == Version::V3 && (count == 2 || count > 3) => {
+            Some(Rule::FreCountAarch64)
+        }
+        Abi::S390x if count > 3 => Some(Rule::FreCountS390x),
+        _ => None,
+    };
+    [max, by_abi.map(|r| (r, None))]
+}
+
+/// The bound every FRE start of `fde` must stay below (FRE-START-IN-FUNCTION): the
+/// function's size, or a PC-mask function's repetition size; `None` where there is none to
+/// check (a v2/v3 PC-mask function without a repetition size, and a function of size 0,
+/// which FDE-SIZE-ZERO reports once).
+pub(crate) fn start_limit(version: Version, fde: &FdeRef) -> Option<u32> {
+    match (fde.pc_type(), version) {
         (PcType::Mask, Version::V2 | Version::V3) if fde.rep_size > 0 => {
             Some(u32::from(fde.rep_size))
         }
         (PcType::Mask, Version::V2 | Version::V3) => None,
         _ => Some(fde.size),
     }
-    // A function of size 0 is reported once, by FDE-SIZE-ZERO.
-    .filter(|&l| l > 0 || fde.pc_type() == PcType::Mask);
+    .filter(|&l| l > 0 || fde.pc_type() == PcType::Mask)
+}
+
+/// Check the FREs of `fde`; returns the end of its data, or `None` when it could not be read.
+#[inline]
+pub(crate) fn check_fres(
+    s: &SectionRef<'_>,
+    fde: &FdeRef,
+    out: &mut Vec<Violation>,
+) -> Option<usize> {
+    let v = s.version();
+    let abi = s.abi();
+    let i = fde.index;
+    let mut prev: Option<u32> = None;
+    let limit = start_limit(v, fde);
     let mut iter = s.fres(fde);
     for (k, fre) in iter.by_ref().enumerate() {
         let fre = match fre {
@@ -376,22 +442,12 @@ fn check_fres(s: &SectionRef<'_>, fde: &FdeRef, out: &mut Vec<Violation>) -> Opt
                 .at_fre(k)
         };
         if fde.fde_type == FdeType::Default {
-            if v != Version::V3 && count > 3 {
-                out.push(info_at(Rule::FreCountMax).found(count as i64).expected(3));
-            }
-            match abi {
-                Abi::Amd64 if count > 2 => {
-                    out.push(info_at(Rule::FreCountAmd64).found(count as i64))
-                }
-                Abi::Aarch64Be | Abi::Aarch64Le
-                    if v == Version::V3 && (count == 2 || count > 3) =>
-                {
-                    out.push(info_at(Rule::FreCountAarch64).found(count as i64))
-                }
-                Abi::S390x if count > 3 => {
-                    out.push(info_at(Rule::FreCountS390x).found(count as i64))
-                }
-                _ => {}
+            for (rule, expected) in count_faults(v, abi, count).into_iter().flatten() {
+                let found = info_at(rule).found(count as i64);
+                out.push(match expected {
+                    Some(e) => found.expected(e),
+                    None => found,
+                });
             }
             if abi == Abi::S390x {
                 if v == Version::V3 {
