@@ -102,18 +102,18 @@ impl Run<'_> {
     /// Walk `n` FREs with `ASZ`-byte start addresses from `pos`.
     #[inline]
     fn walk<const ASZ: usize>(&self, mut pos: usize, n: u32) -> Option<usize> {
-        if n > 0 && self.first_at_zero && self.endian.read_uint(self.data, pos, ASZ)? != 0 {
+        // Reads past the FRE sub-section fail as reads past the bytes do.
+        let fres = self.data.get(..self.end)?;
+        if n > 0 && self.first_at_zero && self.endian.read_uint(fres, pos, ASZ)? != 0 {
             return None;
         }
         // The least start the next FRE may have: starts increase.
         let mut least = 0u64;
         for _ in 0..n {
-            let info_at = pos.checked_add(ASZ)?;
-            if info_at >= self.end {
-                return None;
-            }
-            let start = self.endian.read_uint(self.data, pos, ASZ)?;
-            let info = *self.data.get(info_at)?;
+            // `pos` is at most `self.end`: no overflow.
+            let info_at = pos + ASZ;
+            let info = *fres.get(info_at)?;
+            let start = self.endian.read_uint(fres, pos, ASZ)?;
             let size_bits = (info >> 5) & 3;
             let count = (info >> 1) & 0xf;
             if size_bits == 3

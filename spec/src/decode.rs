@@ -236,6 +236,7 @@ pub(crate) struct Overlap;
 
 impl BlockSet {
     /// Insert `[start, end)`; `Err` when it overlaps a block already there.
+    #[inline]
     pub(crate) fn insert(&mut self, start: usize, end: usize) -> Result<(), Overlap> {
         if end <= start {
             return Ok(());
