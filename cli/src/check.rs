@@ -277,10 +277,12 @@ pub struct SummaryRow {
     pub top_rules: Vec<(String, usize)>,
 }
 
+/// How many files broke each rule.
+type RuleCounts = BTreeMap<String, usize>;
+
 /// The summary of checked files, per (producer, version, ABI), and the total.
 pub fn summarize<'a>(checked: impl Iterator<Item = &'a Checked>) -> (Vec<SummaryRow>, SummaryRow) {
-    let mut rows: BTreeMap<(String, String, String), (SummaryRow, BTreeMap<String, usize>)> =
-        BTreeMap::new();
+    let mut rows: BTreeMap<(String, String, String), (SummaryRow, RuleCounts)> = BTreeMap::new();
     let mut total = (
         SummaryRow {
             producer: "all".into(),

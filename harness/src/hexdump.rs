@@ -9,13 +9,13 @@ pub fn excerpt(bytes: &[u8], offset: usize) -> Vec<String> {
     let mut at = first;
     while at <= line_of && at < bytes.len().max(1) {
         let mut s = format!("{at:#07x}:");
-        for i in at..(at + 16).min(bytes.len()) {
+        for (i, b) in bytes.iter().enumerate().take(at + 16).skip(at) {
             if i == offset {
-                s.push_str(&format!("[{:02x}]", bytes[i]));
+                s.push_str(&format!("[{b:02x}]"));
             } else if i == offset + 1 {
-                s.push_str(&format!("{:02x}", bytes[i]));
+                s.push_str(&format!("{b:02x}"));
             } else {
-                s.push_str(&format!(" {:02x}", bytes[i]));
+                s.push_str(&format!(" {b:02x}"));
             }
         }
         if offset >= bytes.len() && at == line_of {

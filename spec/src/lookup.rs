@@ -144,7 +144,7 @@ impl<'a> SectionRef<'a> {
         } else {
             q.has(Quirk::PcIncLow32Unsigned) || q.has(Quirk::PcIncInt32Range)
         };
-        if !contains(start, size) && !(unbounded && start <= pc) {
+        if !(contains(start, size) || unbounded && start <= pc) {
             return Ok(None);
         }
         if q.has(Quirk::PerFunctionErrors) || q.has(Quirk::InvalidFreTypeNoRow) {
