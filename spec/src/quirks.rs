@@ -251,11 +251,20 @@ pub enum Quirk {
     /// read (glibc 2.43 `__sframe_find_fre` and `sframe_fre_check_range_p`; F0192).
     #[cfg_attr(feature = "serde", serde(rename = "fre-range-scan"))]
     FreRangeScan,
+    /// Every function is listed with `num_fres` rows whatever its FREs: rows from the first
+    /// FRE that does not lie inside the FRE sub-section (as the reader places it) on are read
+    /// from the memory after the reader's copy of it, so their start and rules are unknown
+    /// (reported as such, never compared); the rows before it, and the FDE's fields, are
+    /// as stored. Any other unreadable FRE still refuses the section (objdump 2.44
+    /// `dump_sframe_func_with_fres` prints `num_fres` rows and ignores the result of
+    /// `sframe_decoder_get_fre`, which walks FREs from `ctx->sfd_fres +
+    /// fdep->sfde_func_start_fre_off` with no bound against `sfd_fre_nbytes`; F0155).
+    FresPastEndPrinted,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 45] = [
+    pub const ALL: [Quirk; 46] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -301,6 +310,7 @@ impl Quirk {
         Quirk::DataWordsAbove3Unreadable,
         Quirk::InvalidFreTypeNoRow,
         Quirk::FreRangeScan,
+        Quirk::FresPastEndPrinted,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -351,6 +361,7 @@ impl Quirk {
             Quirk::DataWordsAbove3Unreadable => "data-words-above-3-unreadable",
             Quirk::InvalidFreTypeNoRow => "invalid-fre-type-no-row",
             Quirk::FreRangeScan => "fre-range-scan",
+            Quirk::FresPastEndPrinted => "fres-past-end-printed",
         }
     }
 

@@ -10,8 +10,8 @@ use super::{Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation
 use sframe_spec::decode::{decode_per_function_within, decode_with, FunctionRead};
 use sframe_spec::layout::{fde_info, fde_info2};
 use sframe_spec::{
-    decode, FdeType, FreType, Quirk, Quirks, Section, SectionIndex, SectionRef, Stored, Version,
-    Violation,
+    decode, FdeType, FreType, Quirk, Quirks, Rule, Section, SectionIndex, SectionRef, Stored,
+    Version, Violation,
 };
 use std::hint::black_box;
 
@@ -76,54 +76,90 @@ pub fn facts_of_with(s: &Section, quirks: Quirks) -> Decoded {
     Decoded { header, functions }
 }
 
-/// The facts of functions read one by one ([`Quirk::PerFunctionErrors`]): each with its
-/// FDE's fields as stored (the FRE count as stored, not as read), the FREs read and the error
-/// that stopped them (its rule as the error class).
-fn facts_per_function(s: &Section, functions: &[FunctionRead], quirks: Quirks) -> Decoded {
+/// Whether `v` says a function's FREs (or where they start) lie past the FRE sub-section.
+fn past_fre_bytes(v: &Violation) -> bool {
+    matches!(v.rule, Rule::FreFits | Rule::FdeDataFits)
+}
+
+/// The facts of functions read one by one ([`Quirk::PerFunctionErrors`],
+/// [`Quirk::FresPastEndPrinted`]): each with its FDE's fields as stored (the FRE count as
+/// stored, not as read), the FREs read and the error that stopped them (its rule as the
+/// error class). With [`Quirk::FresPastEndPrinted`], a function whose FREs run past the FRE
+/// sub-section has `num_fres` rows, those from the first one past it unknown (at most
+/// `max_fres` rows in all, else the section is refused as [`Quirky::decode`] bounds it); without
+/// [`Quirk::PerFunctionErrors`], any other error refuses the section.
+fn facts_per_function(
+    s: &Section,
+    functions: &[FunctionRead],
+    quirks: Quirks,
+    max_fres: usize,
+) -> Outcome<Decoded> {
     let mut d = facts_of_with(s, quirks);
     d.header.num_fdes = Some(functions.len() as u32);
     let v3 = s.version == Version::V3;
-    d.functions = functions
-        .iter()
-        .map(|r| {
-            let f = &r.fields;
-            let mut facts = match &r.function {
-                Some(func) => {
-                    let one = Section {
-                        functions: vec![func.clone()],
-                        ..s.clone()
-                    };
-                    facts_of_with(&one, quirks)
-                        .functions
-                        .pop()
-                        .unwrap_or_default()
-                }
-                None => FunctionFacts {
-                    start: Some(r.start),
-                    size: Some(f.size),
-                    fre_type: FreType::from_u8(fde_info::fre_type(f.info)).map(Stored::Defined),
-                    pc_type: Some(fde_info::pc_type(f.info).into()),
-                    fde_type: if v3 {
-                        FdeType::from_u8(fde_info2::fde_type(f.info2)).map(Stored::Defined)
-                    } else {
-                        Some(FdeType::Default.into())
-                    },
-                    rep_size: Some(f.rep_size),
-                    ..FunctionFacts::default()
-                },
-            };
-            if v3 {
-                // An FDE type the reader does not know is reported as none (its rows were
-                // read as default-type ones).
-                facts.fde_type =
-                    FdeType::from_u8(fde_info2::fde_type(f.info2)).map(Stored::Defined);
+    let mut rows = 0usize;
+    let mut out = Vec::with_capacity(functions.len());
+    for r in functions {
+        // The error that ends a function's FREs where the reader prints rows past them.
+        let past_end = r
+            .error
+            .as_ref()
+            .filter(|v| quirks.has(Quirk::FresPastEndPrinted) && past_fre_bytes(v));
+        match &r.error {
+            Some(v) if past_end.is_none() && !quirks.has(Quirk::PerFunctionErrors) => {
+                return rejected(v)
             }
-            facts.num_fres = Some(f.num_fres);
-            facts.error = r.error.as_ref().map(|v| v.rule.id().to_string());
+            _ => {}
+        }
+        let f = &r.fields;
+        let mut facts = match &r.function {
+            Some(func) => {
+                let one = Section {
+                    functions: vec![func.clone()],
+                    ..s.clone()
+                };
+                facts_of_with(&one, quirks)
+                    .functions
+                    .pop()
+                    .unwrap_or_default()
+            }
+            None => FunctionFacts {
+                start: Some(r.start),
+                size: Some(f.size),
+                fre_type: FreType::from_u8(fde_info::fre_type(f.info)).map(Stored::Defined),
+                pc_type: Some(fde_info::pc_type(f.info).into()),
+                fde_type: if v3 {
+                    FdeType::from_u8(fde_info2::fde_type(f.info2)).map(Stored::Defined)
+                } else {
+                    Some(FdeType::Default.into())
+                },
+                rep_size: Some(f.rep_size),
+                ..FunctionFacts::default()
+            },
+        };
+        if v3 {
+            // An FDE type the reader does not know is reported as none (its rows were
+            // read as default-type ones).
+            facts.fde_type = FdeType::from_u8(fde_info2::fde_type(f.info2)).map(Stored::Defined);
+        }
+        facts.num_fres = Some(f.num_fres);
+        facts.error = r.error.as_ref().map(|v| v.rule.id().to_string());
+        if let Some(v) = past_end {
+            // Rows printed from whatever follows the reader's copy of the FRE bytes.
+            let printed = usize::try_from(f.num_fres).unwrap_or(usize::MAX);
+            if rows.saturating_add(printed) > max_fres {
+                return rejected(v);
+            }
             facts
-        })
-        .collect();
-    d
+                .fres
+                .resize(printed.max(facts.fres.len()), FreFacts::default());
+            facts.error = None;
+        }
+        rows += facts.fres.len();
+        out.push(facts);
+    }
+    d.functions = out;
+    Outcome::ok(d)
 }
 
 impl Implementation for Reference {
@@ -202,16 +238,20 @@ pub struct Quirky(pub Quirks);
 impl Quirky {
     /// Decode `data`; with [`Quirk::PerFunctionErrors`], reading at most `max_fres` FREs
     /// in all (functions may share garbage blocks: the caller bounds what is kept, see
-    /// [`decode_per_function_within`]).
+    /// [`decode_per_function_within`]). With [`Quirk::FresPastEndPrinted`], a section the
+    /// whole-section reading refuses because FREs lie past the FRE sub-section is read function
+    /// by function, within the same bound.
     pub fn decode(&self, data: &[u8], max_fres: usize) -> Outcome<Decoded> {
+        let per_function = || match decode_per_function_within(data, self.0, max_fres) {
+            Ok((s, functions)) => facts_per_function(&s, &functions, self.0, max_fres),
+            Err(v) => rejected(&v),
+        };
         if self.0.has(Quirk::PerFunctionErrors) {
-            return match decode_per_function_within(data, self.0, max_fres) {
-                Ok((s, functions)) => Outcome::ok(facts_per_function(&s, &functions, self.0)),
-                Err(v) => rejected(&v),
-            };
+            return per_function();
         }
         match decode_with(data, self.0) {
             Ok(s) => Outcome::ok(facts_of_with(&s, self.0)),
+            Err(v) if self.0.has(Quirk::FresPastEndPrinted) && past_fre_bytes(&v) => per_function(),
             Err(v) => rejected(&v),
         }
     }
@@ -220,5 +260,82 @@ impl Quirky {
             Ok(s) => pcs.iter().map(|&pc| find_in(&s, pc)).collect(),
             Err(v) => pcs.iter().map(|_| rejected(&v)).collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sframe_spec::{Loc, PcType};
+
+    /// A v2 AMD64 section (sorted, fixed RA -8, no auxiliary header) with one FDE at
+    /// `fdeoff`: header fields as in v2 §2.2, the FDE as in §2.3 (start, size, FRE offset,
+    /// FRE count, info, rep_size, padding), the FRE bytes after it.
+    fn section(gap: &[u8], fde: [u32; 4], num_fres: u32, fres: &[u8]) -> Vec<u8> {
+        let mut s = vec![0xe2, 0xde, 2, 0x01, 3, 0, (-8i8) as u8, 0];
+        let fdeoff = gap.len() as u32;
+        for w in [1, num_fres, fres.len() as u32, fdeoff, fdeoff + 20] {
+            s.extend_from_slice(&w.to_le_bytes());
+        }
+        s.extend_from_slice(gap);
+        for w in fde {
+            s.extend_from_slice(&w.to_le_bytes());
+        }
+        s.extend([0, 0, 0, 0]); // info: ADDR1, PC-increment; rep_size; padding
+        s.extend_from_slice(fres);
+        s
+    }
+
+    fn quirky(list: &[Quirk]) -> Quirky {
+        Quirky(list.iter().fold(Quirks::NONE, |q, &x| q.with(x)))
+    }
+
+    /// corpus/findings/F0155: the 8 bytes before the FDE hold 0x10 and 0x20; the FDE starts at
+    /// 0x8000, 1 byte, one FRE (start 0, CFA = SP+8). objdump 2.44, which reads the FDE at
+    /// byte 28, printed `func idx [0]: pc = 0x10, size = 32 bytes` and one row read from its
+    /// heap (`sframe_decoder_get_fre` at `sfd_fres + 0x8000`, past the 3-byte copy).
+    #[test]
+    fn objdump_2_44_lists_a_function_whose_fres_lie_past_the_fre_bytes() {
+        let mut gap = 0x10u32.to_le_bytes().to_vec();
+        gap.extend(0x20u32.to_le_bytes());
+        let s = section(&gap, [0x8000, 1, 0, 1], 1, &[0x00, 0x03, 0x08]);
+        assert_eq!(s.len(), 59);
+        let misplaced = quirky(&[Quirk::SubsectionOffsetsIgnored]).decode(&s, 1000);
+        assert!(
+            matches!(&misplaced, Outcome::Rejected { class, .. } if class == "FDE-DATA-FITS"),
+            "{misplaced:?}"
+        );
+        let printed =
+            quirky(&[Quirk::SubsectionOffsetsIgnored, Quirk::FresPastEndPrinted]).decode(&s, 1000);
+        let d = printed.value().expect("listed");
+        assert_eq!(d.functions.len(), 1);
+        let f = &d.functions[0];
+        assert_eq!((f.start, f.size), (Some(0x10), Some(32)));
+        assert_eq!(f.pc_type, Some(PcType::Inc.into()));
+        assert_eq!(f.num_fres, Some(1));
+        assert_eq!(f.error, None);
+        assert_eq!(f.fres, vec![FreFacts::default()]);
+        // No more rows than the caller's bound.
+        let bounded =
+            quirky(&[Quirk::SubsectionOffsetsIgnored, Quirk::FresPastEndPrinted]).decode(&s, 0);
+        assert!(matches!(bounded, Outcome::Rejected { .. }), "{bounded:?}");
+    }
+
+    /// Rows before the first FRE past the FRE bytes are read as stored; an FRE the reader's
+    /// sanity check refuses inside the bytes still refuses the section.
+    #[test]
+    fn rows_before_the_end_of_the_fre_bytes_are_exact() {
+        // FRE 0: start 0, CFA = SP+8; FRE 1: start 4, info says one 1-byte word, which is cut.
+        let s = section(&[], [0, 16, 0, 2], 2, &[0x00, 0x03, 0x08, 0x04, 0x03]);
+        let d = quirky(&[Quirk::FresPastEndPrinted]).decode(&s, 1000);
+        let f = &d.value().expect("listed").functions[0];
+        assert_eq!(f.fres.len(), 2);
+        assert_eq!(f.fres[0].start, Some(0));
+        assert_eq!(f.fres[0].row.cfa, Some(Loc::reg(7, 8)));
+        assert_eq!(f.fres[1], FreFacts::default());
+        // FRE 1 with the reserved data-word size (info bits 5-6 = 3), inside the bytes.
+        let s = section(&[], [0, 16, 0, 2], 2, &[0x00, 0x03, 0x08, 0x04, 0x63, 0x08]);
+        let d = quirky(&[Quirk::FresPastEndPrinted]).decode(&s, 1000);
+        assert!(matches!(d, Outcome::Rejected { .. }), "{d:?}");
     }
 }
