@@ -17,6 +17,15 @@
 //! - memory outside the image is mapped on demand (zero-filled) for wild pointers, except
 //!   the stack's guard pages; an instruction budget bounds every run.
 //!
+//! Pages are mapped on demand *between* slices of a run, never inside a hook: the memory hook
+//! only records the access and stops the emulator, the run maps the pages and resumes at the
+//! faulting instruction (whose code hook has already run, so it is not run again). A mapping
+//! made inside the hook flushes Unicorn's TLB in the middle of the access, which Unicorn then
+//! retries with the TLB entry it looked up before the hook; QEMU shrinks the TLB at a flush by
+//! the wall clock (`gettimeofday`, 100 ms windows), freeing the table that entry is in. So
+//! whether the retried access succeeded (at least at the last page of the address space)
+//! depended on the machine's load, and reports were not reproducible.
+//!
 //! After the base runs, further runs force conditional branches towards the side not yet
 //! covered, while that finds new instructions. Forcing a branch only chooses another CFG
 //! path: the stack height at a PC does not depend on the path, so the truth stays valid.
@@ -244,6 +253,20 @@ struct Run {
     buffered: Vec<Buffered>,
     deepest: usize,
     snapshot: Option<StackSnapshot>,
+    /// The access to unmapped memory that stopped the current slice, to be mapped before the
+    /// run resumes.
+    unmapped: Option<Unmapped>,
+    /// The PC whose code hook already ran before its instruction faulted: the resumed slice
+    /// starts there and must not count or check it twice.
+    replay: Option<u64>,
+}
+
+/// An access to unmapped memory, as the memory hook saw it.
+#[derive(Debug, Clone, Copy)]
+struct Unmapped {
+    fetch: bool,
+    addr: u64,
+    size: usize,
 }
 
 /// A mismatch observation waiting for its run to be confirmed.
@@ -361,6 +384,8 @@ impl<'o> Emulator<'o> {
                 buffered: Vec::new(),
                 deepest: 0,
                 snapshot: None,
+                unmapped: None,
+                replay: None,
             },
             local: HashSet::new(),
             walked: HashSet::new(),
@@ -424,7 +449,7 @@ impl<'o> Emulator<'o> {
             | HookType::MEM_WRITE_UNMAPPED
             | HookType::MEM_FETCH_UNMAPPED;
         uc.add_mem_hook(unmapped, 1, 0, move |uc, t: MemType, addr, size, _v| {
-            on_unmapped(ctx, uc, t, addr, size)
+            on_unmapped(uc, t, addr, size)
         })
         .map_err(|e| uc_err("memory hook", e))?;
         uc.add_intr_hook(|uc, _intno| {
@@ -597,8 +622,25 @@ impl<'o> Emulator<'o> {
             run.buffered.clear();
             run.deepest = 0;
             run.snapshot = None;
+            run.unmapped = None;
+            run.replay = None;
         }
-        let result = uc.emu_start(entry, TRAP + 0x800, 0, 0);
+        let mut start = entry;
+        let result = loop {
+            let result = uc.emu_start(start, TRAP + 0x800, 0, 0);
+            let st = uc.get_data_mut();
+            let Some(access) = st.run.unmapped.take() else {
+                break result;
+            };
+            if st.run.end.is_some() || !map_on_demand(ctx, uc, access) {
+                break result;
+            }
+            // A data access faults inside an instruction whose code hook has run; a fetch
+            // faults before any instruction of its block has run.
+            let pc = reg(uc, r.pc);
+            uc.get_data_mut().run.replay = (!access.fetch).then_some(pc);
+            start = pc;
+        };
         let st = uc.get_data_mut();
         let end = match (st.run.end, result) {
             (Some(e), _) => e,
@@ -675,21 +717,33 @@ fn end(uc: &mut Unicorn<'_, State>, why: RunEnd) {
     let _ = uc.emu_stop();
 }
 
-fn on_unmapped(
-    ctx: &Ctx<'_>,
-    uc: &mut Unicorn<'_, State>,
-    kind: MemType,
-    addr: u64,
-    size: usize,
-) -> bool {
+/// The memory hook: stop at an access to unmapped memory and say which (the run maps it and
+/// resumes, see [`map_on_demand`]). Nothing is mapped here: see the module documentation.
+fn on_unmapped(uc: &mut Unicorn<'_, State>, kind: MemType, addr: u64, size: usize) -> bool {
+    let st = uc.get_data_mut();
+    if st.run.end.is_none() {
+        st.run.unmapped = Some(Unmapped {
+            fetch: kind == MemType::FETCH_UNMAPPED,
+            addr,
+            size,
+        });
+    }
+    false
+}
+
+/// Map the pages of an access to unmapped memory (zero-filled; decodable code for a fetch),
+/// between two slices of a run. False, with the run's end set when a limit says why, when the
+/// run cannot go on: a guard page, the page limit, or no page could be mapped.
+fn map_on_demand(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, access: Unmapped) -> bool {
+    let Unmapped { fetch, addr, size } = access;
     if in_guard(addr) {
-        let st = uc.get_data_mut();
-        st.run.end.get_or_insert(RunEnd::GuardPage);
+        uc.get_data_mut().run.end.get_or_insert(RunEnd::GuardPage);
         return false;
     }
     let first = addr & !(PAGE - 1);
     let last = addr.saturating_add(size.max(1) as u64 - 1) & !(PAGE - 1);
     let mut page = first;
+    let mut any = false;
     loop {
         if uc.get_data().run.mapped.len() >= ctx.opts.page_limit {
             uc.get_data_mut().run.end.get_or_insert(RunEnd::PageLimit);
@@ -701,7 +755,8 @@ fn on_unmapped(
         }
         if uc.mem_map(page, PAGE, Prot::ALL).is_ok() {
             uc.get_data_mut().run.mapped.push(page);
-            if kind == MemType::FETCH_UNMAPPED {
+            any = true;
+            if fetch {
                 // A wild jump or call: decodable code, returned from by the code hook.
                 let _ = uc.mem_write(page, &ctx.image.cpu.return_page(PAGE as usize));
             }
@@ -711,7 +766,7 @@ fn on_unmapped(
         }
         page += PAGE;
     }
-    true
+    any
 }
 
 /// Return from foreign code at once, as the ABI's return would, with a random result.
@@ -761,6 +816,9 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
     {
         let st = uc.get_data_mut();
         if st.run.end.is_some() {
+            return;
+        }
+        if st.run.replay.take() == Some(pc) {
             return;
         }
         st.run.icount += 1;

@@ -131,6 +131,40 @@ fn reports_are_deterministic_whatever_the_thread_count() {
 }
 
 #[test]
+fn the_last_page_of_the_address_space_is_mapped_on_demand_like_any_other() {
+    // A wild read of the last page. When the memory hook mapped it, Unicorn's retried access
+    // failed or succeeded by the wall clock (a stale TLB entry, see `emu`): the run was a
+    // fault, now and then not. The oracle maps between slices of the run, so every run of this
+    // function reads zeros and returns.
+    let asm = "\
+        .text
+        .globl top_page
+        .type top_page, @function
+top_page:
+        .cfi_startproc
+        movabs $0xfffffffffffffff0, %rax
+        movl (%rax), %eax
+        ret
+        .cfi_endproc
+        .size top_page, .-top_page
+";
+    let o = Oracle::new(&build_s(Path::new("as"), asm, "x86-top-page")).unwrap();
+    let r = o.check_all(&opts()).unwrap();
+    let f = r
+        .functions
+        .iter()
+        .find(|f| f.function.name == "top_page")
+        .unwrap();
+    assert!(f.runs > 0);
+    assert_eq!(
+        f.outcomes,
+        [("returned".to_string(), f.runs)].into_iter().collect(),
+        "{f:?}"
+    );
+    assert_eq!(f.executed, 3);
+}
+
+#[test]
 fn bad_inputs_are_errors() {
     use sframe_oracle::OracleError;
     assert_eq!(Oracle::new(b"hello").unwrap_err(), OracleError::NotElf);
