@@ -260,11 +260,17 @@ pub enum Quirk {
     /// `sframe_decoder_get_fre`, which walks FREs from `ctx->sfd_fres +
     /// fdep->sfde_func_start_fre_off` with no bound against `sfd_fre_nbytes`; F0155).
     FresPastEndPrinted,
+    /// In a flexible FDE, an RA or FP rule on the CFA (control word with `reg_p` 0) is
+    /// reported as the slot at CFA+offset whatever its `deref_p` says: the value rule `CFA +
+    /// offset` shows as `*(CFA + offset)` (objdump 2.47 `dump_sframe_func_fres_flex` reads
+    /// `deref_p` only when `reg_p` is set, so both rules print `c±N`, the notation of the
+    /// slot; F0156).
+    FlexCfaBaseDerefIgnored,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 46] = [
+    pub const ALL: [Quirk; 47] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -311,6 +317,7 @@ impl Quirk {
         Quirk::InvalidFreTypeNoRow,
         Quirk::FreRangeScan,
         Quirk::FresPastEndPrinted,
+        Quirk::FlexCfaBaseDerefIgnored,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -362,6 +369,7 @@ impl Quirk {
             Quirk::InvalidFreTypeNoRow => "invalid-fre-type-no-row",
             Quirk::FreRangeScan => "fre-range-scan",
             Quirk::FresPastEndPrinted => "fres-past-end-printed",
+            Quirk::FlexCfaBaseDerefIgnored => "flex-cfa-base-deref-ignored",
         }
     }
 

@@ -422,6 +422,14 @@ fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
         w[1]
     };
     let cfa = cfa_ctl.rule(cfa_offset);
+    // The rule of an RA or FP control word with its offset word.
+    let saved = |c: Control, offset: i64| {
+        if !c.reg_p && ctx.quirks.has(Quirk::FlexCfaBaseDerefIgnored) {
+            Control { deref_p: true, ..c }.rule(offset)
+        } else {
+            c.rule(offset)
+        }
+    };
     let mut i = 2;
     // RA: a control/offset pair, or one padding word (then an FP pair must follow), or nothing.
     let default_ra = Loc::fixed(ctx.cfa_fixed_ra_offset).unwrap_or(Loc::SameValue);
@@ -436,7 +444,7 @@ fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
         } else {
             let off = *w.get(i + 1).ok_or(Rule::FlexLayout)?;
             i += 2;
-            c.rule(off)
+            saved(c, off)
         }
     } else {
         default_ra
@@ -448,7 +456,7 @@ fn flex_rules(ctx: &RowContext, row: &Row<'_>) -> Result<Recovery, Rule> {
         }
         let off = *w.get(i + 1).ok_or(Rule::FlexLayout)?;
         i += 2;
-        c.rule(off)
+        saved(c, off)
     } else if ctx.quirks.has(Quirk::FlexFixedFpUnreported) {
         Loc::SameValue
     } else {
@@ -514,6 +522,34 @@ mod tests {
         // Default FDEs keep the fixed FP (dump_sframe_func_fres_simple prints it).
         let r = recovery_rules(&c, &row(FdeType::Default, &[16])).unwrap();
         assert_eq!(r.fp, Loc::slot(-16));
+    }
+
+    #[test]
+    fn flex_cfa_based_rules_print_as_slots_in_objdump_2_47() {
+        // What s390x-linux-gnu-objdump 2.47.50.20261021 (Debian sid) printed for one-row
+        // flex FDEs (corpus/findings/F0156): words [0x59, 0, 0, 0x20, 0] -> `fp+160  c+0  U`,
+        // the same text as for 0x22 (deref_p set); [0x59, 0, 0x20, -8, 0x22, -16] -> `fp+160
+        // c-16  c-8`; [0x59, 0, 0, 0x21, 8] -> `r4+8`, [0x59, 0, 0, 0x23, 8] -> `(r4+8)`.
+        let mut c = ctx(Version::V3, Abi::S390x);
+        let flex =
+            |c: &RowContext, words: &[i64]| recovery_rules(c, &row(FdeType::Flex, words)).unwrap();
+        // The texts: deref_p 0 is the value CFA + offset (v3 manual §3.2, "Recovery Rules").
+        let value = Loc::Expr {
+            base: Base::Cfa,
+            offset: 0,
+            deref: false,
+        };
+        assert_eq!(flex(&c, &[0x59, 0, 0, 0x20, 0]).fp, value);
+        c.quirks = Quirks::NONE.with(Quirk::FlexCfaBaseDerefIgnored);
+        let r = flex(&c, &[0x59, 0, 0, 0x20, 0]);
+        assert_eq!(r.cfa, Loc::reg(11, 160));
+        assert_eq!(r.fp, Loc::slot(0));
+        assert_eq!(flex(&c, &[0x59, 0, 0, 0x22, 0]).fp, Loc::slot(0));
+        let r = flex(&c, &[0x59, 0, 0x20, -8, 0x22, -16]);
+        assert_eq!((r.ra, r.fp), (Loc::slot(-8), Loc::slot(-16)));
+        // Register-based rules keep their deref_p.
+        assert_eq!(flex(&c, &[0x59, 0, 0, 0x21, 8]).fp, Loc::reg(4, 8));
+        assert_eq!(flex(&c, &[0x59, 0, 0, 0x23, 8]).fp, Loc::at_reg(4, 8));
     }
 
     #[test]

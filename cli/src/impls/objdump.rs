@@ -12,7 +12,9 @@
 //! `c+N` (the slot at CFA+N), `f` (at the header's fixed offset, printed from 2.44 on as
 //! "CFA fixed RA offset"), `U` (RA padding word of a flex FDE: the format's default, i.e. the
 //! fixed offset), a register form as for the CFA, and a `[s]` suffix for a mangled RA;
-//! `RA undefined` for an outermost-frame row. objdump 2.40 prints `u` for an RA at a fixed
+//! `RA undefined` for an outermost-frame row. In a flex row objdump 2.47 prints `c±N` for
+//! an RA or FP rule on the CFA whatever its `deref_p` (never `(c±N)`), read here as the slot,
+//! as in default rows (quirk `flex-cfa-base-deref-ignored`, F0156). objdump 2.40 prints `u` for an RA at a fixed
 //! offset; that is what it says, and it is compared as such. Columns are `%-10s`, so a wide
 //! CFA runs into the FP column: the row is tokenized, not split on blanks.
 //!
