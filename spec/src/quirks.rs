@@ -260,11 +260,19 @@ pub enum Quirk {
     /// `sframe_decoder_get_fre`, which walks FREs from `ctx->sfd_fres +
     /// fdep->sfde_func_start_fre_off` with no bound against `sfd_fre_nbytes`; F0155).
     FresPastEndPrinted,
+    /// A function without FREs is listed with its FDE's fields as stored whatever the FRE
+    /// type its info byte names: the FRE type is read only to read FREs. An invalid FRE type
+    /// of a function with FREs still refuses the section (objdump 2.44
+    /// `dump_sframe_func_with_fres` reads the FDE through `sframe_decoder_get_funcdesc`, which
+    /// copies `sfde_func_info` unchecked, and reads the FRE type only in
+    /// `sframe_decoder_get_fre`, called `num_fres` times; with FREs,
+    /// `sframe_fre_start_addr_size` asserts; F0156).
+    FreTypeUnreadWithoutFres,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 46] = [
+    pub const ALL: [Quirk; 47] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -311,6 +319,7 @@ impl Quirk {
         Quirk::InvalidFreTypeNoRow,
         Quirk::FreRangeScan,
         Quirk::FresPastEndPrinted,
+        Quirk::FreTypeUnreadWithoutFres,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -362,6 +371,7 @@ impl Quirk {
             Quirk::InvalidFreTypeNoRow => "invalid-fre-type-no-row",
             Quirk::FreRangeScan => "fre-range-scan",
             Quirk::FresPastEndPrinted => "fres-past-end-printed",
+            Quirk::FreTypeUnreadWithoutFres => "fre-type-unread-without-fres",
         }
     }
 
