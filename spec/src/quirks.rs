@@ -266,6 +266,14 @@ pub enum Quirk {
     /// `deref_p` only when `reg_p` is set, so both rules print `c±N`, the notation of the
     /// slot; F0156).
     FlexCfaBaseDerefIgnored,
+    /// A function without FREs is listed with its FDE's fields as stored whatever the FRE
+    /// type its info byte names: the FRE type is read only to read FREs. An invalid FRE type
+    /// of a function with FREs still refuses the section (objdump 2.44
+    /// `dump_sframe_func_with_fres` reads the FDE through `sframe_decoder_get_funcdesc`, which
+    /// copies `sfde_func_info` unchecked, and reads the FRE type only in
+    /// `sframe_decoder_get_fre`, called `num_fres` times; with FREs,
+    /// `sframe_fre_start_addr_size` asserts; F0157).
+    FreTypeUnreadWithoutFres,
 }
 
 impl Quirk {
@@ -318,6 +326,7 @@ impl Quirk {
         Quirk::FreRangeScan,
         Quirk::FresPastEndPrinted,
         Quirk::FlexCfaBaseDerefIgnored,
+        Quirk::FreTypeUnreadWithoutFres,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -370,6 +379,7 @@ impl Quirk {
             Quirk::FreRangeScan => "fre-range-scan",
             Quirk::FresPastEndPrinted => "fres-past-end-printed",
             Quirk::FlexCfaBaseDerefIgnored => "flex-cfa-base-deref-ignored",
+            Quirk::FreTypeUnreadWithoutFres => "fre-type-unread-without-fres",
         }
     }
 

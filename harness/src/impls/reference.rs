@@ -81,13 +81,24 @@ fn past_fre_bytes(v: &Violation) -> bool {
     matches!(v.rule, Rule::FreFits | Rule::FdeDataFits)
 }
 
+/// Whether a reader with `quirks` lists the functions of a section that the whole-section
+/// reading refuses with `v`, reading them one by one ([`facts_per_function`]): FREs past the
+/// FRE sub-section ([`Quirk::FresPastEndPrinted`]), an invalid FRE type
+/// ([`Quirk::FreTypeUnreadWithoutFres`]; the per-function reading still refuses it in a
+/// function with FREs).
+fn listed_per_function(v: &Violation, quirks: Quirks) -> bool {
+    (quirks.has(Quirk::FresPastEndPrinted) && past_fre_bytes(v))
+        || (quirks.has(Quirk::FreTypeUnreadWithoutFres) && v.rule == Rule::FdeFreType)
+}
+
 /// The facts of functions read one by one ([`Quirk::PerFunctionErrors`],
 /// [`Quirk::FresPastEndPrinted`]): each with its FDE's fields as stored (the FRE count as
 /// stored, not as read), the FREs read and the error that stopped them (its rule as the
 /// error class). With [`Quirk::FresPastEndPrinted`], a function whose FREs run past the FRE
 /// sub-section has `num_fres` rows, those from the first one past it unknown (at most
 /// `max_fres` rows in all, else the section is refused as [`Quirky::decode`] bounds it); without
-/// [`Quirk::PerFunctionErrors`], any other error refuses the section.
+/// [`Quirk::PerFunctionErrors`], any other error refuses the section, and a function without
+/// FREs whose FRE type is invalid is listed only with [`Quirk::FreTypeUnreadWithoutFres`].
 fn facts_per_function(
     s: &Section,
     functions: &[FunctionRead],
@@ -112,6 +123,16 @@ fn facts_per_function(
             _ => {}
         }
         let f = &r.fields;
+        let fre_type = FreType::from_u8(fde_info::fre_type(f.info));
+        if r.function.is_none()
+            && fre_type.is_none()
+            && !quirks.has(Quirk::PerFunctionErrors)
+            && !quirks.has(Quirk::FreTypeUnreadWithoutFres)
+        {
+            // No FREs to read (else `r.error` says so), but a reader that checks the FRE
+            // type of every FDE refuses it.
+            return Outcome::rejected(Rule::FdeFreType.id(), None);
+        }
         let mut facts = match &r.function {
             Some(func) => {
                 let one = Section {
@@ -126,7 +147,7 @@ fn facts_per_function(
             None => FunctionFacts {
                 start: Some(r.start),
                 size: Some(f.size),
-                fre_type: FreType::from_u8(fde_info::fre_type(f.info)).map(Stored::Defined),
+                fre_type: fre_type.map(Stored::Defined),
                 pc_type: Some(fde_info::pc_type(f.info).into()),
                 fde_type: if v3 {
                     FdeType::from_u8(fde_info2::fde_type(f.info2)).map(Stored::Defined)
@@ -240,7 +261,8 @@ impl Quirky {
     /// in all (functions may share garbage blocks: the caller bounds what is kept, see
     /// [`decode_per_function_within`]). With [`Quirk::FresPastEndPrinted`], a section the
     /// whole-section reading refuses because FREs lie past the FRE sub-section is read function
-    /// by function, within the same bound.
+    /// by function, within the same bound; with [`Quirk::FreTypeUnreadWithoutFres`], so is one
+    /// it refuses for an invalid FRE type.
     pub fn decode(&self, data: &[u8], max_fres: usize) -> Outcome<Decoded> {
         let per_function = || match decode_per_function_within(data, self.0, max_fres) {
             Ok((s, functions)) => facts_per_function(&s, &functions, self.0, max_fres),
@@ -251,7 +273,7 @@ impl Quirky {
         }
         match decode_with(data, self.0) {
             Ok(s) => Outcome::ok(facts_of_with(&s, self.0)),
-            Err(v) if self.0.has(Quirk::FresPastEndPrinted) && past_fre_bytes(&v) => per_function(),
+            Err(v) if listed_per_function(&v, self.0) => per_function(),
             Err(v) => rejected(&v),
         }
     }
@@ -319,6 +341,93 @@ mod tests {
         let bounded =
             quirky(&[Quirk::SubsectionOffsetsIgnored, Quirk::FresPastEndPrinted]).decode(&s, 0);
         assert!(matches!(bounded, Outcome::Rejected { .. }), "{bounded:?}");
+    }
+
+    /// corpus/findings/F0157: 4 bytes (0x10) before the FDE (start 0x1000, 32 bytes, FRE
+    /// offset 0, 3 FREs). objdump 2.44 reads the FDE at byte 28: start 0x10, size 0x1000, FRE
+    /// offset 0x20, no FREs, info 3 (an invalid FRE type); it printed `func idx [0]: pc =
+    /// 0x10, size = 4096 bytes` and no row.
+    #[test]
+    fn objdump_2_44_lists_a_function_without_fres_whatever_its_fre_type() {
+        let fres = [0x00, 0x03, 0x08, 0x04, 0x03, 0x10, 0x08, 0x03, 0x08];
+        let s = section(&0x10u32.to_le_bytes(), [0x1000, 0x20, 0, 3], 3, &fres);
+        assert_eq!(s.len(), 61);
+        assert_eq!(s[44], 3, "the misread FDE's info byte");
+        let f0155 = [Quirk::SubsectionOffsetsIgnored, Quirk::FresPastEndPrinted];
+        let refused = quirky(&f0155).decode(&s, 1000);
+        assert!(
+            matches!(&refused, Outcome::Rejected { class, .. } if class == "FDE-FRE-TYPE"),
+            "{refused:?}"
+        );
+        let printed = quirky(&[
+            Quirk::SubsectionOffsetsIgnored,
+            Quirk::FresPastEndPrinted,
+            Quirk::FreTypeUnreadWithoutFres,
+        ])
+        .decode(&s, 1000);
+        let d = printed.value().expect("listed");
+        assert_eq!(d.functions.len(), 1);
+        let f = &d.functions[0];
+        assert_eq!((f.start, f.size), (Some(0x10), Some(4096)));
+        assert_eq!(f.pc_type, Some(PcType::Inc.into()));
+        assert_eq!(f.num_fres, Some(0));
+        assert_eq!(f.fre_type, None);
+        assert!(f.fres.is_empty());
+        assert_eq!(f.error, None);
+    }
+
+    /// An invalid FRE type (info 3) in the FDE where the FDE sub-section belongs. objdump 2.44
+    /// printed `func idx [0]: pc = 0x40, size = 16 bytes` and no row for it without FREs, and
+    /// aborted with one FRE (`sframe_fre_start_addr_size: Assertion '0' failed`): the
+    /// quirky reference refuses that section.
+    #[test]
+    fn an_invalid_fre_type_refuses_only_a_function_with_fres() {
+        let q = quirky(&[Quirk::FresPastEndPrinted, Quirk::FreTypeUnreadWithoutFres]);
+        let mut none = section(&[], [0x40, 16, 0, 0], 0, &[]);
+        none[44] = 3;
+        let d = q.decode(&none, 1000);
+        let f = &d.value().expect("listed").functions[0];
+        assert_eq!(
+            (f.start, f.size, f.num_fres),
+            (Some(0x40), Some(16), Some(0))
+        );
+        assert!(f.fres.is_empty());
+        let refused = quirky(&[Quirk::FresPastEndPrinted]).decode(&none, 1000);
+        assert!(matches!(refused, Outcome::Rejected { .. }), "{refused:?}");
+        // First an FDE (start 0x40, 16 bytes, FRE offset 0x100, one FRE) whose FRE lies past
+        // the 3 FRE bytes, then the one of FRE type 3 (start 0x80, 16 bytes, no FREs):
+        // objdump 2.44 printed both functions, the first with one row read from its heap
+        // (`fp+-1 u f`), the second without rows. F0155's quirk alone reads this section
+        // function by function (the first refusal is FDE-DATA-FITS), but does not list the
+        // second.
+        let mut two = section(&[], [0x40, 16, 0x100, 1], 1, &[0x00, 0x03, 0x08]);
+        let mut fde = Vec::new();
+        for w in [0x80u32, 16, 0, 0, 3] {
+            fde.extend_from_slice(&w.to_le_bytes());
+        }
+        two.splice(48..48, fde);
+        two[8] = 2; // two FDEs
+        two[24] = 40; // sfh_freoff
+        assert_eq!(two.len(), 71);
+        let d = q.decode(&two, 1000);
+        let fs = &d.value().expect("listed").functions;
+        assert_eq!(fs.len(), 2);
+        assert_eq!((fs[0].start, fs[0].size), (Some(0x40), Some(16)));
+        assert_eq!(fs[0].fres, vec![FreFacts::default()]);
+        assert_eq!((fs[1].start, fs[1].num_fres), (Some(0x80), Some(0)));
+        assert!(fs[1].fres.is_empty());
+        let refused = quirky(&[Quirk::FresPastEndPrinted]).decode(&two, 1000);
+        assert!(
+            matches!(&refused, Outcome::Rejected { class, .. } if class == "FDE-FRE-TYPE"),
+            "{refused:?}"
+        );
+        let mut one = section(&[], [0x40, 16, 0, 1], 1, &[0x00, 0x03, 0x08]);
+        one[44] = 3;
+        let refused = q.decode(&one, 1000);
+        assert!(
+            matches!(&refused, Outcome::Rejected { class, .. } if class == "FDE-FRE-TYPE"),
+            "{refused:?}"
+        );
     }
 
     /// Rows before the first FRE past the FRE bytes are read as stored; an FRE the reader's
