@@ -278,7 +278,7 @@ pub enum Quirk {
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 47] = [
+    pub const ALL: [Quirk; 48] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
