@@ -594,6 +594,38 @@ fn a_hanging_external_implementation_is_reported_as_hung() {
     );
 }
 
+#[test]
+fn a_deadline_missed_once_is_asked_again_and_the_answer_stands() {
+    let markers = std::env::temp_dir().join(format!("sframe-hang-once-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&markers);
+    std::fs::create_dir_all(&markers).unwrap();
+    let imp = external(
+        &data_script("segv-adapter.py"),
+        &["--hang-once", markers.to_str().unwrap()],
+        Duration::from_millis(1500),
+    );
+    let cases: Vec<Case> = seeds::builtin()
+        .into_iter()
+        .filter(|c| c.name.contains("v3-s390x-pcrel"))
+        .collect();
+    assert_eq!(cases.len(), 1);
+    let (summary, results) = run(&Engine::new(vec![imp]), &cases, &Ledger::default());
+    assert!(
+        summary.signatures.is_empty(),
+        "a hang that did not repeat was reported:\n{}",
+        summary.render_text()
+    );
+    assert_eq!(
+        results[0].results[0].status,
+        sframe_harness::diff::Status::Agree,
+        "{:?}",
+        results[0].results[0]
+    );
+    // Every request was asked twice: the first time it hung.
+    assert!(std::fs::read_dir(&markers).unwrap().count() >= 2);
+    let _ = std::fs::remove_dir_all(&markers);
+}
+
 /// A parser that gets the CFA offset wrong by 8 everywhere.
 struct OffByEight;
 
