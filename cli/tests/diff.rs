@@ -571,7 +571,7 @@ fn a_hanging_external_implementation_is_reported_as_hung() {
     let imp = external(
         &data_script("segv-adapter.py"),
         &["--hang"],
-        Duration::from_millis(1500),
+        Duration::from_millis(1000),
     );
     let cases: Vec<Case> = seeds::builtin()
         .into_iter()

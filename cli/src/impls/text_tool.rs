@@ -19,6 +19,7 @@
 //! llvm-readobj is simpler to batch ([`readobj_many`]): it names the file in every message.
 
 use super::{Decoded, Outcome};
+use sframe_harness::impls::process::HANG_RETRY_FACTOR;
 use sframe_spec::read::header_offsets;
 use sframe_spec::{Abi, Endian};
 use std::io::Read;
@@ -133,16 +134,16 @@ pub fn run_on_elf(
 
 /// Run `TOOL --sframe PATH` (objdump, llvm-readobj) within `timeout`: its exit status, stdout
 /// and stderr; a signal is a crash. A run that misses the deadline is killed and run once
-/// more: only a second miss is a hang (a deadline missed once is as likely the machine's load
-/// as the tool, and a finding must reproduce; as the harness does for worker processes,
-/// `sframe_harness::impls::process`).
+/// more with [`HANG_RETRY_FACTOR`] times the limit: only a second miss is a hang (a deadline
+/// missed once is as likely the machine's load as the tool, and a finding must reproduce; as
+/// the harness does for worker processes, [`sframe_harness::impls::process`]).
 pub fn run_sframe_dump(
     tool: &Path,
     path: &Path,
     timeout: Duration,
 ) -> Result<(ExitStatus, String, String), Outcome<Decoded>> {
     match run_sframe_dump_once(tool, path, timeout) {
-        Err(Outcome::Hung { .. }) => run_sframe_dump_once(tool, path, timeout),
+        Err(Outcome::Hung { .. }) => run_sframe_dump_once(tool, path, timeout * HANG_RETRY_FACTOR),
         first => first,
     }
 }
@@ -580,6 +581,8 @@ mod tests {
     fn a_deadline_is_a_hang_only_when_missed_twice_in_a_row() {
         let base = std::env::temp_dir().join(format!("sframe-slow-tool-{}", std::process::id()));
         let limit = Duration::from_millis(400);
+        // The stand-in sleeps 30 s: past the second try's limit too.
+        assert!(limit * HANG_RETRY_FACTOR < Duration::from_secs(30));
         for (sleeps, hang) in [(0, false), (1, false), (2, true)] {
             let dir = base.join(format!("sleeps-{sleeps}"));
             let _ = std::fs::remove_dir_all(&dir);
@@ -589,7 +592,7 @@ mod tests {
             match r {
                 Err(Outcome::Hung { timeout_ms }) => {
                     assert!(hang, "{sleeps} slow runs: hung");
-                    assert_eq!(timeout_ms, 400);
+                    assert_eq!(timeout_ms, 400 * u64::from(HANG_RETRY_FACTOR));
                 }
                 Ok((status, out, _)) => {
                     assert!(!hang, "{sleeps} slow runs: answered");

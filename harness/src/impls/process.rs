@@ -5,10 +5,12 @@
 //! has a time limit. A process that dies answering a request makes the outcome
 //! [`Outcome::Crashed`] with the signal's name (the request is tried once more on a fresh
 //! process; a crash that does not repeat is marked nondeterministic in the detail); one that
-//! does not answer in time is killed, and the request is asked once more of a fresh process:
-//! the outcome is [`Outcome::Hung`] only when that one runs out of time too (a deadline missed
-//! once is as likely the machine's load as the implementation, and a finding must reproduce;
-//! the second try's answer stands otherwise, crash handling included). The last lines the
+//! does not answer in time is killed, and the request is asked once more of a fresh process,
+//! with [`HANG_RETRY_FACTOR`] times the limit: the outcome is [`Outcome::Hung`] only when that
+//! one runs out of time too (a deadline missed once is as likely the machine's load as the
+//! implementation: a libsframe crash that takes 2.5 s alone took over 10 s on a 2-core machine
+//! running four jobs; a finding must reproduce). The second try's answer stands otherwise,
+//! crash handling included. The last lines the
 //! process wrote to stderr go into the crash detail (assertion messages, for example).
 //!
 //! [`protocol`]: super::protocol
@@ -87,6 +89,10 @@ enum Failure {
         timeout_ms: u64,
     },
 }
+
+/// How many times the first limit a request that ran out of time gets on its second try
+/// (see the module docs); the text adapters' runs use it too.
+pub const HANG_RETRY_FACTOR: u32 = 4;
 
 struct Running {
     child: Child,
@@ -315,6 +321,11 @@ impl ProcessImpl {
     }
 
     fn call_once(&self, line: &str) -> Result<String, Failure> {
+        self.call_within(line, self.launch.timeout)
+    }
+
+    /// [`ProcessImpl::call_once`] with the time limit `timeout`.
+    fn call_within(&self, line: &str, timeout: Duration) -> Result<String, Failure> {
         let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
         let r = match guard.settled(self.launch.timeout) {
             Some(r) => r,
@@ -323,7 +334,7 @@ impl ProcessImpl {
                 detail: Some(e.to_string()),
             })?,
         };
-        let (r, resp) = r.request(line, self.launch.timeout);
+        let (r, resp) = r.request(line, timeout);
         guard.process = r;
         resp
     }
@@ -364,9 +375,11 @@ impl ProcessImpl {
         line: &str,
         first: Result<String, Failure>,
     ) -> Outcome<T> {
-        // The process that ran out of time was killed: `call_once` starts a fresh one.
+        // The process that ran out of time was killed: a fresh one gets a longer limit.
         let first = match first {
-            Err(Failure::Hung { .. }) => self.call_once(line),
+            Err(Failure::Hung { .. }) => {
+                self.call_within(line, self.launch.timeout * HANG_RETRY_FACTOR)
+            }
             other => other,
         };
         let resp = match first {
