@@ -12,7 +12,8 @@
 //! - [`rules`]: the catalogue, each rule with an ID and the text it comes from;
 //!   [`validate()`] reports every violation with its byte offset;
 //! - [`discrepancies`]: where the texts disagree, and which reading is taken;
-//! - [`quirks`]: known deviations of real implementations, as switches of the reader.
+//! - [`quirks`]: known deviations of real implementations, as switches of the reader;
+//!   [`swap`]: the bytes a reader with them reads a foreign-endian section from.
 //!
 //! No `unsafe`, no panics and no allocation that the input's length does not back, on any
 //! input.
@@ -35,6 +36,7 @@ mod refusals;
 pub mod rules;
 mod search;
 pub mod stored;
+pub mod swap;
 pub mod unwind;
 pub mod validate;
 pub mod write;

@@ -274,11 +274,24 @@ pub enum Quirk {
     /// `sframe_decoder_get_fre`, called `num_fres` times; with FREs,
     /// `sframe_fre_start_addr_size` asserts; F0157).
     FreTypeUnreadWithoutFres,
+    /// A foreign-endian section is read from the reader's copy swapped in place by its
+    /// byte-swapping pass, which lays the section out otherwise than the reading does: it
+    /// steps through FDEs from `sfh_fdeoff` and walks each FDE's FREs from `sfh_freoff` plus
+    /// its FRE offset, swapping the header, each FDE's four 32-bit fields and each walked
+    /// FRE's start and data words; the reading then takes the FDEs and FREs, in host order,
+    /// from where it places them (with [`Quirk::V1ReadAsV2`], a v1 section's FREs 3 bytes per
+    /// FDE later than the pass walked them, so their bytes are swapped at other boundaries
+    /// than they are read at; with [`Quirk::SubsectionOffsetsIgnored`], from after the header
+    /// and the FDEs). Bytes the pass did not swap are read as stored, in host order
+    /// (libsframe 2.44 `sframe_decode`: `flip_sframe (tempbuf, sf_size, 0)`, then `memcpy
+    /// (dctx->sfd_funcdesc, frame_buf, fidx_size)` and `memcpy (dctx->sfd_fres, frame_buf,
+    /// sfheaderp->sfh_fre_len)` from `tempbuf`; F0158).
+    ForeignEndianReadAfterSwap,
 }
 
 impl Quirk {
     /// Every quirk, in declaration order.
-    pub const ALL: [Quirk; 48] = [
+    pub const ALL: [Quirk; 49] = [
         Quirk::SubsectionOffsetsIgnored,
         Quirk::AuxHeaderIgnored,
         Quirk::LookupV2StartAlwaysPcrel,
@@ -327,6 +340,7 @@ impl Quirk {
         Quirk::FresPastEndPrinted,
         Quirk::FlexCfaBaseDerefIgnored,
         Quirk::FreTypeUnreadWithoutFres,
+        Quirk::ForeignEndianReadAfterSwap,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -380,6 +394,7 @@ impl Quirk {
             Quirk::FresPastEndPrinted => "fres-past-end-printed",
             Quirk::FlexCfaBaseDerefIgnored => "flex-cfa-base-deref-ignored",
             Quirk::FreTypeUnreadWithoutFres => "fre-type-unread-without-fres",
+            Quirk::ForeignEndianReadAfterSwap => "foreign-endian-read-after-swap",
         }
     }
 

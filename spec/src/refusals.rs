@@ -18,7 +18,7 @@ use crate::read::{header_offsets, SectionRef};
 use crate::rules::Rule;
 
 /// The byte order of the hosts the quirks below describe (libsframe on x86-64).
-const HOST: Endian = Endian::Little;
+pub(crate) const HOST: Endian = Endian::Little;
 
 /// The refusal `quirks` make of the section `s` (read with no quirk), if any.
 pub(crate) fn refusal(s: &SectionRef<'_>, quirks: Quirks) -> Option<Violation> {

@@ -263,7 +263,16 @@ impl Quirky {
     /// whole-section reading refuses because FREs lie past the FRE sub-section is read function
     /// by function, within the same bound; with [`Quirk::FreTypeUnreadWithoutFres`], so is one
     /// it refuses for an invalid FRE type.
+    ///
+    /// With [`Quirk::ForeignEndianReadAfterSwap`], a foreign-endian section is read, here and
+    /// in [`Quirky::find_fres`], from the bytes the reader's byte-swapping pass leaves
+    /// ([`sframe_spec::swap::read_after_swap`]).
     pub fn decode(&self, data: &[u8], max_fres: usize) -> Outcome<Decoded> {
+        let data = match sframe_spec::swap::read_after_swap(data, self.0) {
+            Ok(d) => d,
+            Err(v) => return rejected(&v),
+        };
+        let data = &data[..];
         let per_function = || match decode_per_function_within(data, self.0, max_fres) {
             Ok((s, functions)) => facts_per_function(&s, &functions, self.0, max_fres),
             Err(v) => rejected(&v),
@@ -278,7 +287,11 @@ impl Quirky {
         }
     }
     pub fn find_fres(&self, data: &[u8], pcs: &[i64]) -> Vec<Outcome<Option<Found>>> {
-        match SectionRef::parse_with(data, self.0) {
+        let data = match sframe_spec::swap::read_after_swap(data, self.0) {
+            Ok(d) => d,
+            Err(v) => return pcs.iter().map(|_| rejected(&v)).collect(),
+        };
+        match SectionRef::parse_with(&data, self.0) {
             Ok(s) => pcs.iter().map(|&pc| find_in(&s, pc)).collect(),
             Err(v) => pcs.iter().map(|_| rejected(&v)).collect(),
         }
@@ -446,5 +459,99 @@ mod tests {
         let s = section(&[], [0, 16, 0, 2], 2, &[0x00, 0x03, 0x08, 0x04, 0x63, 0x08]);
         let d = quirky(&[Quirk::FresPastEndPrinted]).decode(&s, 1000);
         assert!(matches!(d, Outcome::Rejected { .. }), "{d:?}");
+    }
+
+    /// corpus/findings/F0158: a v1 AArch64 big-endian section (v1 §2.2 header, §2.3 17-byte
+    /// FDE, §2.4 FRE) whose one FRE has 4-byte data words, followed by 3 bytes, so that
+    /// libsframe 2.44's byte-swapping pass (20 bytes per FDE, plus the FRE bytes it walks)
+    /// covers exactly the bytes after the header.
+    fn v1_big_endian_with_3_trailing_bytes() -> Vec<u8> {
+        let mut s = vec![0xde, 0xe2, 1, 0x01, 1, 0, 0, 0]; // v1, sorted, AArch64 BE, no aux
+        for w in [1u32, 1, 11, 0, 17] {
+            // FDEs, FREs, FRE bytes, sfh_fdeoff, sfh_freoff
+            s.extend_from_slice(&w.to_be_bytes());
+        }
+        for w in [0x1000u32, 0x20, 0, 1] {
+            // start, size, FRE offset, FRE count
+            s.extend_from_slice(&w.to_be_bytes());
+        }
+        s.push(0x01); // info: FRE type ADDR2, PC-increment
+        s.extend([0x00, 0x00, 0x45]); // FRE: start 0; CFA on SP, 2 data words of 4 bytes
+        s.extend_from_slice(&16i32.to_be_bytes()); // CFA = SP + 16
+        s.extend_from_slice(&(-8i32).to_be_bytes()); // RA at CFA - 8
+        s.extend([0, 0, 0]);
+        assert_eq!(s.len(), 59);
+        s
+    }
+
+    /// libsframe-2.44's quirks (its findings' in the ledger), this one's aside.
+    fn libsframe_2_44() -> Quirks {
+        [
+            Quirk::LookupRequiresSorted,
+            Quirk::V1ReadAsV2,
+            Quirk::PerFunctionErrors,
+            Quirk::RaUndefinedUnknownV2,
+            Quirk::S390xV2Unknown,
+            Quirk::FlagsBeyondSortedFpRefused,
+            Quirk::SearchEqualStartFirstProbed,
+            Quirk::SubsectionOffsetsIgnored,
+            Quirk::MaskSectionPcModulo,
+            Quirk::PcIncInt32Range,
+            Quirk::ForeignEndianExactSize,
+            Quirk::DataWordsAbove3Unreadable,
+        ]
+        .into_iter()
+        .collect()
+    }
+
+    /// libsframe 2.44 (trixie's libsframe1 2.44-3, in the worker) on that section: the FRE
+    /// decodes with start 16 and no data words (CFA offset not present, RA and FP not
+    /// present); `sframe_find_fre` gives no row at 0x1000 and that FRE at 0x101f.
+    #[test]
+    fn libsframe_2_44_reads_a_big_endian_v1_section_from_its_swapped_copy() {
+        let s = v1_big_endian_with_3_trailing_bytes();
+        let q = Quirky(libsframe_2_44().with(Quirk::ForeignEndianReadAfterSwap));
+        let libsframe_row = Found {
+            function_start: Some(0x1000),
+            fre_start: Some(16),
+            row: Row {
+                cfa: Some(Loc::Undefined),
+                ra: Some(Loc::SameValue),
+                fp: Some(Loc::SameValue),
+                ra_mangled: Some(false),
+            },
+        };
+        let got = q.find_fres(&s, &[0x1000, 0x101f]);
+        assert!(matches!(&got[0], Outcome::Ok { value: None }), "{got:?}");
+        let Outcome::Ok { value: found } = &got[1] else {
+            panic!("{got:?}")
+        };
+        assert_eq!(found.as_ref().and_then(|f| f.fre_start), Some(16));
+        assert!(
+            crate::diff::compare::found(found, &Some(libsframe_row)).is_empty(),
+            "{found:?}"
+        );
+        let d = q.decode(&s, 1000);
+        let f = &d.value().expect("decoded").functions[0];
+        assert_eq!((f.start, f.size), (Some(0x1000), Some(0x20)));
+        assert_eq!(f.fres.len(), 1);
+        assert_eq!(f.fres[0].start, Some(16));
+        // Without the quirk the FRE read as stored starts at 0: 0x1000 has a row.
+        let without = Quirky(libsframe_2_44()).find_fres(&s, &[0x1000]);
+        assert!(
+            matches!(&without[0], Outcome::Ok { value: Some(f) } if f.fre_start == Some(0)),
+            "{without:?}"
+        );
+    }
+
+    /// A section in the host's byte order is read as it lies, the quirk on or off.
+    #[test]
+    fn a_host_endian_section_is_read_as_stored() {
+        let s = section(&[], [0, 16, 0, 1], 1, &[0x00, 0x03, 0x08]);
+        let with = Quirky(libsframe_2_44().with(Quirk::ForeignEndianReadAfterSwap));
+        let got = with.find_fres(&s, &[0, 15]);
+        let want = Quirky(libsframe_2_44()).find_fres(&s, &[0, 15]);
+        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+        assert!(matches!(&got[1], Outcome::Ok { value: Some(f) } if f.fre_start == Some(0)));
     }
 }
