@@ -834,3 +834,50 @@ fn impls_lists_every_provisioned_implementation_with_its_version() {
     assert_eq!(l240["versions"], serde_json::json!([1]));
     assert!(l240["version"].as_str().unwrap().contains("2.40"));
 }
+
+#[test]
+fn an_external_program_is_never_run_under_a_name_the_suite_keeps() {
+    let script = data_script("hello-as.py");
+    let ext = |name: &str| format!("{} {script} {name}", python());
+    // Names of tools the suite provisions (whether or not they are provisioned here), and the
+    // reference: `--impl NAME` would pick the built-in, and that tool's findings would be
+    // credited to the program.
+    for name in [
+        "simple-frame-rs",
+        "reference",
+        "libsframe-2.47",
+        "objdump-2.40",
+        "glibc-9.99",
+    ] {
+        let out = conform()
+            .args(["impls", "--external", &ext(name)])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(&format!("calls itself `{name}`")) && err.contains("a name of its own"),
+            "{name}: {err}"
+        );
+    }
+    // Two programs under one name: the second is refused.
+    let out = conform()
+        .args([
+            "impls",
+            "--external",
+            &ext("my-reader"),
+            "--external",
+            &ext("my-reader"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already here"));
+    // A name of its own is listed.
+    let out = conform()
+        .args(["impls", "--external", &ext("my-reader")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("my-reader"));
+}

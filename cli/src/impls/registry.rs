@@ -13,7 +13,7 @@ use super::toolchains::{
     glibc_readers, libsframe_releases, objdumps, worker_path, GLIBC_HINT, PROVISION_HINT,
 };
 use super::{Hosting, Implementation};
-use sframe_harness::signature::ToolName;
+use sframe_harness::signature::{Tool, ToolKind, ToolName};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -156,8 +156,31 @@ impl Registry {
             .ok_or_else(|| "empty external command".to_string())?
             .timeout(timeout);
         let p: Arc<dyn Implementation> = Arc::new(ProcessImpl::start(launch, Hosting::External)?);
+        self.admit_external_name(command, &p.name())?;
         self.available.push(Arc::clone(&p));
         Ok(p)
+    }
+
+    /// Refuse an external program whose name is already taken or is the name of a tool
+    /// this suite provisions (`libsframe-2.47`, `simple-frame-rs`, `objdump-*`, ...): the
+    /// built-in would be chosen in its place by `--impl`, and the ledger's findings of that
+    /// tool would be credited to the program.
+    fn admit_external_name(&self, command: &str, name: &str) -> Result<(), String> {
+        let reserved = match Tool::named(name).name {
+            ToolKind::Known(k) => Some(k.name()),
+            ToolKind::Other(_) => None,
+        };
+        let taken = self.available.iter().any(|i| i.name() == name)
+            || self.unavailable.iter().any(|u| u.name == name);
+        match (reserved, taken) {
+            (_, true) => Err(format!(
+                "external program `{command}` calls itself `{name}`, the name of an implementation already here; give it a name of its own"
+            )),
+            (Some(tool), false) => Err(format!(
+                "external program `{command}` calls itself `{name}`, a name this suite keeps for {tool}; give it a name of its own"
+            )),
+            (None, false) => Ok(()),
+        }
     }
 
     /// The implementation called `name`.
