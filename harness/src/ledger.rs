@@ -520,6 +520,7 @@ mod tests {
             reason: String::new(),
             checked: Checked::Reading,
             run: String::new(),
+            note: String::new(),
         });
         l.record(&f, &[], "# t\n").unwrap();
         let e = Ledger::load(&dir).unwrap_err();

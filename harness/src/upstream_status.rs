@@ -83,20 +83,25 @@ pub struct UpstreamStatus {
     /// `reproducer`: the command run on the newest build and what it answered.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub run: String,
+    /// What else the reading found (a development branch that agrees, a partial fix).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
 }
 
 impl UpstreamStatus {
-    /// The evidence its status needs is there: `present` quotes lines of a fetched tree,
-    /// `fixed` names the change, `unknown` gives a reason, a reproducer run says what ran.
+    /// The evidence its status needs is there: `present` quotes lines of a fetched tree (or
+    /// ran the reproducer on the newest build), `fixed` names the change, `unknown` gives a reason, a reproducer run says what ran.
     pub fn check(&self) -> Result<(), String> {
         let who = &self.implementation;
         if who.is_empty() || self.newest.is_empty() {
             return Err("an upstream status names no implementation or no newest source".into());
         }
         match self.status {
-            Status::Present if self.lines.is_empty() || self.tree.is_empty() => Err(format!(
-                "{who}: `present` without the newest source's lines (and its tree) that show it"
-            )),
+            Status::Present if self.lines.is_empty() && self.checked != Checked::Reproducer => {
+                Err(format!(
+                    "{who}: `present` without the newest source's lines that show it or a run of the reproducer on its build"
+                ))
+            }
             Status::Fixed if self.change.is_empty() => {
                 Err(format!("{who}: `fixed` without the change that fixed it"))
             }
@@ -153,6 +158,7 @@ mod tests {
             reason: String::new(),
             checked: Checked::Reading,
             run: String::new(),
+            note: String::new(),
         }
     }
 
@@ -172,6 +178,9 @@ mod tests {
         assert_eq!(p.check(), Ok(()));
         p.checked = Checked::Reproducer;
         assert!(p.check().is_err(), "a reproducer run that says nothing");
+        p.lines.clear();
+        p.run = "as --gsframe repro.s: 2 data words".into();
+        assert_eq!(p.check(), Ok(()), "present by a run on the newest build");
         let mut f = status(Status::Fixed);
         f.change = "2026-01-01 commit abc".into();
         assert_eq!(f.check(), Ok(()));
