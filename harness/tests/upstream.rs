@@ -113,7 +113,10 @@ fn every_newest_source_quote_is_in_the_newest_source() {
             present += usize::from(s.status == Status::Present);
             for l in &s.lines {
                 if let Err(e) = quoted_in(&src.join(&s.tree).join(&l.file), &l.lines) {
-                    bad.push(format!("{} ({}, {}): {e}", f.id, s.implementation, s.newest));
+                    bad.push(format!(
+                        "{} ({}, {}): {e}",
+                        f.id, s.implementation, s.newest
+                    ));
                 }
                 checked += 1;
             }
@@ -134,7 +137,11 @@ fn every_newest_source_quote_is_in_the_newest_source() {
 #[test]
 fn a_quote_missing_from_its_file_fails() {
     let file = std::env::temp_dir().join(format!("sframe-upstream-{}.c", std::process::id()));
-    std::fs::write(&file, "if (fre_offset_count > MAX_NUM_STACK_OFFSETS)\n  return -1;\n").unwrap();
+    std::fs::write(
+        &file,
+        "if (fre_offset_count > MAX_NUM_STACK_OFFSETS)\n  return -1;\n",
+    )
+    .unwrap();
     assert_eq!(
         quoted_in(&file, "if (fre_offset_count >\n MAX_NUM_STACK_OFFSETS)"),
         Ok(())
