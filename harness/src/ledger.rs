@@ -510,18 +510,12 @@ mod tests {
             ..Ledger::default()
         };
         let mut f = finding(&["hang:libsframe-2.47:v2:decode"]);
-        f.upstream_status.push(UpstreamStatus {
-            implementation: "libsframe".into(),
-            status: Status::Fixed,
-            newest: "binutils-source 2.47.50.20261021-1 (Debian sid)".into(),
-            tree: String::new(),
-            lines: vec![],
-            change: String::new(),
-            reason: String::new(),
-            checked: Checked::Reading,
-            run: String::new(),
-            note: String::new(),
-        });
+        f.upstream_status.push(UpstreamStatus::new(
+            "libsframe",
+            Status::Fixed,
+            "binutils-source 2.47.50.20261021-1 (Debian sid)",
+            Checked::Reading,
+        ));
         l.record(&f, &[], "# t\n").unwrap();
         let e = Ledger::load(&dir).unwrap_err();
         assert!(e.message.contains("without the change"), "{e}");

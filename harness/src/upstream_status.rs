@@ -89,6 +89,23 @@ pub struct UpstreamStatus {
 }
 
 impl UpstreamStatus {
+    /// A status with no evidence yet (lines, change, reason, run and note empty), read
+    /// from `newest`.
+    pub fn new(implementation: &str, status: Status, newest: &str, checked: Checked) -> Self {
+        UpstreamStatus {
+            implementation: implementation.into(),
+            status,
+            newest: newest.into(),
+            tree: String::new(),
+            lines: vec![],
+            change: String::new(),
+            reason: String::new(),
+            checked,
+            run: String::new(),
+            note: String::new(),
+        }
+    }
+
     /// The evidence its status needs is there: `present` quotes lines of a fetched tree (or
     /// ran the reproducer on the newest build), `fixed` names the change, `unknown` gives a reason, a reproducer run says what ran.
     pub fn check(&self) -> Result<(), String> {
@@ -148,18 +165,12 @@ mod tests {
     use super::*;
 
     fn status(status: Status) -> UpstreamStatus {
-        UpstreamStatus {
-            implementation: "libsframe".into(),
+        UpstreamStatus::new(
+            "libsframe",
             status,
-            newest: "binutils-source 2.47.50.20261021-1 (Debian sid)".into(),
-            tree: String::new(),
-            lines: vec![],
-            change: String::new(),
-            reason: String::new(),
-            checked: Checked::Reading,
-            run: String::new(),
-            note: String::new(),
-        }
+            "binutils-source 2.47.50.20261021-1 (Debian sid)",
+            Checked::Reading,
+        )
     }
 
     #[test]
