@@ -1,11 +1,13 @@
 //! The findings index of `corpus/findings/README.md`, written from the ledger.
 //!
 //! One Markdown table row per finding (ID with a link to its report, verdict, title, the
-//! quirks that reproduce it per implementation, where its upstream evidence comes from, and
-//! the releases it is fixed in), then the size of the untriaged list. The README's `## Index`
+//! quirks that reproduce it per implementation, where its upstream evidence comes from, the
+//! releases it is fixed in, and whether the newest upstream source still has it), then the
+//! size of the untriaged list. The README's `## Index`
 //! section is this text; `harness/tests/findings_index.rs` checks it stays so.
 
 use crate::ledger::{Finding, Ledger};
+use crate::upstream_status;
 use std::collections::BTreeSet;
 
 /// The heading the index sits under in the README.
@@ -16,18 +18,19 @@ pub fn markdown(ledger: &Ledger) -> String {
     let mut findings: Vec<&Finding> = ledger.findings.iter().collect();
     findings.sort_by(|a, b| a.id.cmp(&b.id));
     let mut out = format!(
-        "{HEADING}\n\n| ID | verdict | title | quirks | upstream source | fixed in |\n|---|---|---|---|---|---|\n"
+        "{HEADING}\n\n| ID | verdict | title | quirks | upstream source | fixed in | newest upstream |\n|---|---|---|---|---|---|---|\n"
     );
     for f in findings {
         let short = f.id.get(..5).unwrap_or(&f.id);
         out.push_str(&format!(
-            "| [{short}]({}/README.md) | {} | {} | {} | {} | {} |\n",
+            "| [{short}]({}/README.md) | {} | {} | {} | {} | {} | {} |\n",
             f.id,
             verdict_name(f),
             cell(&f.title),
             cell(&quirks(f)),
             cell(&upstream(f)),
             cell(&fixed_in(f)),
+            cell(&upstream_status::summary(&f.upstream_status)),
         ));
     }
     out.push_str(&format!(

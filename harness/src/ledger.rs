@@ -9,6 +9,7 @@
 
 use crate::diff::Discrepancy;
 use crate::signature::{PatternError, Signature, SignaturePattern};
+pub use crate::upstream_status::{Checked, SourceLines, Status, UpstreamStatus};
 use serde::{Deserialize, Serialize};
 use sframe_spec::Quirk;
 use std::collections::BTreeMap;
@@ -92,6 +93,10 @@ pub struct Finding {
     /// The upstream source lines that decide the verdict, per release.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub upstream: Vec<Upstream>,
+    /// Per implementation or producer, whether the newest upstream source still has it
+    /// ([`UpstreamStatus`]): present, fixed or unknown, with the evidence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub upstream_status: Vec<UpstreamStatus>,
 }
 
 /// Where an implementation's own source decides a finding.
@@ -222,6 +227,12 @@ impl Ledger {
                 return Err(LedgerError {
                     path: p,
                     message: format!("id {:?} differs from its directory name", f.id),
+                });
+            }
+            if let Some(bad) = f.upstream_status.iter().find_map(|u| u.check().err()) {
+                return Err(LedgerError {
+                    path: p,
+                    message: bad,
                 });
             }
             match f.patterns() {
@@ -385,6 +396,7 @@ mod tests {
             notes: String::new(),
             quirks: BTreeMap::new(),
             upstream: vec![],
+            upstream_status: vec![],
         }
     }
 
@@ -486,6 +498,31 @@ mod tests {
         assert!(back.lookup("hang:libsframe-2.47:v2:decode").is_some());
         std::fs::rename(dir.join("F0000-test"), dir.join("F0001-other")).unwrap();
         assert!(Ledger::load(&dir).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_upstream_status_without_its_evidence_does_not_load() {
+        let dir = std::env::temp_dir().join(format!("sframe-ledger-status-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let l = Ledger {
+            dir: dir.clone(),
+            ..Ledger::default()
+        };
+        let mut f = finding(&["hang:libsframe-2.47:v2:decode"]);
+        f.upstream_status.push(UpstreamStatus::new(
+            "libsframe",
+            Status::Fixed,
+            "binutils-source 2.47.50.20261021-1 (Debian sid)",
+            Checked::Reading,
+        ));
+        l.record(&f, &[], "# t\n").unwrap();
+        let e = Ledger::load(&dir).unwrap_err();
+        assert!(e.message.contains("without the change"), "{e}");
+        f.upstream_status[0].change = "ChangeLog 2026-01-01: bounds-check FREs".into();
+        l.record(&f, &[], "# t\n").unwrap();
+        let back = Ledger::load(&dir).unwrap();
+        assert_eq!(back.findings[0].upstream_status, f.upstream_status);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -23,6 +23,7 @@ pub mod input;
 pub mod ledger;
 pub mod matrix;
 pub mod signature;
+pub mod upstream_status;
 
 /// The cache `ci/toolchains` and `ci/upstream-sources` fill: `$SFRAME_CONFORM_CACHE`, else
 /// `$HOME/.cache/sframe-conform`.

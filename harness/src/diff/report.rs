@@ -256,6 +256,7 @@ mod tests {
                 notes: String::new(),
                 quirks: Default::default(),
                 upstream: vec![],
+                upstream_status: vec![],
             }],
             ..Ledger::default()
         };
