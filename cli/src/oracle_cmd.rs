@@ -187,17 +187,15 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             );
         }
     }
-    if !args.json {
-        crate::out!("{}", walked.render_text());
-    }
     if let Some(s) = &first_new {
         eprintln!("sframe-conform: new oracle mismatch not in the findings ledger: {s}");
     }
-    Ok(crate::walking::finish(
-        &args.files,
-        &walked,
-        first_new.is_some(),
-    ))
+    let found = first_new.is_some();
+    Ok(if args.json {
+        crate::walking::finish(&args.files, &walked, found)
+    } else {
+        crate::walking::finish_text(&args.files, &walked, found)
+    })
 }
 
 fn render_text(
