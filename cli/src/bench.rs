@@ -379,7 +379,10 @@ pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
             crate::outln!("\n{}", m.section);
             crate::outln!(
                 "  {:<18} {:>14} {:>10} {:>14}",
-                "implementation", "look-ups/s", "ratio", "found/asked"
+                "implementation",
+                "look-ups/s",
+                "ratio",
+                "found/asked"
             );
             last = m.section.clone();
         }
@@ -400,7 +403,10 @@ pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
     for t in &throughput {
         crate::outln!(
             "  {:>10.1} MB/s {:>10.1} MB/s ({:.0} MB/s)  {}",
-            t.validate_mb_per_s, t.decode_owned_mb_per_s, t.copy_mb_per_s, t.section
+            t.validate_mb_per_s,
+            t.decode_owned_mb_per_s,
+            t.copy_mb_per_s,
+            t.section
         );
     }
     let show = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.4}"));

@@ -298,10 +298,7 @@ impl Tally {
         total.0.producer = "all".into();
         total.0.version = "*".into();
         total.0.abi = "*".into();
-        (
-            self.rows.into_values().map(finish).collect(),
-            finish(total),
-        )
+        (self.rows.into_values().map(finish).collect(), finish(total))
     }
 }
 

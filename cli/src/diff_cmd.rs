@@ -5,11 +5,11 @@ use crate::impls::{Hosting, Implementation};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use sframe_harness::diff::report::Summary;
-use sframe_harness::walk::{Outcome, Summary as WalkSummary};
 use sframe_harness::diff::{mutate, producer, record, seeds, Case, Engine};
 pub use sframe_harness::input::{corpus_cases, corpus_dir, read_cases};
 use sframe_harness::ledger::{Ledger, ToolVersion};
 use sframe_harness::signature::{Tool, ToolName};
+use sframe_harness::walk::{Outcome, Summary as WalkSummary};
 use sframe_spec::Version;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -52,7 +52,9 @@ pub fn impls(json_out: bool, external: &[String]) -> Result<ExitCode, String> {
     } else {
         crate::outln!(
             "{:<18} {:<11} {:<9} version",
-            "implementation", "kind", "SFrame"
+            "implementation",
+            "kind",
+            "SFrame"
         );
         for (n, v, vs, k) in &rows {
             let vs: Vec<String> = vs.iter().map(|v| format!("v{v}")).collect();

@@ -1,16 +1,16 @@
 //! `sframe-conform dump`: a readable listing of a section (in the spirit of
 //! `objdump --sframe`), or its normalized model as JSON.
 
+use crate::{out, walking};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
-use crate::{out, walking};
 use sframe_harness::input::InputSection;
 use sframe_harness::walk::{Outcome, Summary};
+use sframe_spec::constants::flags;
+use sframe_spec::{Abi, Base, FdeType, Loc, PcType, Section};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use sframe_spec::constants::flags;
-use sframe_spec::{Abi, Base, FdeType, Loc, PcType, Section};
 
 /// Names of the flags set in `f`, as the macros spell them.
 pub fn flag_names(f: u8) -> String {
@@ -101,32 +101,22 @@ pub fn render_text(s: &Section, vaddr: u64) -> String {
 /// The text dump of a decoded section loaded at `vaddr`, onto `o` function by function.
 pub fn write_text(o: &mut dyn Write, s: &Section, vaddr: u64) -> std::io::Result<()> {
     o.write_all(b"  Header :\n\n")?;
-    write!(o, 
-        "    Version: SFRAME_VERSION_{}\n",
-        s.version.number()
-    )?;
-    write!(o, "    Flags: {}\n", flag_names(s.flags))?;
-    write!(o, 
-        "    ABI: {} ({}), {}-endian\n",
+    writeln!(o, "    Version: SFRAME_VERSION_{}", s.version.number())?;
+    writeln!(o, "    Flags: {}", flag_names(s.flags))?;
+    writeln!(
+        o,
+        "    ABI: {} ({}), {}-endian",
         s.abi,
         s.abi.id(),
         s.endian.name()
     )?;
-    write!(o, 
-        "    CFA fixed FP offset: {}\n",
-        s.cfa_fixed_fp_offset
-    )?;
-    write!(o, 
-        "    CFA fixed RA offset: {}\n",
-        s.cfa_fixed_ra_offset
-    )?;
+    writeln!(o, "    CFA fixed FP offset: {}", s.cfa_fixed_fp_offset)?;
+    writeln!(o, "    CFA fixed RA offset: {}", s.cfa_fixed_ra_offset)?;
     if !s.aux_header.is_empty() {
-        write!(o, 
-            "    Auxiliary header: {} bytes\n",
-            s.aux_header.len()
-        )?;
+        writeln!(o, "    Auxiliary header: {} bytes", s.aux_header.len())?;
     }
-    write!(o, 
+    write!(
+        o,
         "    Num FDEs: {}\n    Num FREs: {}\n\n  Function Index :\n",
         s.functions.len(),
         s.num_fres()
@@ -146,13 +136,15 @@ pub fn write_text(o: &mut dyn Write, s: &Section, vaddr: u64) -> std::io::Result
         if f.pauth_key == sframe_spec::PauthKey::B {
             attrs.push("pauth key B".into());
         }
-        write!(o, 
+        write!(
+            o,
             "\n    func idx [{i}]: pc = {pc:#x}, size = {} bytes, {}\n",
             f.size,
             attrs.join(", ")
         )?;
-        write!(o, 
-            "    {:<18}{:<14}{:<14}{:<14}\n",
+        writeln!(
+            o,
+            "    {:<18}{:<14}{:<14}{:<14}",
             "STARTPC", "CFA", "FP", "RA"
         )?;
         for fre in &f.fres {
@@ -169,7 +161,7 @@ pub fn write_text(o: &mut dyn Write, s: &Section, vaddr: u64) -> std::io::Result
                 ),
                 Err(rule) => (format!("<{}>", rule.id()), String::new(), String::new()),
             };
-            write!(o, "    {start:016x}  {cfa:<14}{fp:<14}{ra:<14}\n")?;
+            writeln!(o, "    {start:016x}  {cfa:<14}{fp:<14}{ra:<14}")?;
         }
     }
     Ok(())

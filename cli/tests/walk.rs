@@ -123,15 +123,23 @@ fn an_unreadable_file_is_listed_and_the_walk_goes_on_with_status_1() {
         // The same as JSON: the walk's counts, and the unreadable file with its reason.
         let out = run(&args(cmd, d.to_str().unwrap(), true));
         assert_eq!(out.status.code(), Some(1), "{cmd} --json");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{cmd} --json: {e}: {}", String::from_utf8_lossy(&out.stdout)));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{cmd} --json: {e}: {}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        });
         let w = &v["walk"];
         assert_eq!(w["files"], 4, "{cmd}: {w}");
         assert_eq!(w["with_sframe"], 1, "{cmd}: {w}");
         assert_eq!(w["no_sframe"]["not-elf-or-sframe"], 1, "{cmd}: {w}");
         assert_eq!(w["no_sframe"]["no-sframe-section"], 1, "{cmd}: {w}");
         assert_eq!(w["skipped"]["fifo"], 1, "{cmd}: {w}");
-        assert_eq!(w["unreadable"][0]["path"], dangling.to_str().unwrap(), "{cmd}: {w}");
+        assert_eq!(
+            w["unreadable"][0]["path"],
+            dangling.to_str().unwrap(),
+            "{cmd}: {w}"
+        );
         if cmd != "diff" {
             assert_eq!(v["files"].as_array().map(Vec::len), Some(1), "{cmd}: {v}");
         }
@@ -157,7 +165,10 @@ fn a_directory_that_cannot_be_listed_is_reported_not_fatal() {
     set_mode(&d.join("locked"), 0o755);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains(&format!("unreadable: {}: ", d.join("locked").display())), "{text}");
+    assert!(
+        text.contains(&format!("unreadable: {}: ", d.join("locked").display())),
+        "{text}"
+    );
 }
 
 fn set_mode(p: &Path, mode: u32) {
@@ -179,7 +190,10 @@ fn a_tree_without_sframe_exits_2_after_reporting_every_file() {
             text.contains("files: 2 read, 0 with SFrame, 2 without (1 not ELF or SFrame, 1 ELF without .sframe), 0 unreadable"),
             "{cmd}: {text}"
         );
-        assert!(err.contains("no SFrame section in 2 file(s)"), "{cmd}: {err}");
+        assert!(
+            err.contains("no SFrame section in 2 file(s)"),
+            "{cmd}: {err}"
+        );
         assert!(!err.contains("panicked"), "{cmd}: {err}");
     }
 }

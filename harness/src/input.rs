@@ -2,8 +2,8 @@
 //! cases (walked by [`crate::walk`]).
 
 use crate::diff::Case;
-use sframe_elf::{load, Loaded};
 use crate::walk::{Outcome, Walk};
+use sframe_elf::{load, Loaded};
 use std::path::{Path, PathBuf};
 
 /// A section read from a file.

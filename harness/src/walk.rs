@@ -184,7 +184,7 @@ pub struct Walk {
 impl Walk {
     pub fn new(paths: &[PathBuf]) -> Walk {
         Walk {
-            named: paths.to_vec().into_iter(),
+            named: Vec::from(paths).into_iter(),
             stack: Vec::new(),
             root: PathBuf::new(),
             keep_file: false,
@@ -234,7 +234,9 @@ impl Walk {
         };
         let meta = match meta {
             Ok(m) => m,
-            Err(e) => return Some(self.entry(path, named, Outcome::Unreadable(Unreadable::io(&e)))),
+            Err(e) => {
+                return Some(self.entry(path, named, Outcome::Unreadable(Unreadable::io(&e))))
+            }
         };
         let mut t = meta.file_type();
         if t.is_symlink() {
@@ -431,7 +433,11 @@ impl Summary {
         }
         o.push('\n');
         for u in &self.unreadable {
-            o.push_str(&format!("  unreadable: {}: {}\n", u.path.display(), u.reason));
+            o.push_str(&format!(
+                "  unreadable: {}: {}\n",
+                u.path.display(),
+                u.reason
+            ));
         }
         o
     }
@@ -455,7 +461,7 @@ mod tests {
         std::fs::write(d.join("c.txt"), b"text").unwrap();
         std::fs::write(d.join("b/x"), b"\x7fELF garbage").unwrap();
         std::fs::write(d.join("a"), b"").unwrap();
-        let got: Vec<(String, String)> = Walk::new(&[d.clone()])
+        let got: Vec<(String, String)> = Walk::new(std::slice::from_ref(&d))
             .map(|e| {
                 let rel = e.path.strip_prefix(&d).unwrap().display().to_string();
                 let what = match e.outcome {
@@ -483,7 +489,7 @@ mod tests {
         std::os::unix::fs::symlink(&d, d.join("sub/loop")).unwrap();
         std::os::unix::fs::symlink(d.join("nowhere"), d.join("dangling")).unwrap();
         let mut s = Summary::default();
-        for e in Walk::new(&[d.clone()]) {
+        for e in Walk::new(std::slice::from_ref(&d)) {
             s.add(&e);
         }
         assert_eq!(s.skipped.get(&SkipKind::LinkToDirectory), Some(&1));

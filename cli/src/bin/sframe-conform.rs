@@ -1,7 +1,8 @@
 //! `sframe-conform`: the conformance suite's command line.
 //!
 //! Exit status: 0 when everything checked is valid (or agrees), 1 when something violates a
-//! rule (or disagrees), 2 on usage or I/O errors.
+//! rule (or disagrees) or a file could not be read while others could, 2 on usage errors or
+//! when no file gave an SFrame section ([`sframe_conform::walking`]).
 
 use clap::{Parser, Subcommand};
 use sframe_conform::{check, dump, rules_cmd};
