@@ -16,7 +16,8 @@
 //! skipped without being opened. A path named on the command line is followed whatever it
 //! links to, and a named FIFO is read (`<(...)` in a shell); named devices and sockets are
 //! skipped. Files that start with neither the ELF nor the SFrame magic are not read past
-//! their first bytes.
+//! their first bytes, nor ELF files whose headers say they hold no SFrame
+//! ([`sframe_elf::probe`]).
 //!
 //! ```no_run
 //! use sframe_harness::walk::{Outcome, Summary, Walk};
@@ -35,7 +36,7 @@ use sframe_elf::{load, LoadError, Loaded};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::{File, FileType};
-use std::io::Read;
+use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
 /// What reading one file gave.
@@ -312,10 +313,22 @@ pub fn read_file(path: &Path, keep_file: bool) -> Outcome {
     if !elf && sframe_spec::Endian::from_magic(head).is_none() {
         return Outcome::NoSframe(LoadError::NotSframe);
     }
-    if let Ok(m) = f.metadata() {
-        bytes.reserve_exact(usize::try_from(m.len()).unwrap_or(0));
+    match f.metadata() {
+        Ok(m) if m.is_file() => {
+            // An ELF file's headers may say it holds no SFrame: then it is not read whole.
+            if elf {
+                if let Some(why) = sframe_elf::probe::probe(&mut f) {
+                    return Outcome::NoSframe(why);
+                }
+            }
+            if let Err(e) = f.seek(std::io::SeekFrom::Start(0)) {
+                return io(e);
+            }
+            bytes.reserve_exact(usize::try_from(m.len()).unwrap_or(0));
+        }
+        // A FIFO: what was read is gone.
+        _ => bytes.extend_from_slice(head),
     }
-    bytes.extend_from_slice(head);
     if let Err(e) = f.read_to_end(&mut bytes) {
         return io(e);
     }
@@ -414,22 +427,23 @@ impl Summary {
             self.with_sframe,
             self.no_sframe_total()
         );
-        if !self.no_sframe.is_empty() {
-            let kinds: Vec<String> = self
-                .no_sframe
+        /// `2 FIFO, 1 socket`.
+        fn counts<K>(m: &BTreeMap<K, usize>, describe: impl Fn(&K) -> &'static str) -> String {
+            let kinds: Vec<String> = m
                 .iter()
-                .map(|(k, n)| format!("{n} {}", k.describe()))
+                .map(|(k, n)| format!("{n} {}", describe(k)))
                 .collect();
-            o.push_str(&format!(" ({})", kinds.join(", ")));
+            kinds.join(", ")
+        }
+        if !self.no_sframe.is_empty() {
+            o.push_str(&format!(" ({})", counts(&self.no_sframe, |k| k.describe())));
         }
         o.push_str(&format!(", {} unreadable", self.unreadable.len()));
         if !self.skipped.is_empty() {
-            let kinds: Vec<String> = self
-                .skipped
-                .iter()
-                .map(|(k, n)| format!("{n} {}", k.describe()))
-                .collect();
-            o.push_str(&format!("; skipped: {}", kinds.join(", ")));
+            o.push_str(&format!(
+                "; skipped: {}",
+                counts(&self.skipped, |k| k.describe())
+            ));
         }
         o.push('\n');
         for u in &self.unreadable {
