@@ -46,9 +46,8 @@ pub fn probe<R: Read + Seek>(r: &mut R) -> Option<LoadError> {
     };
     let names = read_at(r, names.sh_offset, names.sh_size, len)?;
     let named_sframe = shdrs.iter().any(|s| {
-        usize::try_from(s.sh_name)
-            .ok()
-            .and_then(|at| names.get(at..))
+        names
+            .get(s.sh_name..)
             .is_some_and(|n| n.starts_with(b".sframe\0"))
     });
     (!named_sframe).then_some(LoadError::NoSframeSection)
