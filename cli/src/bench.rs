@@ -370,23 +370,26 @@ pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
             "unavailable": reg.unavailable.iter().map(|u| json!({"name": u.name, "reason": u.reason})).collect::<Vec<_>>(),
             "summary": summary,
         });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return Ok(ExitCode::SUCCESS);
     }
     let mut last = String::new();
     for m in &rows {
         if m.section != last {
-            println!("\n{}", m.section);
-            println!(
+            crate::outln!("\n{}", m.section);
+            crate::outln!(
                 "  {:<18} {:>14} {:>10} {:>14}",
-                "implementation", "look-ups/s", "ratio", "found/asked"
+                "implementation",
+                "look-ups/s",
+                "ratio",
+                "found/asked"
             );
             last = m.section.clone();
         }
         let ratio = m
             .ratio_to_libsframe
             .map_or_else(|| "-".to_string(), |r| format!("{r:.2}x"));
-        println!(
+        crate::outln!(
             "  {:<18} {:>14.0} {:>10} {:>14}",
             m.implementation,
             m.lookups_per_sec,
@@ -394,51 +397,54 @@ pub fn run(json_out: bool, functions: u32) -> Result<ExitCode, String> {
             format!("{}/{}", m.found, m.lookups)
         );
     }
-    println!(
+    crate::outln!(
         "\nreference decode+validate zero-copy, into the owned model (a plain copy of the same bytes):"
     );
     for t in &throughput {
-        println!(
+        crate::outln!(
             "  {:>10.1} MB/s {:>10.1} MB/s ({:.0} MB/s)  {}",
-            t.validate_mb_per_s, t.decode_owned_mb_per_s, t.copy_mb_per_s, t.section
+            t.validate_mb_per_s,
+            t.decode_owned_mb_per_s,
+            t.copy_mb_per_s,
+            t.section
         );
     }
     let show = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.4}"));
-    println!("\nsummary:");
-    println!(
+    crate::outln!("\nsummary:");
+    crate::outln!(
         "  lookup_ratio_min        {}",
         show(summary.lookup_ratio_min)
     );
-    println!("  validate_mb_s           {}", show(summary.validate_mb_s));
-    println!(
+    crate::outln!("  validate_mb_s           {}", show(summary.validate_mb_s));
+    crate::outln!(
         "  validate_ratio_to_copy  {}",
         show(summary.validate_ratio_to_copy)
     );
-    println!(
+    crate::outln!(
         "  decode_owned_mb_s       {}",
         show(summary.decode_owned_mb_s)
     );
-    println!(
+    crate::outln!(
         "  differential_cost       {} ({} corpus inputs)",
         show(summary.differential_cost),
         summary.differential_inputs
     );
     for (name, cost) in &summary.differential_cost_by_implementation {
-        println!("    {name:<21} {cost:.1}");
+        crate::outln!("    {name:<21} {cost:.1}");
     }
-    println!(
+    crate::outln!(
         "  text_sections_per_s     {}",
         show(summary.text_sections_per_s)
     );
     for (name, rate) in &summary.text_sections_per_s_by_tool {
-        println!("    {name:<21} {rate:.0}");
+        crate::outln!("    {name:<21} {rate:.0}");
     }
-    println!(
+    crate::outln!(
         "  oracle_checked_per_s_per_core {}",
         show(summary.oracle_checked_per_s_per_core)
     );
     for u in &reg.unavailable {
-        println!("(unavailable: {}: {})", u.name, u.reason);
+        crate::outln!("(unavailable: {}: {})", u.name, u.reason);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,7 +4,8 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 use sframe_harness::hexdump::excerpt;
-use sframe_harness::input::{expand_paths, read_input, InputSection};
+use sframe_harness::input::InputSection;
+use sframe_harness::walk::{Outcome, Summary};
 use sframe_spec::layout::RawHeader;
 use sframe_spec::{rules::Severity, validate, Violation};
 use std::collections::{BTreeMap, BTreeSet};
@@ -231,38 +232,6 @@ fn in_ledger(root: &Path, file: &Path, cache: &mut BTreeMap<PathBuf, bool>) -> b
     false
 }
 
-/// Read and check every file of `args.files` (directories walked).
-pub fn check_all(args: &Args) -> Result<Vec<Checked>, String> {
-    let mut manifests = Manifests::default();
-    let mut ledgers = BTreeMap::new();
-    let mut out = Vec::new();
-    for root in &args.files {
-        let walked = root.is_dir();
-        for f in expand_paths(std::slice::from_ref(root)).map_err(|e| e.to_string())? {
-            let group = if walked && in_ledger(root, &f, &mut ledgers) {
-                Group::Reproducer
-            } else {
-                Group::Corpus
-            };
-            let input = match (read_input(&f), group) {
-                (Ok(i), _) => i,
-                (Err(e), Group::Corpus) => return Err(e.to_string()),
-                // A reproducer need not even load (that may be the finding).
-                (Err(_), Group::Reproducer) => continue,
-            };
-            let result = check(&input);
-            let producer = manifests.producer(&f).unwrap_or_else(|| "-".to_string());
-            out.push(Checked {
-                input,
-                result,
-                group,
-                producer,
-            });
-        }
-    }
-    Ok(out)
-}
-
 /// One row of the summary: the files of one producer, format version and ABI.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SummaryRow {
@@ -280,21 +249,19 @@ pub struct SummaryRow {
 /// How many files broke each rule.
 type RuleCounts = BTreeMap<String, usize>;
 
-/// The summary of checked files, per (producer, version, ABI), and the total.
-pub fn summarize<'a>(checked: impl Iterator<Item = &'a Checked>) -> (Vec<SummaryRow>, SummaryRow) {
-    let mut rows: BTreeMap<(String, String, String), (SummaryRow, RuleCounts)> = BTreeMap::new();
-    let mut total = (
-        SummaryRow {
-            producer: "all".into(),
-            version: "*".into(),
-            abi: "*".into(),
-            ..SummaryRow::default()
-        },
-        BTreeMap::new(),
-    );
-    for c in checked {
+/// The summary of checked files, per (producer, version, ABI), and the total, counted one
+/// file at a time.
+#[derive(Default)]
+pub struct Tally {
+    rows: BTreeMap<(String, String, String), (SummaryRow, RuleCounts)>,
+    total: (SummaryRow, RuleCounts),
+}
+
+impl Tally {
+    /// Count one checked file.
+    pub fn add(&mut self, c: &Checked) {
         let key = (c.producer.clone(), c.version(), c.abi());
-        let row = rows.entry(key.clone()).or_insert_with(|| {
+        let row = self.rows.entry(key.clone()).or_insert_with(|| {
             (
                 SummaryRow {
                     producer: key.0,
@@ -305,7 +272,7 @@ pub fn summarize<'a>(checked: impl Iterator<Item = &'a Checked>) -> (Vec<Summary
                 BTreeMap::new(),
             )
         });
-        for (r, rules) in [row, &mut total] {
+        for (r, rules) in [row, &mut self.total] {
             r.files += 1;
             let (e, w) = (c.result.errors(), c.result.warnings());
             r.clean += usize::from(e == 0 && w == 0);
@@ -317,14 +284,29 @@ pub fn summarize<'a>(checked: impl Iterator<Item = &'a Checked>) -> (Vec<Summary
             }
         }
     }
-    let finish = |(mut row, rules): (SummaryRow, BTreeMap<String, usize>)| {
-        let mut top: Vec<(String, usize)> = rules.into_iter().collect();
-        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        top.truncate(3);
-        row.top_rules = top;
-        row
-    };
-    (rows.into_values().map(finish).collect(), finish(total))
+
+    /// The rows, and the total.
+    pub fn finish(self) -> (Vec<SummaryRow>, SummaryRow) {
+        let finish = |(mut row, rules): (SummaryRow, RuleCounts)| {
+            let mut top: Vec<(String, usize)> = rules.into_iter().collect();
+            top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            top.truncate(3);
+            row.top_rules = top;
+            row
+        };
+        let mut total = self.total;
+        total.0.producer = "all".into();
+        total.0.version = "*".into();
+        total.0.abi = "*".into();
+        (self.rows.into_values().map(finish).collect(), finish(total))
+    }
+}
+
+/// The summary of checked files, per (producer, version, ABI), and the total.
+pub fn summarize<'a>(checked: impl Iterator<Item = &'a Checked>) -> (Vec<SummaryRow>, SummaryRow) {
+    let mut t = Tally::default();
+    checked.for_each(|c| t.add(c));
+    t.finish()
 }
 
 /// One line for a file with problems: `path: N errors, M warnings: RULE (xK), ...`.
@@ -382,70 +364,118 @@ fn render_table(rows: &[SummaryRow], total: &SummaryRow) -> String {
 }
 
 /// `sframe-conform check`: per file a line when it has problems (everything with
-/// `--verbose` or for a single file), then a summary per producer, version and ABI; the
-/// reproducers of a findings ledger met while walking a directory apart, as expected to
-/// break rules. Exit status 1 when a file that counts fails (errors, or warnings with
-/// `--strict`).
+/// `--verbose` or for a single file; with `--verbose` also a line per file without SFrame),
+/// then a summary per producer, version and ABI, and the walk's summary; the reproducers of
+/// a findings ledger met while walking a directory apart, as expected to break rules. Each
+/// file is reported as it is read, and only its counts are kept. Exit status (see
+/// [`crate::walking`]): 1 when a file that counts fails (errors, or warnings with
+/// `--strict`) or cannot be read.
 pub fn run(args: &Args) -> Result<std::process::ExitCode, String> {
-    let checked = check_all(args)?;
-    let single = checked.len() == 1 && args.files.len() == 1 && !args.files[0].is_dir();
-    let corpus: Vec<&Checked> = checked
-        .iter()
-        .filter(|c| c.group == Group::Corpus)
-        .collect();
-    let repro: Vec<&Checked> = checked
-        .iter()
-        .filter(|c| c.group == Group::Reproducer)
-        .collect();
-    let failed = corpus.iter().any(|c| c.result.fails(args.strict));
-    let (rows, total) = summarize(corpus.iter().copied());
-    let (_, repro_total) = summarize(repro.iter().copied());
-    if args.json {
-        let file_json = |c: &&Checked| {
+    let single = crate::walking::single(&args.files);
+    let detail = args.verbose || single;
+    let mut manifests = Manifests::default();
+    let mut ledgers = BTreeMap::new();
+    let (mut walked, mut repro_walked) = (Summary::default(), Summary::default());
+    let (mut tally, mut repro_tally) = (Tally::default(), Tally::default());
+    // Reproducers are few (a ledger's): their lines are kept for the end.
+    let mut repro_out: Vec<Value> = Vec::new();
+    let mut repro_lines: Vec<String> = Vec::new();
+    let mut failed = false;
+    let mut stream = args.json.then(|| crate::out::JsonStream::begin("files"));
+    for e in crate::walking::walk(&args.files, false) {
+        let group = if !e.named && in_ledger(&e.root, &e.path, &mut ledgers) {
+            Group::Reproducer
+        } else {
+            Group::Corpus
+        };
+        match group {
+            Group::Corpus => walked.add(&e),
+            Group::Reproducer => repro_walked.add(&e),
+        }
+        let loaded = match e.outcome {
+            Outcome::Section { loaded, .. } => loaded,
+            Outcome::NoSframe(why) if args.verbose && !args.json && group == Group::Corpus => {
+                crate::outln!("{}: {why}", e.path.display());
+                continue;
+            }
+            _ => continue,
+        };
+        let input = InputSection {
+            path: e.path,
+            loaded,
+        };
+        let result = check(&input);
+        let producer = manifests
+            .producer(&input.path)
+            .unwrap_or_else(|| "-".to_string());
+        let c = Checked {
+            input,
+            result,
+            group,
+            producer,
+        };
+        let file_json = |c: &Checked| {
             let mut v = render_json(&c.input, &c.result);
             v["producer"] = json!(c.producer);
             v
         };
-        let v = json!({
-            "files": corpus.iter().map(file_json).collect::<Vec<_>>(),
-            "summary": rows,
-            "total": total,
-            "failed": failed,
-            "reproducers": {
-                "note": "reproducers of the findings ledger: expected to break rules, not counted in the exit status",
-                "files": repro.iter().map(file_json).collect::<Vec<_>>(),
-                "total": repro_total,
-            },
-        });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-    } else {
-        let detail = args.verbose || single;
-        for c in &corpus {
-            if detail {
-                print!("{}", render_text(&c.input, &c.result));
-            } else if !c.result.violations.is_empty() {
-                println!("{}", render_line(c));
+        match (group, &mut stream) {
+            (Group::Reproducer, _) => {
+                repro_tally.add(&c);
+                if args.json {
+                    repro_out.push(file_json(&c));
+                } else if args.verbose {
+                    repro_lines.push(render_line(&c));
+                }
             }
-        }
-        if !single {
-            println!();
-            print!("{}", render_table(&rows, &total));
-        }
-        if !repro.is_empty() {
-            println!(
-                "\nfindings ledger reproducers (expected to break rules, not counted in the exit status): {} files, {} with errors, {} with warnings",
-                repro_total.files, repro_total.with_errors, repro_total.with_warnings
-            );
-            if args.verbose {
-                for c in &repro {
-                    println!("  {}", render_line(c));
+            (Group::Corpus, Some(stream)) => {
+                failed |= c.result.fails(args.strict);
+                tally.add(&c);
+                stream.item(&file_json(&c));
+            }
+            (Group::Corpus, None) => {
+                failed |= c.result.fails(args.strict);
+                tally.add(&c);
+                if detail {
+                    crate::out!("{}", render_text(&c.input, &c.result));
+                } else if !c.result.violations.is_empty() {
+                    crate::outln!("{}", render_line(&c));
                 }
             }
         }
     }
-    Ok(if failed {
-        std::process::ExitCode::from(1)
-    } else {
-        std::process::ExitCode::SUCCESS
-    })
+    let (rows, total) = tally.finish();
+    let (_, repro_total) = repro_tally.finish();
+    if let Some(stream) = stream {
+        stream.end(&[
+            ("summary", json!(rows)),
+            ("total", json!(total)),
+            ("failed", json!(failed)),
+            (
+                "reproducers",
+                json!({
+                    "note": "reproducers of the findings ledger: expected to break rules, not counted in the exit status",
+                    "files": repro_out,
+                    "total": repro_total,
+                    "walk": repro_walked,
+                }),
+            ),
+            ("walk", json!(walked)),
+        ]);
+        return Ok(crate::walking::finish(&args.files, &walked, failed));
+    }
+    if !single {
+        crate::outln!();
+        crate::out!("{}", render_table(&rows, &total));
+    }
+    if repro_total.files > 0 {
+        crate::outln!(
+            "\nfindings ledger reproducers (expected to break rules, not counted in the exit status): {} files, {} with errors, {} with warnings",
+            repro_total.files, repro_total.with_errors, repro_total.with_warnings
+        );
+        for l in &repro_lines {
+            crate::outln!("  {l}");
+        }
+    }
+    Ok(crate::walking::finish_text(&args.files, &walked, failed))
 }

@@ -9,6 +9,7 @@ use sframe_harness::diff::{mutate, producer, record, seeds, Case, Engine};
 pub use sframe_harness::input::{corpus_cases, corpus_dir, read_cases};
 use sframe_harness::ledger::{Ledger, ToolVersion};
 use sframe_harness::signature::{Tool, ToolName};
+use sframe_harness::walk::{Outcome, Summary as WalkSummary};
 use sframe_spec::Version;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -47,18 +48,20 @@ pub fn impls(json_out: bool, external: &[String]) -> Result<ExitCode, String> {
             "available": rows.iter().map(|(n, v, vs, k)| json!({"name": n, "version": v, "versions": vs, "kind": k})).collect::<Vec<_>>(),
             "unavailable": reg.unavailable.iter().map(|u| json!({"name": u.name, "reason": u.reason})).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
-        println!(
+        crate::outln!(
             "{:<18} {:<11} {:<9} version",
-            "implementation", "kind", "SFrame"
+            "implementation",
+            "kind",
+            "SFrame"
         );
         for (n, v, vs, k) in &rows {
             let vs: Vec<String> = vs.iter().map(|v| format!("v{v}")).collect();
-            println!("{n:<18} {k:<11} {:<9} {v}", vs.join(","));
+            crate::outln!("{n:<18} {k:<11} {:<9} {v}", vs.join(","));
         }
         for u in &reg.unavailable {
-            println!("{:<18} unavailable: {}", u.name, u.reason);
+            crate::outln!("{:<18} unavailable: {}", u.name, u.reason);
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -205,52 +208,67 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     if !versions.is_empty() && args.generate.is_none() {
         return Err("--version selects what --generate draws; it needs --generate N".into());
     }
-    let files = if args.generate.is_some() && args.files.is_empty() {
-        Vec::new()
-    } else {
-        read_cases(&args.files)?
-    };
     let generated_from = match args.generate {
         None => Vec::new(),
         Some(_) => {
+            // Mutation seeds: all held, by nature.
             let mut seeds_in = if args.files.is_empty() {
                 corpus_cases(&corpus_dir())
             } else {
-                files.clone()
+                read_cases(&args.files)?
             };
             seeds_in.extend(seeds::builtin());
             seeds_in
         }
     };
-    // Generated inputs are produced one at a time, never all held.
-    let (total, cases): (usize, Box<dyn Iterator<Item = Case> + '_>) = match args.generate {
-        Some(n) => (
-            n,
-            Box::new(mutate::inputs(&generated_from, n, args.seed, &versions)),
-        ),
-        None => (files.len(), Box::new(files.iter().cloned())),
-    };
+    // Generated inputs are produced one at a time, never all held; files are walked one at
+    // a time (a batch's sections held).
+    let mut generated = args
+        .generate
+        .map(|n| mutate::inputs(&generated_from, n, args.seed, &versions));
+    let mut walked = WalkSummary::default();
+    let mut walk = (args.generate.is_none() && !args.files.is_empty())
+        .then(|| crate::walking::walk(&args.files, false));
 
     let mut engine = Engine::new(impls.clone()).with_ledger(&ledger);
     if args.max_pcs > 0 {
         engine.settings.max_pcs = args.max_pcs;
     }
     let mut summary = Summary::default();
-    let bar = if args.json || total < 20 {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(total as u64)
+    let bar = match args.generate {
+        Some(n) if !args.json && n >= 20 => ProgressBar::new(n as u64),
+        // A walk has its own progress line.
+        _ => ProgressBar::hidden(),
     };
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} inputs, {elapsed} ({eta} left) {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    // Per-case results are only printed with --json; a long text run keeps the summary alone.
-    let mut case_results = Vec::new();
+    // Per-case results are only printed with --json (as they come); a long text run keeps
+    // the summary alone.
+    let mut stream = args.json.then(|| crate::out::JsonStream::begin("cases"));
     // In batches, so that the text tools read many sections per process.
-    let mut cases = cases;
     loop {
-        let batch: Vec<Case> = cases.by_ref().take(64).collect();
+        let batch: Vec<Case> = match (&mut generated, &mut walk) {
+            (Some(g), _) => g.by_ref().take(64).collect(),
+            (None, Some(w)) => {
+                let mut batch = Vec::new();
+                for e in w.by_ref() {
+                    walked.add(&e);
+                    if let Outcome::Section { loaded, .. } = e.outcome {
+                        batch.push(Case {
+                            name: e.path.display().to_string(),
+                            data: loaded.bytes,
+                        });
+                        if batch.len() == 64 {
+                            break;
+                        }
+                    }
+                }
+                batch
+            }
+            (None, None) => Vec::new(),
+        };
         if batch.is_empty() {
             break;
         }
@@ -258,8 +276,8 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             summary.add(&r, &c.data, &ledger);
             if r.discrepancies().next().is_some() {
                 bar.set_message(format!("{} signatures", summary.signatures.len()));
-                if args.json {
-                    case_results.push(r);
+                if let Some(stream) = &mut stream {
+                    stream.item(&r);
                 }
             }
             bar.inc(1);
@@ -291,7 +309,9 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 let bytes = sframe_spec::encode(m).unwrap_or_default();
                 summary.add(&r, &bytes, &ledger);
                 if r.discrepancies().next().is_some() {
-                    case_results.push(r);
+                    if let Some(stream) = &mut stream {
+                        stream.item(&r);
+                    }
                 }
             }
         }
@@ -337,14 +357,27 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         save_unexplained(&summary, dir)?;
     }
 
-    if args.json {
-        let v = json!({ "summary": summary, "cases": case_results, "recorded": recorded });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    let files_walked = walk.is_some();
+    drop(walk);
+    if let Some(stream) = stream {
+        stream.end(&[
+            ("summary", json!(summary)),
+            ("recorded", json!(recorded)),
+            ("walk", json!(walked)),
+        ]);
     } else {
-        print!("{}", summary.render_text());
+        crate::out!("{}", summary.render_text());
         for r in &recorded {
-            println!("recorded {r}");
+            crate::outln!("recorded {r}");
         }
+    }
+    if files_walked {
+        // The walk's summary after the report, and its exit status.
+        return Ok(if args.json {
+            crate::walking::finish(&args.files, &walked, summary.has_new())
+        } else {
+            crate::walking::finish_text(&args.files, &walked, summary.has_new())
+        });
     }
     Ok(if summary.has_new() {
         ExitCode::from(1)

@@ -1,9 +1,16 @@
 //! `sframe-conform dump`: a readable listing of a section (in the spirit of
 //! `objdump --sframe`), or its normalized model as JSON.
 
-use serde_json::{json, Value};
+use crate::{out, walking};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
+use sframe_harness::input::InputSection;
+use sframe_harness::walk::{Outcome, Summary};
 use sframe_spec::constants::flags;
 use sframe_spec::{Abi, Base, FdeType, Loc, PcType, Section};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
 
 /// Names of the flags set in `f`, as the macros spell them.
 pub fn flag_names(f: u8) -> String {
@@ -85,38 +92,35 @@ fn cfa_text(abi: Abi, loc: &Loc) -> String {
 
 /// The text dump of a decoded section loaded at `vaddr`.
 pub fn render_text(s: &Section, vaddr: u64) -> String {
-    let mut o = String::new();
-    o.push_str("  Header :\n\n");
-    o.push_str(&format!(
-        "    Version: SFRAME_VERSION_{}\n",
-        s.version.number()
-    ));
-    o.push_str(&format!("    Flags: {}\n", flag_names(s.flags)));
-    o.push_str(&format!(
-        "    ABI: {} ({}), {}-endian\n",
+    let mut o = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = write_text(&mut o, s, vaddr);
+    String::from_utf8_lossy(&o).into_owned()
+}
+
+/// The text dump of a decoded section loaded at `vaddr`, onto `o` function by function.
+pub fn write_text(o: &mut dyn Write, s: &Section, vaddr: u64) -> std::io::Result<()> {
+    o.write_all(b"  Header :\n\n")?;
+    writeln!(o, "    Version: SFRAME_VERSION_{}", s.version.number())?;
+    writeln!(o, "    Flags: {}", flag_names(s.flags))?;
+    writeln!(
+        o,
+        "    ABI: {} ({}), {}-endian",
         s.abi,
         s.abi.id(),
         s.endian.name()
-    ));
-    o.push_str(&format!(
-        "    CFA fixed FP offset: {}\n",
-        s.cfa_fixed_fp_offset
-    ));
-    o.push_str(&format!(
-        "    CFA fixed RA offset: {}\n",
-        s.cfa_fixed_ra_offset
-    ));
+    )?;
+    writeln!(o, "    CFA fixed FP offset: {}", s.cfa_fixed_fp_offset)?;
+    writeln!(o, "    CFA fixed RA offset: {}", s.cfa_fixed_ra_offset)?;
     if !s.aux_header.is_empty() {
-        o.push_str(&format!(
-            "    Auxiliary header: {} bytes\n",
-            s.aux_header.len()
-        ));
+        writeln!(o, "    Auxiliary header: {} bytes", s.aux_header.len())?;
     }
-    o.push_str(&format!(
+    write!(
+        o,
         "    Num FDEs: {}\n    Num FREs: {}\n\n  Function Index :\n",
         s.functions.len(),
         s.num_fres()
-    ));
+    )?;
     for (i, f) in s.functions.iter().enumerate() {
         let pc = vaddr.wrapping_add(f.start as u64);
         let mut attrs = vec![format!("FRE type ADDR{}", f.fre_type.addr_size())];
@@ -132,15 +136,17 @@ pub fn render_text(s: &Section, vaddr: u64) -> String {
         if f.pauth_key == sframe_spec::PauthKey::B {
             attrs.push("pauth key B".into());
         }
-        o.push_str(&format!(
+        write!(
+            o,
             "\n    func idx [{i}]: pc = {pc:#x}, size = {} bytes, {}\n",
             f.size,
             attrs.join(", ")
-        ));
-        o.push_str(&format!(
-            "    {:<18}{:<14}{:<14}{:<14}\n",
+        )?;
+        writeln!(
+            o,
+            "    {:<18}{:<14}{:<14}{:<14}",
             "STARTPC", "CFA", "FP", "RA"
-        ));
+        )?;
         for fre in &f.fres {
             let start = pc.wrapping_add(u64::from(fre.start));
             let (cfa, fp, ra) = match s.recovery(f, fre) {
@@ -155,45 +161,174 @@ pub fn render_text(s: &Section, vaddr: u64) -> String {
                 ),
                 Err(rule) => (format!("<{}>", rule.id()), String::new(), String::new()),
             };
-            o.push_str(&format!("    {start:016x}  {cfa:<14}{fp:<14}{ra:<14}\n"));
+            writeln!(o, "    {start:016x}  {cfa:<14}{fp:<14}{ra:<14}")?;
         }
     }
-    o
+    Ok(())
 }
 
-/// The normalized model as JSON, with each row's recovery rules.
+/// The normalized model as JSON, with each row's recovery rules (built in memory: for a
+/// file's dump use [`SectionJson`], which streams).
 pub fn render_json(s: &Section, vaddr: u64) -> Value {
-    json!({
-        "version": s.version.number(),
-        "abi": s.abi.name(),
-        "endian": s.endian.name(),
-        "flags": s.flags,
-        "flag_names": flag_names(s.flags),
-        "cfa_fixed_fp_offset": s.cfa_fixed_fp_offset,
-        "cfa_fixed_ra_offset": s.cfa_fixed_ra_offset,
-        "aux_header_len": s.aux_header.len(),
-        "section_vaddr": vaddr,
-        "num_fres": s.num_fres(),
-        "functions": s.functions.iter().map(|f| json!({
-            "start": f.start,
-            "pc": vaddr.wrapping_add(f.start as u64),
-            "size": f.size,
-            "fre_type": f.fre_type,
-            "pc_type": f.pc_type,
-            "fde_type": f.fde_type,
-            "pauth_key": f.pauth_key,
-            "signal": f.signal,
-            "rep_size": f.rep_size,
-            "fre_offset": f.fre_offset,
-            "fres": f.fres.iter().map(|fre| json!({
-                "start": fre.start,
-                "base_reg": fre.base_reg,
-                "mangled_ra": fre.mangled_ra,
-                "dataword_size": fre.dataword_size.bytes(),
-                "datawords": fre.datawords,
-                "rules": s.recovery(f, fre).ok(),
-                "rules_error": s.recovery(f, fre).err().map(|r| r.id()),
-            })).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
+    serde_json::to_value(SectionJson {
+        file: None,
+        section: s,
+        vaddr,
     })
+    .unwrap_or_default()
+}
+
+/// The normalized model of a section loaded at `vaddr` as JSON, serialized function by
+/// function and row by row (nothing of the whole output is built in memory). With `file`,
+/// the object starts with a `file` member.
+pub struct SectionJson<'a> {
+    pub file: Option<&'a str>,
+    pub section: &'a Section,
+    pub vaddr: u64,
+}
+
+impl Serialize for SectionJson<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let s = self.section;
+        let mut m = ser.serialize_map(None)?;
+        if let Some(f) = self.file {
+            m.serialize_entry("file", f)?;
+        }
+        m.serialize_entry("version", &s.version.number())?;
+        m.serialize_entry("abi", s.abi.name())?;
+        m.serialize_entry("endian", s.endian.name())?;
+        m.serialize_entry("flags", &s.flags)?;
+        m.serialize_entry("flag_names", &flag_names(s.flags))?;
+        m.serialize_entry("cfa_fixed_fp_offset", &s.cfa_fixed_fp_offset)?;
+        m.serialize_entry("cfa_fixed_ra_offset", &s.cfa_fixed_ra_offset)?;
+        m.serialize_entry("aux_header_len", &s.aux_header.len())?;
+        m.serialize_entry("section_vaddr", &self.vaddr)?;
+        m.serialize_entry("num_fres", &s.num_fres())?;
+        m.serialize_entry(
+            "functions",
+            &Seq(|| {
+                s.functions.iter().map(|f| FunctionJson {
+                    s,
+                    f,
+                    vaddr: self.vaddr,
+                })
+            }),
+        )?;
+        m.end()
+    }
+}
+
+/// A JSON array of what an iterator gives, serialized as it goes.
+struct Seq<F>(F);
+
+impl<F, I> Serialize for Seq<F>
+where
+    F: Fn() -> I,
+    I: Iterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq((self.0)())
+    }
+}
+
+struct FunctionJson<'a> {
+    s: &'a Section,
+    f: &'a sframe_spec::Function,
+    vaddr: u64,
+}
+
+impl Serialize for FunctionJson<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let (s, f) = (self.s, self.f);
+        let mut m = ser.serialize_map(None)?;
+        m.serialize_entry("start", &f.start)?;
+        m.serialize_entry("pc", &self.vaddr.wrapping_add(f.start as u64))?;
+        m.serialize_entry("size", &f.size)?;
+        m.serialize_entry("fre_type", &f.fre_type)?;
+        m.serialize_entry("pc_type", &f.pc_type)?;
+        m.serialize_entry("fde_type", &f.fde_type)?;
+        m.serialize_entry("pauth_key", &f.pauth_key)?;
+        m.serialize_entry("signal", &f.signal)?;
+        m.serialize_entry("rep_size", &f.rep_size)?;
+        m.serialize_entry("fre_offset", &f.fre_offset)?;
+        m.serialize_entry(
+            "fres",
+            &Seq(|| {
+                f.fres.iter().map(|fre| {
+                    let rules = s.recovery(f, fre);
+                    FreJson { fre, rules }
+                })
+            }),
+        )?;
+        m.end()
+    }
+}
+
+struct FreJson<'a> {
+    fre: &'a sframe_spec::Fre,
+    rules: Result<sframe_spec::Recovery, sframe_spec::Rule>,
+}
+
+impl Serialize for FreJson<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let fre = self.fre;
+        let mut m = ser.serialize_map(None)?;
+        m.serialize_entry("start", &fre.start)?;
+        m.serialize_entry("base_reg", &fre.base_reg)?;
+        m.serialize_entry("mangled_ra", &fre.mangled_ra)?;
+        m.serialize_entry("dataword_size", &fre.dataword_size.bytes())?;
+        m.serialize_entry("datawords", &fre.datawords)?;
+        m.serialize_entry("rules", &self.rules.as_ref().ok())?;
+        m.serialize_entry("rules_error", &self.rules.as_ref().err().map(|r| r.id()))?;
+        m.end()
+    }
+}
+
+/// `sframe-conform dump FILE|DIR... [--json]`: each section's listing (or model) as its
+/// file is read, then the walk's summary. Exit status as [`crate::walking`] says, a
+/// section that does not decode being what is found.
+pub fn run(files: &[PathBuf], json: bool) -> ExitCode {
+    let mut summary = Summary::default();
+    let mut failed = false;
+    let mut stream = json.then(|| out::JsonStream::begin("files"));
+    for e in walking::walk(files, false) {
+        summary.add(&e);
+        let Outcome::Section { loaded, .. } = e.outcome else {
+            continue;
+        };
+        let input = InputSection {
+            path: e.path,
+            loaded,
+        };
+        let file = input.path.display().to_string();
+        match (sframe_spec::decode(&input.loaded.bytes), &mut stream) {
+            (Ok(s), Some(stream)) => stream.item(&SectionJson {
+                file: Some(&file),
+                section: &s,
+                vaddr: input.loaded.vaddr,
+            }),
+            (Ok(s), None) => {
+                crate::outln!("{file}: SFrame section ({})\n", input.origin());
+                if let Err(e) = write_text(&mut out::stdout(), &s, input.loaded.vaddr) {
+                    out::failed(&e)
+                }
+            }
+            (Err(e), Some(stream)) => {
+                failed = true;
+                stream.item(&serde_json::json!({"file": file, "error": {"rule": e.rule.id(), "offset": e.offset, "message": e.to_string()}}));
+            }
+            (Err(e), None) => {
+                failed = true;
+                eprintln!("{file}: cannot decode: {e}");
+            }
+        }
+    }
+    match stream {
+        Some(stream) => {
+            stream.end(&[("walk", serde_json::json!(summary))]);
+            walking::finish(files, &summary, failed)
+        }
+        None => walking::finish_text(files, &summary, failed),
+    }
 }

@@ -19,9 +19,11 @@ pub mod impls;
 pub mod matrix_cmd;
 #[cfg(feature = "oracle")]
 pub mod oracle_cmd;
+pub mod out;
 #[cfg(feature = "oracle")]
 pub mod produce_cmd;
 pub mod rules_cmd;
 #[cfg(feature = "oracle")]
 pub mod stackwalk;
 pub mod suite_cmd;
+pub mod walking;

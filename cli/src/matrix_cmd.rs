@@ -29,14 +29,14 @@ pub fn run(
         m.add(&engine.run_case(c), &ledger);
     }
     if json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&m).map_err(|e| e.to_string())?
         );
     } else {
-        print!("{}", m.render_text());
+        crate::out!("{}", m.render_text());
         for u in &reg.unavailable {
-            println!("unavailable here: {} ({})", u.name, u.reason);
+            crate::outln!("unavailable here: {} ({})", u.name, u.reason);
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -10,6 +10,7 @@
 
 use serde_json::{json, Value};
 use sframe_harness::ledger::Ledger;
+use sframe_harness::walk::{Outcome, Summary, Unreadable};
 use sframe_oracle::{Options, Oracle, Report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -73,44 +74,24 @@ fn manifest_producer(path: &Path) -> Option<String> {
     None
 }
 
-/// Files to check: named files as given, directories searched for ELF files.
-/// The ELF files of `paths` (directories walked).
+/// The ELF files with an SFrame section among `paths` (directories walked).
 pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            for f in sframe_harness::input::expand_paths(std::slice::from_ref(p))
-                .map_err(|e| e.to_string())?
-            {
-                let mut head = [0u8; 4];
-                let is_elf = std::fs::File::open(&f)
-                    .and_then(|mut h| std::io::Read::read_exact(&mut h, &mut head))
-                    .is_ok()
-                    && &head == b"\x7fELF";
-                if is_elf {
-                    out.push(f);
-                }
-            }
-        } else {
-            out.push(p.clone());
-        }
-    }
-    Ok(out)
+    Ok(sframe_harness::walk::Walk::new(paths)
+        .filter_map(|e| match e.outcome {
+            Outcome::Section { loaded, .. } if loaded.elf.is_some() => Some(e.path),
+            _ => None,
+        })
+        .collect())
 }
 
 /// Run the subcommand.
 pub fn run(args: &Args) -> Result<ExitCode, String> {
     let ledger_dir = args.ledger.clone().unwrap_or_else(Ledger::default_dir);
     let ledger = Ledger::load(&ledger_dir).map_err(|e| e.to_string())?;
-    let files = expand(&args.files)?;
-    let mut loaded = Vec::new();
-    for f in &files {
-        let bytes = std::fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
-        let oracle = Oracle::new(&bytes).map_err(|e| format!("{}: {e}", f.display()))?;
-        loaded.push((f, oracle));
-    }
-    let total: usize = loaded.iter().map(|(_, o)| o.functions().len()).sum();
-    let bar = indicatif::ProgressBar::new(total as u64);
+    // One file at a time; the bar's length grows as files are loaded.
+    let mut walked = Summary::default();
+    let walk = crate::walking::walk(&args.files, true);
+    let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} functions {elapsed} {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
@@ -121,15 +102,37 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         jobs: args.jobs,
         ..Options::default()
     };
-    let mut out = Vec::new();
+    let mut stream = args.json.then(|| crate::out::JsonStream::begin("files"));
     let mut first_new: Option<String> = None;
     let mut totals = (0usize, 0usize, 0u64, 0usize, 0usize, 0f64);
-    for (path, oracle) in &loaded {
-        bar.set_message(path.display().to_string());
-        let all: Vec<usize> = (0..oracle.functions().len()).collect();
-        let report = oracle
-            .check_functions(&all, &opts, &|| bar.inc(1))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+    for e in walk {
+        let path = &e.path;
+        let oracle = match &e.outcome {
+            Outcome::Section {
+                file: Some(bytes), ..
+            } => Oracle::new(bytes).map_err(|e| e.to_string()),
+            _ => {
+                walked.add(&e);
+                continue;
+            }
+        };
+        let report = oracle.and_then(|oracle| {
+            bar.inc_length(oracle.functions().len() as u64);
+            bar.set_message(path.display().to_string());
+            let all: Vec<usize> = (0..oracle.functions().len()).collect();
+            oracle
+                .check_functions(&all, &opts, &|| bar.inc(1))
+                .map_err(|e| e.to_string())
+        });
+        let report = match report {
+            Ok(r) => r,
+            Err(why) => {
+                let why = Outcome::Unreadable(Unreadable::Command(why));
+                walked.add_outcome(path, &why);
+                continue;
+            }
+        };
+        walked.add(&e);
         let producer = args.producer.clone().unwrap_or_else(|| producer_for(path));
         let mut sigs: Vec<(String, Option<String>)> = Vec::new();
         for m in report.mismatches() {
@@ -152,11 +155,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         totals.3 += s.mismatches;
         totals.4 += sigs.iter().filter(|(_, c)| c.is_none()).count();
         totals.5 += report.stats.elapsed_secs;
-        if args.json {
-            out.push(render_json(path, &producer, &report, &sigs));
+        if let Some(stream) = &mut stream {
+            stream.item(&render_json(path, &producer, &report, &sigs));
         } else {
             bar.suspend(|| {
-                print!(
+                crate::out!(
                     "{}",
                     render_text(path, &producer, &report, &sigs, args.stats)
                 )
@@ -164,36 +167,35 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         }
     }
     bar.finish_and_clear();
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&Value::Array(out)).unwrap_or_default()
-        );
-    } else if loaded.len() > 1 {
+    if let Some(stream) = stream {
+        stream.end(&[("walk", json!(walked))]);
+    } else if walked.with_sframe > 1 {
         let (insns, exec, rows, bad, new, secs) = totals;
         let cov = if insns == 0 {
             100.0
         } else {
             100.0 * exec as f64 / insns as f64
         };
-        println!(
+        crate::outln!(
             "total: {} files, {exec}/{insns} instructions executed ({cov:.1}%), {rows} rows checked, {bad} mismatches, {new} not in the ledger",
-            loaded.len()
+            walked.with_sframe
         );
         if args.stats {
-            println!(
+            crate::outln!(
                 "total stats: {secs:.2}s checking, {:.0} checked instructions/s",
                 if secs > 0.0 { rows as f64 / secs } else { 0.0 }
             );
         }
     }
-    match first_new {
-        Some(s) => {
-            eprintln!("sframe-conform: new oracle mismatch not in the findings ledger: {s}");
-            Ok(ExitCode::from(1))
-        }
-        None => Ok(ExitCode::SUCCESS),
+    if let Some(s) = &first_new {
+        eprintln!("sframe-conform: new oracle mismatch not in the findings ledger: {s}");
     }
+    let found = first_new.is_some();
+    Ok(if args.json {
+        crate::walking::finish(&args.files, &walked, found)
+    } else {
+        crate::walking::finish_text(&args.files, &walked, found)
+    })
 }
 
 fn render_text(

@@ -359,12 +359,12 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         .map(|(s, _)| s)
         .collect();
     if args.json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
         );
     } else {
-        println!(
+        crate::outln!(
             "{:<14} {:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>11} {:>7}",
             "producer",
             "abi",
@@ -379,7 +379,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             "fn/s"
         );
         for c in &report.producers {
-            println!(
+            crate::outln!(
                 "{:<14} {:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>11} {:>7.0}",
                 c.producer,
                 c.abi,
@@ -395,17 +395,17 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             );
         }
         for (s, i) in &report.signatures {
-            println!(
+            crate::outln!(
                 "{s}: {} ({})",
                 i.count,
                 i.finding.as_deref().unwrap_or("NEW")
             );
         }
         for (k, n) in &report.assembler_errors {
-            println!("assembler error {k}: {n}");
+            crate::outln!("assembler error {k}: {n}");
         }
         for u in &report.unsupported {
-            println!("no SFrame written: {u}");
+            crate::outln!("no SFrame written: {u}");
         }
     }
     if let Some(s) = new.first() {

@@ -73,14 +73,14 @@ pub fn run(cmd: SuiteCmd) -> Result<ExitCode, String> {
             seed,
         } => {
             let s = export(&dir, mutations, seed)?;
-            println!(
+            crate::outln!(
                 "wrote {} case(s) to {} ({} inputs, {} duplicates dropped)",
                 s.cases,
                 dir.display(),
                 s.inputs,
                 s.inputs - s.cases
             );
-            print!("{}", render_counts(&s.counts));
+            crate::out!("{}", render_counts(&s.counts));
             Ok(ExitCode::SUCCESS)
         }
         SuiteCmd::Score {
@@ -94,12 +94,12 @@ pub fn run(cmd: SuiteCmd) -> Result<ExitCode, String> {
             let imp = select(implementation.as_deref(), external.as_deref(), timeout)?;
             let report = score(&dir, imp.as_ref())?;
             if json {
-                println!(
+                crate::outln!(
                     "{}",
                     serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
                 );
             } else {
-                print!("{}", report.render_text());
+                crate::out!("{}", report.render_text());
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -112,6 +112,7 @@ fn json_outputs_have_the_documented_keys() {
     let out = run(&["dump", "--json", good.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &v["files"];
     assert_eq!(v[0]["version"], 2);
     assert_eq!(v[0]["abi"], "amd64");
     assert_eq!(v[0]["functions"][0]["start"], 0x40);

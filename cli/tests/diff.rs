@@ -144,15 +144,20 @@ fn corpus_and_reproducers(corpus: usize, reproducers: usize) -> Vec<Case> {
         .into_iter()
         .take(corpus)
         .collect();
-    let paths = sframe_harness::input::expand_paths(&[Ledger::default_dir()])
-        .expect("the findings directory is readable");
-    cases.extend(paths.iter().take(reproducers).filter_map(|p| {
-        sframe_harness::input::read_input(p).ok().map(|i| Case {
-            name: p.display().to_string(),
-            data: i.loaded.bytes,
-        })
-    }));
+    cases.extend(ledger_sections().take(reproducers));
     cases
+}
+
+/// The sections of the findings directory (reproducers and untriaged inputs that load).
+fn ledger_sections() -> impl Iterator<Item = Case> {
+    use sframe_harness::walk::{Outcome, Walk};
+    Walk::new(&[Ledger::default_dir()]).filter_map(|e| match e.outcome {
+        Outcome::Section { loaded, .. } => Some(Case {
+            name: e.path.display().to_string(),
+            data: loaded.bytes,
+        }),
+        _ => None,
+    })
 }
 
 #[test]
@@ -329,17 +334,7 @@ fn every_reproducer_of_the_ledger_is_explained_by_it() {
     // The findings' reproducers (and the inputs of the former clusters, `untriaged-inputs/`)
     // are where each quirk must keep giving exactly its implementation's answer.
     let reg = registry(true);
-    let paths = sframe_harness::input::expand_paths(&[Ledger::default_dir()])
-        .expect("the findings directory is readable");
-    let cases: Vec<Case> = paths
-        .iter()
-        .filter_map(|p| {
-            sframe_harness::input::read_input(p).ok().map(|i| Case {
-                name: p.display().to_string(),
-                data: i.loaded.bytes,
-            })
-        })
-        .collect();
+    let cases: Vec<Case> = ledger_sections().collect();
     assert!(cases.len() >= 200, "only {} reproducers?", cases.len());
     let l = ledger();
     let (summary, _) = run(

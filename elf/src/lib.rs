@@ -132,8 +132,15 @@ pub fn load(file: &[u8]) -> Result<Loaded, LoadError> {
     }
 }
 
+pub mod probe;
+
 fn machine_of(elf: &Elf<'_>) -> Result<Machine, LoadError> {
-    match elf.header.e_machine {
+    machine_from(elf.header.e_machine)
+}
+
+/// The machine of an ELF header's `e_machine`, if SFrame describes it.
+pub fn machine_from(e_machine: u16) -> Result<Machine, LoadError> {
+    match e_machine {
         header::EM_X86_64 => Ok(Machine::X86_64),
         header::EM_AARCH64 => Ok(Machine::Aarch64),
         header::EM_S390 => Ok(Machine::S390x),

@@ -1,6 +1,8 @@
-//! Reading the files given on the command line into SFrame sections.
+//! Reading one file into an SFrame section, and the sections of files and directories as
+//! cases (walked by [`crate::walk`]).
 
 use crate::diff::Case;
+use crate::walk::{Outcome, Walk};
 use sframe_elf::{load, Loaded};
 use std::path::{Path, PathBuf};
 
@@ -60,67 +62,28 @@ impl InputSection {
     }
 }
 
-/// Expand the command line's paths: files stay as given; directories are walked (sorted,
-/// recursively) for files that start with the ELF or SFrame magic.
-pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            walk(p, &mut out)?;
-        } else {
-            out.push(p.clone());
-        }
-    }
-    Ok(out)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
-    let err = |e: std::io::Error| InputError {
-        path: dir.to_path_buf(),
-        message: e.to_string(),
-    };
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(err)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            walk(&p, out)?;
-        } else if looks_like_input(&p) {
-            out.push(p);
-        }
-    }
-    Ok(())
-}
-
-fn looks_like_input(p: &Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; 4];
-    let Ok(mut f) = std::fs::File::open(p) else {
-        return false;
-    };
-    let Ok(n) = f.read(&mut head) else {
-        return false;
-    };
-    let head = &head[..n];
-    head.starts_with(b"\x7fELF") || sframe_spec::Endian::from_magic(head).is_some()
-}
-
 /// The repository's corpus directory (`corpus/` beside this crate).
 pub fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus")
 }
 
-/// Read the sections of `paths` (files and directories) as cases.
+/// Read the sections of `paths` (files and directories, walked by [`Walk`]) as cases:
+/// files found by walking that hold no SFrame are left out; a named file without SFrame or
+/// any file that cannot be read is an error.
 pub fn read_cases(paths: &[PathBuf]) -> Result<Vec<Case>, String> {
     let mut out = Vec::new();
-    for p in expand_paths(paths).map_err(|e| e.to_string())? {
-        let input = read_input(&p).map_err(|e| e.to_string())?;
-        out.push(Case {
-            name: p.display().to_string(),
-            data: input.loaded.bytes,
-        });
+    for e in Walk::new(paths) {
+        match e.outcome {
+            Outcome::Section { loaded, .. } => out.push(Case {
+                name: e.path.display().to_string(),
+                data: loaded.bytes,
+            }),
+            Outcome::NoSframe(why) if e.named => {
+                return Err(format!("{}: {why}", e.path.display()))
+            }
+            Outcome::Unreadable(why) => return Err(format!("{}: {why}", e.path.display())),
+            Outcome::NoSframe(_) | Outcome::Skipped(_) => {}
+        }
     }
     Ok(out)
 }
@@ -128,17 +91,14 @@ pub fn read_cases(paths: &[PathBuf]) -> Result<Vec<Case>, String> {
 /// Sections of the corpus that load (files that do not are skipped: the corpus may hold
 /// other things, and `check` is the tool that complains about them).
 pub fn corpus_cases(dir: &Path) -> Vec<Case> {
-    let Ok(paths) = expand_paths(&[dir.to_path_buf()]) else {
-        return Vec::new();
-    };
-    paths
-        .into_iter()
-        .filter(|p| !p.components().any(|c| c.as_os_str() == "findings"))
-        .filter_map(|p| {
-            read_input(&p).ok().map(|i| Case {
-                name: p.display().to_string(),
-                data: i.loaded.bytes,
-            })
+    Walk::new(&[dir.to_path_buf()])
+        .filter(|e| !e.path.components().any(|c| c.as_os_str() == "findings"))
+        .filter_map(|e| match e.outcome {
+            Outcome::Section { loaded, .. } => Some(Case {
+                name: e.path.display().to_string(),
+                data: loaded.bytes,
+            }),
+            _ => None,
         })
         .collect()
 }

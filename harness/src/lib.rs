@@ -5,8 +5,8 @@
 //! adapter and external programs speaking the JSON-lines protocol), [`diff`] (the
 //! differential engine, minimization, mutation, seeds and the ledger records), [`ledger`]
 //! (the findings ledger), [`gate`] (the same as a library call for a downstream crate's
-//! tests), [`matrix`] (rules by implementations) and [`input`] (reading ELF files or raw
-//! sections).
+//! tests), [`matrix`] (rules by implementations) [`input`] (reading ELF files or raw
+//! sections) and [`walk`] (the files and directories of a command line, every file reported).
 //!
 //! The `sframe-conform` command, the adapters of foreign implementations (GNU libsframe,
 //! simple-frame-rs, objdump, llvm-readobj) and the emulator oracle are in the
@@ -24,6 +24,7 @@ pub mod ledger;
 pub mod matrix;
 pub mod signature;
 pub mod upstream_status;
+pub mod walk;
 
 /// The cache `ci/toolchains` and `ci/upstream-sources` fill: `$SFRAME_CONFORM_CACHE`, else
 /// `$HOME/.cache/sframe-conform`.

@@ -1,11 +1,11 @@
 //! `sframe-conform`: the conformance suite's command line.
 //!
 //! Exit status: 0 when everything checked is valid (or agrees), 1 when something violates a
-//! rule (or disagrees), 2 on usage or I/O errors.
+//! rule (or disagrees) or a file could not be read while others could, 2 on usage errors or
+//! when no file gave an SFrame section ([`sframe_conform::walking`]).
 
 use clap::{Parser, Subcommand};
 use sframe_conform::{check, dump, rules_cmd};
-use sframe_harness::input::{expand_paths, read_input};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -136,23 +136,25 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    let code = match run(cli) {
         Ok(code) => code,
         Err(msg) => {
             eprintln!("sframe-conform: {msg}");
             ExitCode::from(2)
         }
-    }
+    };
+    sframe_conform::out::flush();
+    code
 }
 
 fn print_json(v: &serde_json::Value) {
-    println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+    sframe_conform::out::json(v);
 }
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     let Some(command) = cli.command else {
         // `arg_required_else_help` leaves only `--version` here.
-        print!("{}", sframe_conform::diff_cmd::versions());
+        sframe_conform::out!("{}", sframe_conform::diff_cmd::versions());
         return Ok(ExitCode::SUCCESS);
     };
     if cli.version {
@@ -170,41 +172,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             strict,
             verbose,
         }),
-        Command::Dump { files, json } => {
-            let mut failed = false;
-            let mut out = Vec::new();
-            for f in &expand_paths(&files).map_err(|e| e.to_string())? {
-                let input = read_input(f).map_err(|e| e.to_string())?;
-                match sframe_spec::decode(&input.loaded.bytes) {
-                    Ok(s) => {
-                        if json {
-                            let mut v = dump::render_json(&s, input.loaded.vaddr);
-                            v["file"] = serde_json::Value::String(f.display().to_string());
-                            out.push(v);
-                        } else {
-                            println!("{}: SFrame section ({})\n", f.display(), input.origin());
-                            print!("{}", dump::render_text(&s, input.loaded.vaddr));
-                        }
-                    }
-                    Err(e) => {
-                        failed = true;
-                        if json {
-                            out.push(serde_json::json!({"file": f.display().to_string(), "error": {"rule": e.rule.id(), "offset": e.offset, "message": e.to_string()}}));
-                        } else {
-                            eprintln!("{}: cannot decode: {e}", f.display());
-                        }
-                    }
-                }
-            }
-            if json {
-                print_json(&serde_json::Value::Array(out));
-            }
-            Ok(if failed {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
+        Command::Dump { files, json } => Ok(dump::run(&files, json)),
         Command::Rules {
             json,
             discrepancies,
@@ -212,8 +180,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             match (json, discrepancies) {
                 (true, false) => print_json(&rules_cmd::rules_json()),
                 (true, true) => print_json(&rules_cmd::discrepancies_json()),
-                (false, false) => print!("{}", rules_cmd::rules_text()),
-                (false, true) => print!("{}", rules_cmd::discrepancies_text()),
+                (false, false) => sframe_conform::out!("{}", rules_cmd::rules_text()),
+                (false, true) => sframe_conform::out!("{}", rules_cmd::discrepancies_text()),
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -308,6 +276,6 @@ fn gen(
     }
     let paths = sframe_gen::write_corpus(&cfg, count, seed, out, malformed)
         .map_err(|e| format!("{}: {e}", out.display()))?;
-    println!("wrote {} section(s) to {}", paths.len(), out.display());
+    sframe_conform::outln!("wrote {} section(s) to {}", paths.len(), out.display());
     Ok(ExitCode::SUCCESS)
 }
