@@ -90,7 +90,7 @@ struct Run<'a> {
     endian: Endian,
     /// End of the FRE sub-section.
     end: usize,
-    /// Starts must be below this.
+    /// Starts must be below this (FRE-START-IN-FUNCTION, FRE-START-AT-END).
     limit: u64,
     /// The first FRE must start at 0 (PC-increment functions).
     first_at_zero: bool,
