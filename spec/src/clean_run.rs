@@ -251,6 +251,25 @@ mod tests {
     }
 
     #[test]
+    fn an_fre_at_the_function_end_takes_the_full_check() {
+        // GNU as writes an FRE at offset == size after a trailing CFI directive (F0006):
+        // the fast path does not vouch for that function, the full check warns.
+        for version in [Version::V1, Version::V2, Version::V3] {
+            let mut model = section(version, Abi::Amd64, 0x80);
+            model.functions[0].fres[2].start = 0x80;
+            let data = crate::encode(&model).expect("the model encodes");
+            let default = model
+                .functions
+                .iter()
+                .filter(|f| f.fde_type == FdeType::Default)
+                .count();
+            assert_eq!(agree(&data), default - 1, "{version:?}");
+            let rules: Vec<_> = crate::validate(&data).iter().map(|v| v.rule).collect();
+            assert_eq!(rules, [crate::Rule::FreStartAtEnd], "{version:?}");
+        }
+    }
+
+    #[test]
     fn readers_with_quirks_and_s390x_take_the_full_check() {
         let data = crate::encode(&section(Version::V2, Abi::S390x, 0x80)).expect("encodes");
         let s = SectionRef::parse(&data).expect("parses");
