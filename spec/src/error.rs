@@ -87,6 +87,8 @@ impl fmt::Display for Violation {
     }
 }
 
+impl std::error::Error for Violation {}
+
 /// How a violation's `expected` value stands to its `found` value, as the message says it:
 /// the one value a rule wants, or a bound the found value is on the wrong side of (so that
 /// no message reads "found X, expected X").
@@ -190,5 +192,3 @@ mod tests {
         );
     }
 }
-
-impl std::error::Error for Violation {}
