@@ -215,3 +215,58 @@ fn the_bundled_corpus_is_summarized_per_producer() {
     let with_errors = v["total"]["with_errors"].as_u64().unwrap();
     assert_eq!(out.status.code(), Some(if with_errors > 0 { 1 } else { 0 }));
 }
+
+/// An FRE at its function's end, as GNU as 2.47 writes it after a trailing CFI directive
+/// (finding F0006's reproducer): a warning, FRE-START-AT-END, whose message says where the
+/// FRE starts against the function's end; no message says "found X, expected X".
+#[test]
+fn an_fre_at_the_function_end_is_a_warning_in_words() {
+    let gas = sframe_harness::cache_dir().join("bin/x86_64-linux-gnu-as-2.47");
+    assert!(gas.exists(), "{}: run ci/toolchains", gas.display());
+    let repro = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus/findings/F0006-fre-at-function-end/repro.s");
+    let obj = std::env::temp_dir().join(format!("sframe-check-f0006-{}.o", std::process::id()));
+    let out = Command::new(&gas)
+        .arg("--gsframe")
+        .arg("-o")
+        .arg(&obj)
+        .arg(&repro)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let o = run(&["check", obj.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("warning FRE-START-AT-END")
+            && text(&o).contains(
+                "(starts at 0x1, where its function or repeated block, 0x1 bytes long, ends)"
+            ),
+        "{}",
+        text(&o)
+    );
+    let o = run(&["check", "--json", obj.to_str().unwrap()]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let violations = v["files"][0]["violations"].as_array().unwrap();
+    assert_eq!(violations.len(), 1, "{v}");
+    assert_eq!(violations[0]["rule"], "FRE-START-AT-END");
+    assert_eq!(violations[0]["severity"], "warning");
+    for viol in violations {
+        let (found, expected) = (&viol["found"], &viol["expected"]);
+        let message = viol["message"].as_str().unwrap();
+        assert!(
+            !message.contains(&format!("found {found}, expected {expected})")) || found != expected,
+            "{message}"
+        );
+    }
+    assert_eq!(
+        run(&["check", "--strict", obj.to_str().unwrap()])
+            .status
+            .code(),
+        Some(1)
+    );
+    let _ = std::fs::remove_file(&obj);
+}

@@ -78,6 +78,9 @@ pub enum LoadError {
     UnsupportedMachine(u16),
     /// ELF without a `.sframe` section.
     NoSframeSection,
+    /// ELF whose `.sframe` section has 0 bytes (what GNU ld's `--discard-sframe` leaves):
+    /// no SFrame data, as without the section (discrepancy D-EMPTY-SFRAME-SECTION).
+    EmptySection,
     /// A relocation against `.sframe` of a type this crate does not apply.
     UnsupportedRelocation { r_type: u32, offset: u64 },
     /// A relocation or section outside the file.
@@ -96,6 +99,9 @@ impl fmt::Display for LoadError {
                 "ELF machine {m} has no SFrame ABI (x86-64, AArch64, s390x only)"
             ),
             LoadError::NoSframeSection => f.write_str("ELF file has no .sframe section"),
+            LoadError::EmptySection => {
+                f.write_str("ELF file's .sframe section is empty (0 bytes): no SFrame data")
+            }
             LoadError::UnsupportedRelocation { r_type, offset } => {
                 write!(
                     f,
@@ -193,6 +199,9 @@ fn load_elf(file: &[u8]) -> Result<Loaded, LoadError> {
         .enumerate()
         .find(|(_, s)| elf.shdr_strtab.get_at(s.sh_name) == Some(".sframe"))
         .ok_or(LoadError::NoSframeSection)?;
+    if sh.sh_size == 0 {
+        return Err(LoadError::EmptySection);
+    }
     let start = usize::try_from(sh.sh_offset).map_err(|_| LoadError::OutOfBounds(".sframe"))?;
     let len = usize::try_from(sh.sh_size).map_err(|_| LoadError::OutOfBounds(".sframe"))?;
     let mut bytes = file
@@ -223,6 +232,11 @@ fn load_elf(file: &[u8]) -> Result<Loaded, LoadError> {
                 .is_some_and(|r| r.sh_info as usize == idx)
         }) {
             for r in relocs.iter() {
+                // The null relocation does nothing (psABIs: field "none"); `ld -r` leaves
+                // them in `.rela.sframe` (binutils PR ld/33401).
+                if reloc_kind(machine, r.r_type) == Some(RelocKind::None) {
+                    continue;
+                }
                 let sym = elf
                     .syms
                     .get(r.r_sym)
@@ -266,34 +280,72 @@ fn load_elf(file: &[u8]) -> Result<Loaded, LoadError> {
 
 /// s390x relocation types (`elf.h`; goblin names none).
 pub mod r390 {
+    pub const R_390_NONE: u32 = 0;
     pub const R_390_32: u32 = 4;
     pub const R_390_PC32: u32 = 5;
     pub const R_390_64: u32 = 22;
     pub const R_390_PC64: u32 = 23;
 }
 
-/// Value and width of a data relocation of the kinds assemblers emit in `.sframe` (and
-/// compilers in data): absolute `S + A` or PC-relative `S + A - P`, 4 or 8 bytes. The
-/// emulator's loader applies these through this one table too.
-pub fn reloc_value(machine: Machine, r_type: u32, s: u64, a: u64, p: u64) -> Option<(u64, usize)> {
+/// The AArch64 null relocation code of the ELF64 ABI's first releases, withdrawn: "Treat as
+/// R_<CLS>_NONE" (AArch64 ELF ABI, aaelf64, §5.7.4, table "Null relocation codes").
+pub const R_AARCH64_NONE_WITHDRAWN: u32 = 256;
+
+/// What a data relocation writes at its place `P`, after the psABI tables: x86-64 psABI
+/// "Relocation Types" (`R_X86_64_NONE` 0 none; `_64` 1 word64 S + A; `_PC32` 2 word32
+/// S + A - P; `_32`/`_32S` 10/11 word32 S + A; `_PC64` 24 word64 S + A - P), AArch64 ELF ABI
+/// §5.7.4-5 (`R_AARCH64_NONE` 0 and the withdrawn 256, None; `ABS64`/`ABS32` 257/258 S + A;
+/// `PREL64`/`PREL32` 260/261 S + A - P), s390x ELF ABI Supplement, table "Relocation types"
+/// (`R_390_NONE` 0 none; `_32` 4 word32 S + A; `_PC32` 5 word32 S + A - P; `_64` 22 quad64
+/// S + A; `_PC64` 23 quad64 S + A - P). Fields are written in the object's byte order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelocKind {
+    /// The null relocation: nothing is computed or written.
+    None,
+    /// `S + A`, `width` bytes.
+    Absolute { width: usize },
+    /// `S + A - P`, `width` bytes.
+    PcRelative { width: usize },
+}
+
+/// The data relocations of `machine` this crate applies: those GNU as (2.40, 2.44, 2.47) and
+/// LLVM (23) emit against `.sframe` (x86-64 `PC32`, `PC64`; AArch64 `PREL32`, `PREL64`;
+/// s390x `PC64`), the null relocation GNU ld 2.47 leaves there in `ld -r` output, and the
+/// absolute and PC-relative data relocations compilers emit in data (the emulator's loader
+/// applies them through this one table too). `None` for any other type.
+pub fn reloc_kind(machine: Machine, r_type: u32) -> Option<RelocKind> {
     use goblin::elf::reloc::*;
     use r390::*;
-    let abs = s.wrapping_add(a);
-    let rel = abs.wrapping_sub(p);
+    use RelocKind::{Absolute, PcRelative};
     Some(match (machine, r_type) {
-        (Machine::X86_64, R_X86_64_64) => (abs, 8),
-        (Machine::X86_64, R_X86_64_PC32) => (rel, 4),
-        (Machine::X86_64, R_X86_64_32 | R_X86_64_32S) => (abs, 4),
-        (Machine::X86_64, R_X86_64_PC64) => (rel, 8),
-        (Machine::Aarch64, R_AARCH64_ABS64) => (abs, 8),
-        (Machine::Aarch64, R_AARCH64_ABS32) => (abs, 4),
-        (Machine::Aarch64, R_AARCH64_PREL64) => (rel, 8),
-        (Machine::Aarch64, R_AARCH64_PREL32) => (rel, 4),
-        (Machine::S390x, R_390_32) => (abs, 4),
-        (Machine::S390x, R_390_PC32) => (rel, 4),
-        (Machine::S390x, R_390_64) => (abs, 8),
-        (Machine::S390x, R_390_PC64) => (rel, 8),
+        (Machine::X86_64, R_X86_64_NONE) => RelocKind::None,
+        (Machine::X86_64, R_X86_64_64) => Absolute { width: 8 },
+        (Machine::X86_64, R_X86_64_PC32) => PcRelative { width: 4 },
+        (Machine::X86_64, R_X86_64_32 | R_X86_64_32S) => Absolute { width: 4 },
+        (Machine::X86_64, R_X86_64_PC64) => PcRelative { width: 8 },
+        (Machine::Aarch64, R_AARCH64_NONE | R_AARCH64_NONE_WITHDRAWN) => RelocKind::None,
+        (Machine::Aarch64, R_AARCH64_ABS64) => Absolute { width: 8 },
+        (Machine::Aarch64, R_AARCH64_ABS32) => Absolute { width: 4 },
+        (Machine::Aarch64, R_AARCH64_PREL64) => PcRelative { width: 8 },
+        (Machine::Aarch64, R_AARCH64_PREL32) => PcRelative { width: 4 },
+        (Machine::S390x, R_390_NONE) => RelocKind::None,
+        (Machine::S390x, R_390_32) => Absolute { width: 4 },
+        (Machine::S390x, R_390_PC32) => PcRelative { width: 4 },
+        (Machine::S390x, R_390_64) => Absolute { width: 8 },
+        (Machine::S390x, R_390_PC64) => PcRelative { width: 8 },
         _ => return None,
+    })
+}
+
+/// Value and width of a relocation of [`reloc_kind`]: absolute `S + A` or PC-relative
+/// `S + A - P`, 4 or 8 bytes; width 0 (nothing to write) for the null relocation. `None` for
+/// a type this crate does not apply.
+pub fn reloc_value(machine: Machine, r_type: u32, s: u64, a: u64, p: u64) -> Option<(u64, usize)> {
+    let abs = s.wrapping_add(a);
+    Some(match reloc_kind(machine, r_type)? {
+        RelocKind::None => (0, 0),
+        RelocKind::Absolute { width } => (abs, width),
+        RelocKind::PcRelative { width } => (abs.wrapping_sub(p), width),
     })
 }
 
@@ -327,5 +379,46 @@ mod tests {
         );
         assert_eq!(reloc_value(Machine::S390x, 23, 0x10, 0, 0x8), Some((8, 8)));
         assert_eq!(reloc_value(Machine::Aarch64, 999, 0, 0, 0), None);
+    }
+
+    #[test]
+    fn null_relocations_write_nothing_on_every_abi() {
+        // x86-64 psABI: R_X86_64_NONE 0, field none; s390x ABI: R_390_NONE 0, field none;
+        // aaelf64 "Null relocation codes": 0 R_AARCH64_NONE, 256 withdrawn "Treat as
+        // R_<CLS>_NONE".
+        for (m, t) in [
+            (Machine::X86_64, 0),
+            (Machine::Aarch64, 0),
+            (Machine::Aarch64, 256),
+            (Machine::S390x, 0),
+        ] {
+            assert_eq!(reloc_kind(m, t), Some(RelocKind::None), "{m:?} {t}");
+            assert_eq!(reloc_value(m, t, 0x1234, 8, 0x10), Some((0, 0)));
+        }
+        // 256 is not a null code on the other ABIs.
+        assert_eq!(reloc_kind(Machine::X86_64, 256), None);
+    }
+
+    #[test]
+    fn absolute_relocations_no_assembler_emits_in_sframe() {
+        // Hand-checked against the psABI tables (see RelocKind): S + A in the field width.
+        // x86-64: R_X86_64_64 1 word64, R_X86_64_32 10 / _32S 11 word32; AArch64: ABS64 257,
+        // ABS32 258; s390x: R_390_64 22 quad64, R_390_32 4 word32, R_390_PC32 5 S + A - P.
+        let (s, a, p) = (0x1000u64, 0x20u64, 0x3000u64);
+        for (m, t, w) in [
+            (Machine::X86_64, 1, 8),
+            (Machine::X86_64, 10, 4),
+            (Machine::X86_64, 11, 4),
+            (Machine::Aarch64, 257, 8),
+            (Machine::Aarch64, 258, 4),
+            (Machine::S390x, 22, 8),
+            (Machine::S390x, 4, 4),
+        ] {
+            assert_eq!(reloc_value(m, t, s, a, p), Some((0x1020, w)), "{m:?} {t}");
+        }
+        assert_eq!(
+            reloc_value(Machine::S390x, 5, s, a, p),
+            Some((0x1020u64.wrapping_sub(0x3000), 4))
+        );
     }
 }

@@ -110,10 +110,10 @@ kinds! {
     Padding => [FdePadding],
     /// A v3 signal frame without FREs.
     SignalWithoutFres => [FdeSignalV3],
-    /// A function of size 0 (in v1 a PC-mask function's FREs then all lie outside it).
-    SizeZero => [FdeSizeZero, FreStartInFunction],
+    /// A function of size 0 (in v1 a PC-mask function's FREs then all lie at or past its end).
+    SizeZero => [FdeSizeZero, FreStartAtEnd, FreStartInFunction],
     /// Two FDEs pointing at the same data.
-    SharedData => [FdeBlocksDisjoint, HeaderNumFres, FreStartInFunction],
+    SharedData => [FdeBlocksDisjoint, HeaderNumFres, FreStartAtEnd, FreStartInFunction],
     /// Bytes of the FRE sub-section that belong to no function.
     FreSubsectionGap => [FreSubsectionDense],
     /// The last FRE cut short (in v1/v2, FRE-less FDEs after it then point past the end, and
@@ -123,8 +123,8 @@ kinds! {
     DataWordSizeUndefined => [FreDataWordSize],
     /// FRE starts not increasing.
     FreOrder => [FreStartIncreasing],
-    /// An FRE starting outside its function or repetition block.
-    FreOutside => [FreStartInFunction, FreFirstAtZero],
+    /// An FRE starting at the end of its function or repetition block, or past it.
+    FreOutside => [FreStartAtEnd, FreStartInFunction, FreFirstAtZero],
     /// A PC-increment function whose first FRE does not start at 0.
     FirstNotAtZero => [FreFirstAtZero],
     /// A v1 FRE without data words.
@@ -341,6 +341,24 @@ impl<'a> Ctx<'a> {
             _ => u64::from(f.size),
         }
     }
+}
+
+/// The rules FRE `starts` break against the end of what they describe, `limit` (the function
+/// or repetition block size): FRE-START-AT-END for one starting there, FRE-START-IN-FUNCTION
+/// for one starting past it.
+fn end_faults(starts: impl IntoIterator<Item = u32>, limit: u32) -> Vec<Rule> {
+    let mut out = Vec::new();
+    for start in starts {
+        let rule = match start.cmp(&limit) {
+            core::cmp::Ordering::Less => continue,
+            core::cmp::Ordering::Equal => Rule::FreStartAtEnd,
+            core::cmp::Ordering::Greater => Rule::FreStartInFunction,
+        };
+        if !out.contains(&rule) {
+            out.push(rule);
+        }
+    }
+    out
 }
 
 /// One of the indices `0..n` satisfying `pred`, or `None`.
@@ -955,9 +973,10 @@ fn size_zero(c: &Ctx, u: &mut Unstructured) -> Out {
     };
     let f = &c.s.functions[i];
     let mut violates = vec![Rule::FdeSizeZero];
-    // v1 PC-mask FREs are bounded by the function size (v1 has no repetition block).
-    if c.v == Version::V1 && f.pc_type == PcType::Mask && !f.fres.is_empty() {
-        violates.push(Rule::FreStartInFunction);
+    // v1 PC-mask FREs are bounded by the function size (v1 has no repetition block): one
+    // starting at 0 is now at the end, any other past it.
+    if c.v == Version::V1 && f.pc_type == PcType::Mask {
+        violates.extend(end_faults(f.fres.iter().map(|r| r.start), 0));
     }
     let mut b = c.g.bytes.clone();
     c.put(
@@ -995,8 +1014,8 @@ fn shared_data(c: &Ctx, u: &mut Unstructured) -> Out {
     }
     // i's FREs checked against j's size (the repetition block is i's own).
     let by_size = fi.pc_type == PcType::Inc || c.v == Version::V1;
-    if by_size && fi.fres.iter().any(|r| r.start >= fj.size) {
-        violates.push(Rule::FreStartInFunction);
+    if by_size {
+        violates.extend(end_faults(fi.fres.iter().map(|r| r.start), fj.size));
     }
     done(
         b,
@@ -1134,7 +1153,7 @@ fn fre_outside(c: &Ctx, u: &mut Unstructured) -> Out {
     }
     let k = f.fres.len() - 1;
     f.fres[k].start = start;
-    let mut violates = vec![Rule::FreStartInFunction];
+    let mut violates = end_faults([start], limit as u32);
     if k == 0 && f.pc_type == PcType::Inc {
         violates.push(Rule::FreFirstAtZero);
     }

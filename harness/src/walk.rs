@@ -77,6 +77,9 @@ pub enum NoSframeKind {
     NoSframeSection,
     /// An ELF file for a machine SFrame does not describe.
     OtherMachine,
+    /// An ELF file whose `.sframe` section is empty (what `ld --discard-sframe` leaves:
+    /// no SFrame data, discrepancy D-EMPTY-SFRAME-SECTION).
+    EmptySection,
 }
 
 impl NoSframeKind {
@@ -87,6 +90,7 @@ impl NoSframeKind {
             LoadError::NotSframe => Some(NoSframeKind::NotElfOrSframe),
             LoadError::NoSframeSection => Some(NoSframeKind::NoSframeSection),
             LoadError::UnsupportedMachine(_) => Some(NoSframeKind::OtherMachine),
+            LoadError::EmptySection => Some(NoSframeKind::EmptySection),
             LoadError::BadElf(_)
             | LoadError::UnsupportedRelocation { .. }
             | LoadError::OutOfBounds(_) => None,
@@ -98,6 +102,7 @@ impl NoSframeKind {
             NoSframeKind::NotElfOrSframe => "not ELF or SFrame",
             NoSframeKind::NoSframeSection => "ELF without .sframe",
             NoSframeKind::OtherMachine => "ELF of a machine SFrame does not describe",
+            NoSframeKind::EmptySection => "ELF with an empty .sframe",
         }
     }
 }

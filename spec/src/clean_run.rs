@@ -90,7 +90,7 @@ struct Run<'a> {
     endian: Endian,
     /// End of the FRE sub-section.
     end: usize,
-    /// Starts must be below this.
+    /// Starts must be below this (FRE-START-IN-FUNCTION, FRE-START-AT-END).
     limit: u64,
     /// The first FRE must start at 0 (PC-increment functions).
     first_at_zero: bool,
@@ -247,6 +247,25 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn an_fre_at_the_function_end_takes_the_full_check() {
+        // GNU as writes an FRE at offset == size after a trailing CFI directive (F0006):
+        // the fast path does not vouch for that function, the full check warns.
+        for version in [Version::V1, Version::V2, Version::V3] {
+            let mut model = section(version, Abi::Amd64, 0x80);
+            model.functions[0].fres[2].start = 0x80;
+            let data = crate::encode(&model).expect("the model encodes");
+            let default = model
+                .functions
+                .iter()
+                .filter(|f| f.fde_type == FdeType::Default)
+                .count();
+            assert_eq!(agree(&data), default - 1, "{version:?}");
+            let rules: Vec<_> = crate::validate(&data).iter().map(|v| v.rule).collect();
+            assert_eq!(rules, [crate::Rule::FreStartAtEnd], "{version:?}");
         }
     }
 

@@ -271,6 +271,28 @@ pub const DISCREPANCIES: &[TextDiscrepancy] = &[
         citations: &[c(V3T, "Appendix A", "fre = sframe_find_fre (pc, &fde_type);")],
         resolution: "Appendix A looks every frame's PC up as it is. In a caller frame the PC is a return address, which is the start of the next function when the call was the last instruction (a call to a noreturn function): the wrong row, or none. The reference unwinder looks caller frames up at PC - 1, as DWARF unwinders do (inferred; found by the oracle).",
     },
+    TextDiscrepancy {
+        id: "D-FRE-START-AT-FUNCTION-END",
+        topic: "an FRE starting exactly at its function's end (start offset == function size), describing no instruction",
+        versions: &[1, 2, 3],
+        citations: &[
+            c(V1T, "SFrame FRE", "An SFrame Frame Row Entry is a self-sufficient record containing SFrame unwind info for a range of contiguous addresses, starting at the specified offset from the start of the function."),
+            c(V2T, "2.4", "An SFrame frame row entry (FRE) is a self-sufficient record containing SFrame stack trace information for a range of contiguous (instruction) addresses, starting at the specified offset from the start of the function."),
+            c(V3T, "2.3.3.1", "An FDE of PC type SFRAME_V3_FDE_PCTYPE_INC contains FREs whose PCs are to be interpreted as the address of a single instruction, measured in bytes and relative to the beginning of the function."),
+            c(V3T, "2.3.1", "sfdi_func_size Unsigned 32-bit integral field specifying the size of the function in bytes."),
+        ],
+        resolution: "The texts give an FRE a range of the function's addresses starting at its offset, and (v3) call that offset the address of an instruction, but none says whether an FRE may start where the function ends: its range is then empty and no look-up selects it. GNU as 2.40, 2.44 and 2.47 (every ABI) and llvm-mc 23 write such an FRE when a CFI directive follows a function's last instruction, GNU ld 2.47 keeps it, and binutils' own ld tests expect it (pr32769-3: 'Num FREs: 3'). libsframe 2.40 and 2.44 assert start < size when reading an FRE (their objdump --sframe and ld abort on such output); libsframe 2.47 asserts only start <= size, with a comment that the stricter check would be more suitable but that code has been seen not to abide by it (PR libsframe/33131). Reading: the texts are silent, so an FRE starting at the end breaks only the warning FRE-START-AT-END (finding F0006); one starting past the end lies outside the function the FDE describes and breaks the error FRE-START-IN-FUNCTION. PC-mask functions are read the same way against their repetition block size.",
+    },
+    TextDiscrepancy {
+        id: "D-EMPTY-SFRAME-SECTION",
+        topic: "an ELF .sframe section of 0 bytes",
+        versions: &[1, 2, 3],
+        citations: &[
+            c(V1T, "SFrame Section", "The SFrame section consists of an SFrame header, starting with a preamble, and two other sub-sections"),
+            c(V3T, "2", "The SFrame section consists of an SFrame header, starting with a preamble, and two other sub-sections, namely the SFrame function descriptor entry (SFrame FDE) sub-section, and the SFrame frame row entry (SFrame FRE) sub-section."),
+        ],
+        resolution: "Every SFrame section has a header, so 0 bytes are no SFrame section at all rather than one with a broken preamble. GNU ld 2.47's --discard-sframe (whose manual says it discards the .sframe stack trace info from the output) leaves a .sframe section header of size 0, of which readelf --sframe says it has no data. sframe-elf reads such a file as having no SFrame data (LoadError::EmptySection, like a file without .sframe), not as breaking PRE-MAGIC.",
+    },
 ];
 
 #[cfg(test)]

@@ -66,11 +66,129 @@ impl fmt::Display for Violation {
         }
         write!(f, ": {}", self.rule.info().summary)?;
         match (self.found, self.expected) {
-            (Some(v), Some(e)) => write!(f, " (found {v}, expected {e})"),
+            (Some(v), Some(e)) => match Relation::of(self.rule) {
+                Relation::Exactly if v == e => write!(f, " (found {v})"),
+                Relation::Exactly => write!(f, " (found {v}, expected {e})"),
+                Relation::AtLeast => write!(f, " (found {v}, expected at least {e})"),
+                Relation::AtMost => write!(f, " (found {v}, expected at most {e})"),
+                Relation::StartPastEnd => write!(
+                    f,
+                    " (starts at {v:#x}, past the end of its function or repeated block, {e:#x} bytes long)"
+                ),
+                Relation::StartAtEnd => write!(
+                    f,
+                    " (starts at {v:#x}, where its function or repeated block, {e:#x} bytes long, ends)"
+                ),
+            },
             (Some(v), None) => write!(f, " (found {v})"),
-            _ => Ok(()),
+            (None, Some(e)) => write!(f, " (expected {e})"),
+            (None, None) => Ok(()),
         }
     }
 }
 
 impl std::error::Error for Violation {}
+
+/// How a violation's `expected` value stands to its `found` value, as the message says it:
+/// the one value a rule wants, or a bound the found value is on the wrong side of (so that
+/// no message reads "found X, expected X").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Relation {
+    /// `expected` is the value the rule wants.
+    Exactly,
+    /// The found value is below the least one allowed, `expected`.
+    AtLeast,
+    /// The found value is above the largest one allowed, `expected`.
+    AtMost,
+    /// An FRE start (found) past the end of its function or repeated block (`expected`, its
+    /// size).
+    StartPastEnd,
+    /// An FRE start (found) equal to the size of its function or repeated block (`expected`).
+    StartAtEnd,
+}
+
+impl Relation {
+    fn of(rule: Rule) -> Relation {
+        match rule {
+            // Starts must increase: at least the previous start + 1 (FRE), at least the
+            // previous start (FDE), at least the end of the function before (overlap).
+            Rule::FreStartIncreasing | Rule::FdeSorted | Rule::FdeOverlap => Relation::AtLeast,
+            // The header needs 28 bytes.
+            Rule::HeaderFits => Relation::AtLeast,
+            // What fits in the section, and the v1/v2 data-word maximum.
+            Rule::HeaderAuxFits
+            | Rule::HeaderFdeSubsectionFits
+            | Rule::HeaderFreSubsectionFits
+            | Rule::FreCountMax => Relation::AtMost,
+            Rule::FreStartInFunction => Relation::StartPastEnd,
+            Rule::FreStartAtEnd => Relation::StartAtEnd,
+            _ => Relation::Exactly,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No rendered violation of any rule repeats its found value as its expected one, for
+    /// equal values and for values on either side.
+    #[test]
+    fn no_message_says_found_x_expected_x() {
+        let values = [-1i64, 0, 1, 2, 3, 6, 28, 0x1000, i64::from(u32::MAX)];
+        for &rule in Rule::ALL {
+            for &found in &values {
+                for &expected in &values {
+                    let v = Violation::new(rule, 0x44)
+                        .at_function(0)
+                        .at_fre(1)
+                        .found(found)
+                        .expected(expected);
+                    let text = v.to_string();
+                    // The values end the message: a repeated one reads "found X, expected X)".
+                    for x in [found, expected] {
+                        for same in [
+                            format!("{x}, expected {x})"),
+                            format!("{x:#x}, expected {x:#x})"),
+                        ] {
+                            assert!(!text.contains(&format!("found {same}")), "{text}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fre_start_messages_say_what_the_rule_requires() {
+        let at_end = Violation::new(Rule::FreStartAtEnd, 0x44)
+            .at_function(0)
+            .at_fre(1)
+            .found(6)
+            .expected(6);
+        assert!(
+            at_end.to_string().ends_with(
+                "(starts at 0x6, where its function or repeated block, 0x6 bytes long, ends)"
+            ),
+            "{at_end}"
+        );
+        let past = Violation::new(Rule::FreStartInFunction, 0x44)
+            .found(8)
+            .expected(6);
+        assert!(
+            past.to_string().ends_with(
+                "(starts at 0x8, past the end of its function or repeated block, 0x6 bytes long)"
+            ),
+            "{past}"
+        );
+        let order = Violation::new(Rule::FreStartIncreasing, 0x44)
+            .found(4)
+            .expected(5);
+        assert!(
+            order
+                .to_string()
+                .ends_with("(found 4, expected at least 5)"),
+            "{order}"
+        );
+    }
+}

@@ -54,12 +54,12 @@ impl Header {
 pub fn read_header(data: &[u8]) -> Result<(Endian, Header), Violation> {
     use header_offsets as o;
     let e = Endian::from_magic(data).ok_or_else(|| {
-        let found = data
-            .get(..2)
-            .map_or(-1, |b| i64::from(u16::from_be_bytes([b[0], b[1]])));
-        Violation::new(Rule::PreambleMagic, o::MAGIC)
-            .found(found)
-            .expected(i64::from(MAGIC))
+        let v = Violation::new(Rule::PreambleMagic, o::MAGIC).expected(i64::from(MAGIC));
+        // Fewer than two bytes: no magic was found at all.
+        match data.get(..2) {
+            Some(b) => v.found(i64::from(u16::from_be_bytes([b[0], b[1]]))),
+            None => v,
+        }
     })?;
     let raw_version = data.get(o::VERSION).copied();
     let version = raw_version.and_then(Version::from_u8).ok_or_else(|| {

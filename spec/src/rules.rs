@@ -248,8 +248,14 @@ catalogue! {
         S { file: V3T, section: "2.4.1", quote: "5-6 fre_dataword_size Size of data word in bytes. Valid values are: SFRAME_FRE_DATAWORD_1B, SFRAME_FRE_DATAWORD_2B, and SFRAME_FRE_DATAWORD_4B." }),
     FreStartIncreasing => r("FRE-START-ORDER", "FRE start addresses increase strictly within a function", Versions::ALL, Abis::ALL, E, Inv,
         Inf { reason: "An FRE covers 'a range of contiguous (instruction) addresses, starting at the specified offset' (v3 §2.4); the row for a PC is the last FRE starting at or before it, which is only well defined when starts increase." }),
-    FreStartInFunction => r("FRE-START-IN-FUNCTION", "an FRE starts inside its function (PC-increment) or inside the repeated block (PC-mask)", Versions::ALL, Abis::ALL, E, Inv,
+    FreStartInFunction => r("FRE-START-IN-FUNCTION", "an FRE does not start past the end of its function (PC-increment) or of the repeated block (PC-mask)", Versions::ALL, Abis::ALL, E, Inv,
         S { file: V3T, section: "2.4", quote: "An SFrame frame row entry (FRE) is a self-sufficient record containing SFrame stack trace information for a range of contiguous (instruction) addresses, starting at the specified offset from the start of the function." }),
+    /// An FRE starting exactly where its function (or repeated block) ends describes no
+    /// instruction. The texts do not say whether that is allowed; GNU as and LLVM write one
+    /// when a CFI directive follows the last instruction (discrepancy
+    /// D-FRE-START-AT-FUNCTION-END, finding F0006).
+    FreStartAtEnd => r("FRE-START-AT-END", "an FRE does not start exactly at the end of its function (PC-increment) or of the repeated block (PC-mask), where it describes no instruction", Versions::ALL, Abis::ALL, W, Inv,
+        S { file: V3T, section: "2.3.3.1", quote: "An FDE of PC type SFRAME_V3_FDE_PCTYPE_INC contains FREs whose PCs are to be interpreted as the address of a single instruction, measured in bytes and relative to the beginning of the function." }),
     FreFirstAtZero => r("FRE-FIRST-AT-ZERO", "the first FRE of a PC-increment function starts at offset 0", Versions::ALL, Abis::ALL, W, Inv,
         Inf { reason: "PCs before the first FRE's start have no row at all, although they lie inside the function the FDE describes." }),
     FreCountZeroV1 => r("FRE-COUNT-ZERO-V1", "a v1 FRE has at least one data word (the CFA offset)", Versions::V1, Abis::ALL, E, Inv,

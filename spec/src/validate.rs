@@ -372,10 +372,11 @@ pub(crate) fn count_faults(
     [max, by_abi.map(|r| (r, None))]
 }
 
-/// The bound every FRE start of `fde` must stay below (FRE-START-IN-FUNCTION): the
-/// function's size, or a PC-mask function's repetition size; `None` where there is none to
-/// check (a v2/v3 PC-mask function without a repetition size, and a function of size 0,
-/// which FDE-SIZE-ZERO reports once).
+/// The end of what `fde`'s FREs describe: the function's size, or a PC-mask function's
+/// repetition size. An FRE starting there breaks FRE-START-AT-END (it describes no
+/// instruction), past it FRE-START-IN-FUNCTION; `None` where there is nothing to check (a
+/// v2/v3 PC-mask function without a repetition size, and a function of size 0, which
+/// FDE-SIZE-ZERO reports once).
 pub(crate) fn start_limit(version: Version, fde: &FdeRef) -> Option<u32> {
     match (fde.pc_type(), version) {
         (PcType::Mask, Version::V2 | Version::V3) if fde.rep_size > 0 => {
@@ -420,9 +421,16 @@ pub(crate) fn check_fres(
         }
         prev = Some(fre.start);
         if let Some(limit) = limit {
-            if fre.start >= limit {
+            // At the end: no instruction left to describe (a warning, the texts are
+            // silent); past it: outside the function.
+            let rule = match fre.start.cmp(&limit) {
+                core::cmp::Ordering::Less => None,
+                core::cmp::Ordering::Equal => Some(Rule::FreStartAtEnd),
+                core::cmp::Ordering::Greater => Some(Rule::FreStartInFunction),
+            };
+            if let Some(rule) = rule {
                 out.push(
-                    at(Rule::FreStartInFunction)
+                    at(rule)
                         .found(i64::from(fre.start))
                         .expected(i64::from(limit)),
                 );

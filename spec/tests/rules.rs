@@ -272,6 +272,10 @@ fn cases() -> Vec<(Rule, Mutation)> {
         (Rule::FreStartInFunction, |s| {
             Some(with(s, |s| s.functions[2].fres[1].start = 0x20))
         }),
+        // Function 2 is 0x10 bytes long: an FRE starting at 0x10 describes no instruction.
+        (Rule::FreStartAtEnd, |s| {
+            Some(with(s, |s| s.functions[2].fres[1].start = 0x10))
+        }),
         (Rule::FreFirstAtZero, |s| {
             Some(with(s, |s| s.functions[0].fres[0].start = 1))
         }),
