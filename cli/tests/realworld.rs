@@ -311,7 +311,7 @@ fn dump_lists_every_function() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v = json(&out);
-    let dumped: BTreeMap<String, usize> = v
+    let dumped: BTreeMap<String, usize> = v["files"]
         .as_array()
         .unwrap()
         .iter()
@@ -365,19 +365,12 @@ fn objdump_of_each_release_agrees_or_is_ledgered() {
 /// every output with a `.sframe` section is read, and none whose test passes (binutils
 /// accepts the output as what its tools must write) gets an error verdict.
 ///
-/// EXPECTED TO FAIL until the `elfrules` helper's changes to spec/ and elf/ are merged
-/// (issue 25); each of these is a false alarm on real producer output, seen when this test
-/// was written (sframe-conform of main 8baac2d):
-/// - `ld-sframe/pr33401/pr33401.o` (2.47, every ABI): unreadable, "cannot apply relocation
-///   type 0": `ld -r` leaves R_*_NONE relocations in `.rela.sframe`, which the test expects;
-/// - `ld-sframe/pr32769-2`, `-2r`, `-3` (2.47, every ABI, objects and linked files): error
-///   FRE-START-IN-FUNCTION for an FRE that starts at its function's end (after
-///   `--gc-sections`), which the tests expect (and the message says "found 6, expected 6");
-/// - `ld-x86-64`, `ld-aarch64`, `ld-s390` `sframe-command-line-1/dump` (2.47): error
-///   PRE-MAGIC on the empty `.sframe` section that `ld --discard-sframe` leaves;
-/// - and, from the second, objdump 2.47's reading of the pr32769 files is reported as
-///   "accepted-invalid" (objdump reads what the reference calls invalid): no finding
-///   explains it, as the fault is the reference's.
+/// Each of these was a false alarm at 8baac2d (issue 25): `ld-sframe/pr33401/pr33401.o`
+/// (2.47, every ABI) unreadable ("cannot apply relocation type 0": `ld -r` leaves R_*_NONE
+/// relocations in `.rela.sframe`); `ld-sframe/pr32769-2`, `-2r`, `-3` an error
+/// FRE-START-IN-FUNCTION for an FRE at its function's end, which the tests expect (now the
+/// warning FRE-START-AT-END, finding F0006); `sframe-command-line-1/dump` (2.47) an error
+/// PRE-MAGIC on the empty `.sframe` that `ld --discard-sframe` leaves (now no SFrame data).
 #[test]
 fn binutils_testsuite_outputs_are_read_without_false_alarms() {
     let dir = unpacked();
@@ -404,30 +397,23 @@ fn binutils_testsuite_outputs_are_read_without_false_alarms() {
             }
         }
     };
-    // All files in one run; when one of them cannot be read (`check` then stops with exit
-    // status 2), each file alone, to name every unreadable one.
+    // All files in one run: the walk reads every file and lists those it could not.
     let paths: Vec<String> = m
         .iter()
         .map(|e| dir.join(e["file"].as_str().unwrap()).display().to_string())
         .collect();
     let mut args = vec!["check", "--json"];
     args.extend(paths.iter().map(String::as_str));
-    let out = run(&args);
-    let mut readable: Vec<&str> = Vec::new();
-    if out.status.code() != Some(2) {
-        errors_in(&json(&out));
-        readable.extend(paths.iter().map(String::as_str));
-    } else {
-        for p in &paths {
-            let out = run(&["check", "--json", p]);
-            if out.status.code() == Some(2) {
-                unread.push(String::from_utf8_lossy(&out.stderr).trim().to_string());
-            } else {
-                errors_in(&json(&out));
-                readable.push(p);
-            }
-        }
+    let v = json(&run(&args));
+    errors_in(&v);
+    for u in v["walk"]["unreadable"].as_array().unwrap() {
+        unread.push(format!("{}: {}", u["path"], u["reason"]));
     }
+    let readable: Vec<&str> = paths
+        .iter()
+        .map(String::as_str)
+        .filter(|p| !unread.iter().any(|u| u.contains(p)))
+        .collect();
     // Each release's objdump on what could be read: agreement, or a finding explains it.
     let mut args = diff_objdumps();
     args.extend(readable);
