@@ -15,6 +15,8 @@
 pub mod asm;
 pub mod cfi;
 pub mod check;
+pub mod crosscheck;
+pub mod dwarf_expr;
 pub mod gen;
 pub mod minimize;
 pub mod pattern;
@@ -51,7 +53,7 @@ pub fn check_object(obj: &[u8]) -> Result<Vec<FdeOutcome>, String> {
         Err(sframe_elf::LoadError::NoSframeSection) => {
             return Ok(fdes
                 .iter()
-                .map(|_| FdeOutcome::Omitted(Some("no-sframe-section")))
+                .map(|_| FdeOutcome::Omitted(Some(check::Why::NoSframeSection)))
                 .collect())
         }
         Err(e) => return Err(e.to_string()),
