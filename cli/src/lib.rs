@@ -13,6 +13,8 @@
 pub mod bench;
 pub mod bench_summary;
 pub mod check;
+#[cfg(feature = "oracle")]
+pub mod crosscheck_cmd;
 pub mod diff_cmd;
 pub mod dump;
 pub mod impls;

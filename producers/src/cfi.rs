@@ -23,7 +23,11 @@ pub enum RegRule {
     ValOffset(i64),
     /// In another register.
     Register(u16),
-    /// A DWARF expression.
+    /// Saved at register + n (`DW_CFA_expression` reducing to `DW_OP_bregN n`).
+    AtRegister(u16, i64),
+    /// Value is register + n (`DW_CFA_val_expression` reducing to `DW_OP_bregN n`).
+    ValRegister(u16, i64),
+    /// A DWARF expression that does not reduce to one of the above.
     Expression,
 }
 
@@ -192,7 +196,16 @@ fn read_eh_frame_endian<E: gimli::Endianity>(file: &[u8], elf: &Elf<'_>, endian:
                 continue;
             }
         };
-        match fde_rows(&eh, &bases, &fde, &b_key_cies, &bytes) {
+        let pc_reg = (elf.header.e_machine == goblin::elf::header::EM_X86_64).then_some(16);
+        match fde_rows(
+            &eh,
+            &bases,
+            &fde,
+            &b_key_cies,
+            &bytes,
+            pc_reg,
+            !elf.little_endian,
+        ) {
             Ok(rows) => out.fdes.push(rows),
             Err(message) => out.errors.push(CfiError {
                 function: Some((fde.initial_address(), fde.len())),
@@ -210,6 +223,8 @@ fn fde_rows<R: gimli::Reader<Offset = usize>>(
     fde: &gimli::FrameDescriptionEntry<R>,
     b_key_cies: &BTreeMap<usize, bool>,
     bytes: &[u8],
+    pc_reg: Option<u16>,
+    big_endian: bool,
 ) -> Result<FdeRows, String> {
     let cie = fde.cie();
     let caf = cie.code_alignment_factor();
@@ -224,6 +239,8 @@ fn fde_rows<R: gimli::Reader<Offset = usize>>(
         cfa: CfaRule::RegOffset(0, 0),
         regs: BTreeMap::new(),
         ra_signed: false,
+        pc_reg,
+        big_endian,
     };
     let mut stack: Vec<State> = Vec::new();
     let mut ins = cie.instructions(eh, bases);
@@ -323,6 +340,38 @@ struct State {
     cfa: CfaRule,
     regs: BTreeMap<u16, RegRule>,
     ra_signed: bool,
+    /// The DWARF register holding the PC (x86-64: 16): an expression using it depends on
+    /// the PC and is left an expression.
+    pc_reg: Option<u16>,
+    big_endian: bool,
+}
+
+/// The rule of a register whose `DW_CFA_expression` (`val`: `DW_CFA_val_expression`) is
+/// `expr`, where it reduces to a register or the CFA plus an offset.
+fn register_expression(expr: &[u8], val: bool, pc_reg: Option<u16>, big: bool) -> RegRule {
+    use crate::dwarf_expr::{eval_register_rule, Base, Location};
+    // A PC that is no instruction's: an expression using the PC gives a constant.
+    match eval_register_rule(expr, pc_reg, 0, big) {
+        Ok(Location {
+            base: Base::Cfa,
+            offset,
+            deref,
+        }) => match (val, deref) {
+            (false, false) | (true, true) => RegRule::Offset(offset),
+            (true, false) => RegRule::ValOffset(offset),
+            (false, true) => RegRule::Expression,
+        },
+        Ok(Location {
+            base: Base::Reg(r),
+            offset,
+            deref,
+        }) => match (val, deref) {
+            (false, false) | (true, true) => RegRule::AtRegister(r, offset),
+            (true, false) => RegRule::ValRegister(r, offset),
+            (false, true) => RegRule::Expression,
+        },
+        _ => RegRule::Expression,
+    }
 }
 
 impl State {
@@ -417,8 +466,23 @@ impl State {
                 self.regs
                     .insert(dest_register.0, RegRule::Register(src_register.0));
             }
-            C::Expression { register, .. } | C::ValExpression { register, .. } => {
-                self.regs.insert(register.0, RegRule::Expression);
+            C::Expression {
+                register,
+                expression,
+            }
+            | C::ValExpression {
+                register,
+                expression,
+            } => {
+                let at = expression.offset.into_u64() as usize;
+                let len = expression.length.into_u64() as usize;
+                let bytes = at
+                    .checked_add(len)
+                    .and_then(|end| section.get(at..end))
+                    .ok_or("DW_CFA_expression outside .eh_frame")?;
+                let val = matches!(i, C::ValExpression { .. });
+                let rule = register_expression(bytes, val, self.pc_reg, self.big_endian);
+                self.regs.insert(register.0, rule);
             }
             C::Restore { register } => {
                 let Some(init) = initial else {

@@ -39,6 +39,16 @@ fn reg_loc(r: RegRule) -> Option<Loc> {
             offset: 0,
             deref: false,
         },
+        RegRule::AtRegister(r, n) => Loc::Expr {
+            base: Base::Reg(u32::from(r)),
+            offset: n,
+            deref: true,
+        },
+        RegRule::ValRegister(r, n) => Loc::Expr {
+            base: Base::Reg(u32::from(r)),
+            offset: n,
+            deref: false,
+        },
         RegRule::Expression => return None,
     })
 }
@@ -72,6 +82,8 @@ pub enum Why {
     CfaExpression,
     /// The CFA is based on a register other than SP and FP (before v3's flexible FDEs).
     CfaBaseNotSpFp,
+    /// The CFA is the word at an address (before v3's flexible FDEs).
+    CfaDeref,
     /// s390x: a CFA offset that is not a multiple of 8 has no encoding.
     CfaOffsetUnalignedS390x,
     FpUndefined,
@@ -93,6 +105,7 @@ impl Why {
             Why::RaUndefinedV1 => "ra-undefined-v1",
             Why::CfaExpression => "cfa-expression",
             Why::CfaBaseNotSpFp => "cfa-base-not-sp-fp",
+            Why::CfaDeref => "cfa-deref",
             Why::CfaOffsetUnalignedS390x => "cfa-offset-unaligned-s390x",
             Why::FpUndefined => "fp-undefined",
             Why::FpExpression => "fp-expression",
@@ -133,6 +146,8 @@ pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), Why> 
     }
     match e.cfa {
         None => return Err(Why::CfaExpression),
+        // The word at an address (GCC's DRAP): only v3's flexible FDEs can say it.
+        Some(Loc::Expr { deref: true, .. }) if !flex => return Err(Why::CfaDeref),
         Some(Loc::Expr {
             base: Base::Reg(r), ..
         }) if r == u32::from(regs.sp) || r == u32::from(regs.fp) => {}

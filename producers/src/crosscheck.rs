@@ -16,12 +16,12 @@
 
 use crate::cfi::{self, CfaRule, CfiError, FdeRows, Row};
 use crate::check::{self, expected, expressible, Expected, Mismatch, Why};
-use crate::dwarf_expr::{self, ExprError};
+use crate::dwarf_expr::{self, ExprError, Location};
 use goblin::elf::{header, section_header, sym, Elf};
 use serde::Serialize;
 use sframe_elf::{FileKind, LoadError, Machine};
 use sframe_spec::constants::PcType;
-use sframe_spec::{Abi, SectionRef, Version};
+use sframe_spec::{Abi, Loc, SectionRef, Version};
 
 /// Why a file could not be checked at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -325,18 +325,26 @@ fn expected_at(
     pc: u64,
     big_endian: bool,
 ) -> (Expected, Option<ExprError>) {
-    match &row.cfa {
-        CfaRule::Expression(bytes) => {
-            match dwarf_expr::eval_cfa(bytes, pc_register(abi), pc, big_endian) {
-                Ok((reg, off)) => {
-                    let mut r = row.clone();
-                    r.cfa = CfaRule::RegOffset(reg, off);
-                    (expected(abi, &r, ra_column), None)
-                }
-                Err(e) => (expected(abi, row, ra_column), Some(e)),
-            }
+    let mut e = expected(abi, row, ra_column);
+    let CfaRule::Expression(bytes) = &row.cfa else {
+        return (e, None);
+    };
+    match dwarf_expr::eval_cfa(bytes, pc_register(abi), pc, big_endian) {
+        Ok(Location {
+            base: dwarf_expr::Base::Reg(r),
+            offset,
+            deref,
+        }) => {
+            e.cfa = Some(Loc::Expr {
+                base: sframe_spec::Base::Reg(u32::from(r)),
+                offset,
+                deref,
+            });
+            (e, None)
         }
-        CfaRule::RegOffset(..) => (expected(abi, row, ra_column), None),
+        // The CFA in terms of itself, or of no real register: no rule.
+        Ok(_) => (e, Some(ExprError::NotAffine(0))),
+        Err(err) => (e, Some(err)),
     }
 }
 

@@ -5,15 +5,39 @@
 //! every entry: `DW_OP_breg7 (rsp) 8; DW_OP_breg16 (rip) 0; DW_OP_lit15; DW_OP_and;
 //! DW_OP_lit11; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus` (CFA = rsp + 8, plus 8 once the
 //! entry has pushed its index). At a known PC the instruction pointer is a constant, so the
-//! expression is `rsp + n`, which SFrame can say. Values on the stack are constants or one
-//! register plus a constant; an operation on anything else (a register times something, a
-//! dereference, two registers) is not reducible and is named.
+//! expression is `rsp + n`, which SFrame can say. GCC's DRAP prologues (x86-64 stack
+//! realignment) write `DW_CFA_def_cfa_expression: DW_OP_breg6 -8; DW_OP_deref` (CFA =
+//! `*(rbp - 8)`) and `DW_CFA_expression: r6: DW_OP_breg6 0` (rbp saved at `rbp + 0`), which
+//! SFrame v3's flexible FDEs can say. Values on the stack are constants, one register (or
+//! the CFA) plus a constant, or, as the last operation, the word at such an address; an
+//! operation on anything else (a register times something, two registers, a dereference of
+//! a dereference) is not reducible and is named.
 
-/// A stack value: a constant, or a register's value plus a constant.
+/// A stack value: a constant, a register's value plus a constant, or the word stored there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Value {
     Const(u64),
-    RegPlus(u16, i64),
+    RegPlus(Base, i64),
+    Deref(Base, i64),
+}
+
+/// What an address is based on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    /// A DWARF register.
+    Reg(u16),
+    /// The CFA (pushed before a register rule's expression, DWARF 5 §6.4.2.3).
+    Cfa,
+    /// A register number beyond 16 bits: kept apart from every real one.
+    Unknown,
+}
+
+/// An expression's value: `base + offset`, or the word stored there (`deref`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location {
+    pub base: Base,
+    pub offset: i64,
+    pub deref: bool,
 }
 
 /// Why an expression does not reduce to register + offset.
@@ -158,15 +182,35 @@ mod op {
     pub const NOP: u8 = 0x96;
 }
 
-/// Evaluate `expr` as a CFA rule at a PC where the DWARF register `pc_reg` (if the ABI has
-/// one) holds `pc`: `Ok((register, offset))` when the CFA is that register plus offset.
-/// DWARF 6.4.2.2: the CFA expression's result is the CFA itself (nothing is pushed first).
+/// Evaluate `expr` as a CFA rule (DWARF 5 §6.4.2.2: nothing is pushed first) at a PC where
+/// the DWARF register `pc_reg` (if the ABI has one) holds `pc`.
 pub fn eval_cfa(
     expr: &[u8],
     pc_reg: Option<u16>,
     pc: u64,
     big_endian: bool,
-) -> Result<(u16, i64), ExprError> {
+) -> Result<Location, ExprError> {
+    eval(expr, pc_reg, pc, big_endian, false)
+}
+
+/// Evaluate `expr` as a register rule's expression (`DW_CFA_expression`,
+/// `DW_CFA_val_expression`: the CFA is pushed first, DWARF 5 §6.4.2.3).
+pub fn eval_register_rule(
+    expr: &[u8],
+    pc_reg: Option<u16>,
+    pc: u64,
+    big_endian: bool,
+) -> Result<Location, ExprError> {
+    eval(expr, pc_reg, pc, big_endian, true)
+}
+
+fn eval(
+    expr: &[u8],
+    pc_reg: Option<u16>,
+    pc: u64,
+    big_endian: bool,
+    push_cfa: bool,
+) -> Result<Location, ExprError> {
     use Value::*;
     let mut r = Reader {
         b: expr,
@@ -174,12 +218,14 @@ pub fn eval_cfa(
         big_endian,
     };
     let mut stack: Vec<Value> = Vec::new();
+    if push_cfa {
+        stack.push(RegPlus(Base::Cfa, 0));
+    }
     let breg = |reg: u64, off: i64| -> Value {
         match u16::try_from(reg) {
             Ok(reg) if Some(reg) == pc_reg => Const(pc.wrapping_add(off as u64)),
-            Ok(reg) => RegPlus(reg, off),
-            // No such register: keep it apart from every real one.
-            Err(_) => RegPlus(u16::MAX, off),
+            Ok(reg) => RegPlus(Base::Reg(reg), off),
+            Err(_) => RegPlus(Base::Unknown, off),
         }
     };
     while r.at < expr.len() {
@@ -232,12 +278,13 @@ pub fn eval_cfa(
                 Some(match v {
                     Const(a) => Const(a.wrapping_add(k)),
                     RegPlus(g, o) => RegPlus(g, o.wrapping_add(k as i64)),
+                    Deref(..) => return Err(ExprError::NotAffine(code)),
                 })
             }
             op::NEG | op::NOT => match stack.pop().ok_or(ExprError::StackUnderflow)? {
                 Const(a) if code == op::NEG => Some(Const(a.wrapping_neg())),
                 Const(a) => Some(Const(!a)),
-                RegPlus(..) => return Err(ExprError::NotAffine(code)),
+                _ => return Err(ExprError::NotAffine(code)),
             },
             op::AND
             | op::DIV
@@ -260,15 +307,24 @@ pub fn eval_cfa(
                 let a = stack.pop().ok_or(ExprError::StackUnderflow)?;
                 Some(binary(code, a, b)?)
             }
-            op::DEREF => return Err(ExprError::NotAffine(code)),
+            op::DEREF => match stack.pop().ok_or(ExprError::StackUnderflow)? {
+                RegPlus(g, o) => Some(Deref(g, o)),
+                _ => return Err(ExprError::NotAffine(code)),
+            },
             other => return Err(ExprError::UnknownOp(other)),
         };
         if let Some(v) = push {
             stack.push(v);
         }
     }
+    let loc = |base, offset, deref| Location {
+        base,
+        offset,
+        deref,
+    };
     match stack.pop() {
-        Some(RegPlus(g, o)) => Ok((g, o)),
+        Some(RegPlus(g, o)) => Ok(loc(g, o, false)),
+        Some(Deref(g, o)) => Ok(loc(g, o, true)),
         Some(Const(_)) => Err(ExprError::ConstantResult),
         None => Err(ExprError::Empty),
     }
@@ -323,7 +379,11 @@ mod tests {
             let want = if k >= 11 { 16 } else { 8 };
             assert_eq!(
                 eval_cfa(&LAZY_PLT, Some(16), 0x1020 + k, false),
-                Ok((7, want)),
+                Ok(Location {
+                    base: Base::Reg(7),
+                    offset: want,
+                    deref: false
+                }),
                 "{k}"
             );
         }
@@ -331,9 +391,9 @@ mod tests {
 
     #[test]
     fn what_is_not_register_plus_offset_is_named() {
-        // breg7 0; deref
+        // breg7 0; deref; deref
         assert_eq!(
-            eval_cfa(&[0x77, 0, 0x06], Some(16), 0, false),
+            eval_cfa(&[0x77, 0, 0x06, 0x06], Some(16), 0, false),
             Err(ExprError::NotAffine(0x06))
         );
         // lit1
@@ -359,15 +419,51 @@ mod tests {
 
     #[test]
     fn constants_of_every_width_and_endian() {
+        let rsp = |offset| Location {
+            base: Base::Reg(7),
+            offset,
+            deref: false,
+        };
         // breg7 0; const2s -16 (big-endian bytes ff f0); plus
         assert_eq!(
             eval_cfa(&[0x77, 0, 0x0b, 0xff, 0xf0, 0x22], None, 0, true),
-            Ok((7, -16))
+            Ok(rsp(-16))
         );
         // breg7 0; consts -16 (sleb 0x70); plus
         assert_eq!(
             eval_cfa(&[0x77, 0, 0x11, 0x70, 0x22], None, 0, false),
-            Ok((7, -16))
+            Ok(rsp(-16))
+        );
+    }
+
+    #[test]
+    fn gcc_drap_rules_are_a_dereference_and_an_address() {
+        // GCC 12's x86-64 DRAP prologue (`-mstackrealign`, over-aligned locals): CFA =
+        // DW_OP_breg6 (rbp) -8; DW_OP_deref, and rbp saved by DW_OP_breg6 (rbp) 0.
+        assert_eq!(
+            eval_cfa(&[0x76, 0x78, 0x06], Some(16), 0, false),
+            Ok(Location {
+                base: Base::Reg(6),
+                offset: -8,
+                deref: true
+            })
+        );
+        assert_eq!(
+            eval_register_rule(&[0x76, 0], Some(16), 0, false),
+            Ok(Location {
+                base: Base::Reg(6),
+                offset: 0,
+                deref: false
+            })
+        );
+        // A register rule's expression starts from the CFA: DW_OP_plus_uconst 16.
+        assert_eq!(
+            eval_register_rule(&[0x23, 16], None, 0, false),
+            Ok(Location {
+                base: Base::Cfa,
+                offset: 16,
+                deref: false
+            })
         );
     }
 }
