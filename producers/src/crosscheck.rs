@@ -625,6 +625,21 @@ pub fn crosscheck(file: &[u8]) -> Result<FileReport, FileError> {
             });
         }
     }
+    // PLT sections neither side describes (AArch64, s390x: GNU ld writes neither).
+    for (a, b, name) in sections.iter().filter(|s| is_plt_section(&s.2)) {
+        let in_cfi = merged.iter().any(|&(x, y)| x < *b && *a < y);
+        let in_sframe = sfdes.iter().any(|s| s.start < *b && *a < s.end);
+        if !in_cfi && !in_sframe && b > a {
+            report.functions.push(FunctionReport {
+                name: FunctionName::Plt(name.clone()),
+                start: *a,
+                size: b - a,
+                outcome: Outcome::Skipped {
+                    reason: Skip::NoCfi,
+                },
+            });
+        }
+    }
     report.functions.sort_by_key(|f| (f.start, f.size));
     Ok(report)
 }
