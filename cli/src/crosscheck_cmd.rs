@@ -101,7 +101,7 @@ struct Sighting {
     file: String,
     function: FunctionName,
     pc: u64,
-    mismatch: Option<Mismatch>,
+    mismatch: Option<Box<Mismatch>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -175,7 +175,7 @@ fn oracle_abi(a: sframe_spec::Abi) -> OracleAbi {
 fn signatures(
     producer: &Producer,
     r: &FileReport,
-) -> Vec<(Signature, FunctionName, u64, Option<Mismatch>)> {
+) -> Vec<(Signature, FunctionName, u64, Option<Box<Mismatch>>)> {
     let abi = oracle_abi(r.abi);
     let sig = |shape: String, kind| Signature::Crosscheck {
         producer: producer.clone(),

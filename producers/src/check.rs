@@ -291,7 +291,7 @@ pub enum FdeOutcome {
     Agrees,
     /// No SFrame FDE: `Some(reason)` when some PC's CFI is not expressible.
     Omitted(Option<Why>),
-    Disagrees(Mismatch),
+    Disagrees(Box<Mismatch>),
 }
 
 fn loc_shape(l: Option<Loc>, regs: sframe_spec::constants::AbiRegs) -> String {
@@ -336,7 +336,7 @@ pub fn compare_at(
     pc: u64,
     pc_offset: u64,
     e: &Expected,
-) -> Result<(), Mismatch> {
+) -> Result<(), Box<Mismatch>> {
     let abi = sec.abi();
     let regs = abi.regs();
     let why = expressible(sec.version(), abi, e).err();
@@ -389,35 +389,42 @@ pub fn compare_at(
                     m.shape = shape_with_reason("cfi-fde-without-fres".into(), why);
                 }
             }
-            return Err(m);
+            return Err(Box::new(m));
         }
-        Err(v) => return Err(mk(Kind::StepError, e.cfa, None, format!("{v:?}"))),
+        Err(v) => return Err(Box::new(mk(Kind::StepError, e.cfa, None, format!("{v:?}")))),
     };
     let rec: Recovery = match sec.recovery(&found.fde, &found.fre) {
         Ok(r) => r,
-        Err(rule) => return Err(mk(Kind::StepError, e.cfa, None, format!("breaks {rule:?}"))),
+        Err(rule) => {
+            return Err(Box::new(mk(
+                Kind::StepError,
+                e.cfa,
+                None,
+                format!("breaks {rule:?}"),
+            )))
+        }
     };
     let found_s = format!("{rec:?}");
     // RA undefined (outermost frame) is about the RA, whatever the CFA says.
     if e.ra == Some(Loc::Undefined) || rec.ra == Loc::Undefined {
         if Some(rec.ra) != e.ra {
-            return Err(mk(Kind::Ra, e.ra, Some(rec), found_s));
+            return Err(Box::new(mk(Kind::Ra, e.ra, Some(rec), found_s)));
         }
         return Ok(());
     }
     if Some(rec.cfa) != e.cfa {
-        return Err(mk(Kind::Cfa, e.cfa, Some(rec), found_s));
+        return Err(Box::new(mk(Kind::Cfa, e.cfa, Some(rec), found_s)));
     }
     if Some(rec.ra) != e.ra {
-        return Err(mk(Kind::Ra, e.ra, Some(rec), found_s));
+        return Err(Box::new(mk(Kind::Ra, e.ra, Some(rec), found_s)));
     }
     if Some(rec.fp) != e.fp {
-        return Err(mk(Kind::Fp, e.fp, Some(rec), found_s));
+        return Err(Box::new(mk(Kind::Fp, e.fp, Some(rec), found_s)));
     }
     if rec.ra_mangled != e.ra_mangled {
         let mut m = mk(Kind::RaMangled, e.ra, Some(rec), found_s);
         m.shape = format!("cfi-ra-mangled-{}", e.ra_mangled);
-        return Err(m);
+        return Err(Box::new(m));
     }
     Ok(())
 }
@@ -429,18 +436,20 @@ pub fn compare_fde_facts(
     sfde: &sframe_spec::read::FdeRef,
     fde: &FdeRows,
     unexp: Option<Why>,
-) -> Result<(), Mismatch> {
+) -> Result<(), Box<Mismatch>> {
     let abi = sec.abi();
     let version = sec.version();
-    let fact = |kind: Kind, shape: String, expected: String, found: String| Mismatch {
-        pc_offset: 0,
-        kind,
-        shape,
-        expected,
-        found,
-        expected_rules: None,
-        found_rules: None,
-        unexpressible: unexp,
+    let fact = |kind: Kind, shape: String, expected: String, found: String| {
+        Box::new(Mismatch {
+            pc_offset: 0,
+            kind,
+            shape,
+            expected,
+            found,
+            expected_rules: None,
+            found_rules: None,
+            unexpressible: unexp,
+        })
     };
     if version == Version::V3 && sfde.signal(version) != fde.signal {
         return Err(fact(
@@ -480,15 +489,17 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome 
         .iter()
         .find_map(|r| expressible(version, abi, &expected(abi, r, fde.ra_column)).err());
     let rel = |pc: u64| pc.wrapping_sub(vaddr) as i64;
-    let no_fde = |pc_offset, kind, shape: &str, expected: &str, found: String| Mismatch {
-        pc_offset,
-        kind,
-        shape: shape.into(),
-        expected: expected.into(),
-        found,
-        expected_rules: None,
-        found_rules: None,
-        unexpressible: unexp,
+    let no_fde = |pc_offset, kind, shape: &str, expected: &str, found: String| {
+        Box::new(Mismatch {
+            pc_offset,
+            kind,
+            shape: shape.into(),
+            expected: expected.into(),
+            found,
+            expected_rules: None,
+            found_rules: None,
+            unexpressible: unexp,
+        })
     };
     let sfde = match sec.find_fde(rel(fde.start)) {
         Ok(Some(f)) => f,

@@ -107,7 +107,7 @@ pub struct RowDisagreement {
     pub pc: u64,
     /// How many PCs of the run disagree the same way.
     pub pcs: u64,
-    pub mismatch: Mismatch,
+    pub mismatch: Box<Mismatch>,
 }
 
 /// What happened to one function.
@@ -120,7 +120,7 @@ pub enum Outcome {
         agreeing: u64,
         /// Row disagreements, in PC order; then the FDE's signal-frame bit and pauth key.
         disagreements: Vec<RowDisagreement>,
-        facts: Option<Mismatch>,
+        facts: Option<Box<Mismatch>>,
         /// The CFA was a DWARF expression evaluated at each PC (PLT entries).
         evaluated_cfa_expression: bool,
     },

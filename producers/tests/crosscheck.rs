@@ -324,7 +324,7 @@ fn objects_of_every_release_and_abi_agree_at_every_pc_and_a_broken_fre_is_caught
         }
     }
     // amd64, aarch64 (both endians) of every release, s390x of 2.47 at least.
-    assert!(checked >= 3 * releases().len() + 1, "{checked}");
+    assert!(checked > 3 * releases().len(), "{checked}");
     let _ = std::fs::remove_dir_all(&work);
 }
 
