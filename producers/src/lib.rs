@@ -11,6 +11,8 @@
 //! ([`minimize`]) to the smallest well-formed `.s` that still gives the same signature.
 //! [`pattern`] writes executable prologue/epilogue shapes with true CFI, for the checks that
 //! run the code (the emulator lives in `sframe-oracle`, which this crate does not depend on).
+//! [`crosscheck`] applies the same per-PC check to any ELF file (linked code and PLT
+//! sections included, CFA expressions reduced by [`dwarf_expr`]).
 
 pub mod asm;
 pub mod cfi;
