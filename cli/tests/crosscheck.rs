@@ -9,7 +9,11 @@ use common::{run, run_json};
 
 fn corpus_elf() -> PathBuf {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/elf");
-    assert!(d.is_dir(), "{} is missing: run ci/build-corpus", d.display());
+    assert!(
+        d.is_dir(),
+        "{} is missing: run ci/build-corpus",
+        d.display()
+    );
     d
 }
 
@@ -85,7 +89,11 @@ fn a_bad_file_is_reported_and_the_run_goes_on_and_a_broken_row_is_new() {
     let loaded = sframe_elf::load(&bytes).unwrap();
     let end = loaded.elf.unwrap().file_offset as usize + loaded.bytes.len();
     // info byte two before the end: one word of one byte (0b0000_0011 | SP base).
-    assert_eq!(bytes[end - 2] & 0b0111_1110, 0b10, "a one-word FRE ends the section");
+    assert_eq!(
+        bytes[end - 2] & 0b0111_1110,
+        0b10,
+        "a one-word FRE ends the section"
+    );
     bytes[end - 1] = bytes[end - 1].wrapping_add(8);
     let broken = dir.join("broken.o");
     std::fs::write(&broken, &bytes).unwrap();

@@ -65,6 +65,8 @@ pub struct FdeRows {
     /// AArch64: the CIE's augmentation has `B` (return addresses signed with key B).
     pub b_key: bool,
     pub ra_column: u16,
+    /// The CIE's code alignment factor: row starts are multiples of it from `start`.
+    pub code_align: u64,
     pub rows: Vec<Row>,
 }
 
@@ -273,6 +275,7 @@ fn fde_rows<R: gimli::Reader<Offset = usize>>(
         signal,
         b_key,
         ra_column,
+        code_align: caf,
         rows,
     })
 }

@@ -357,6 +357,10 @@ struct SfdeRange {
     index: usize,
 }
 
+/// The shape suffix of a disagreement in a function with an SFrame row starting where the
+/// CFI's code alignment factor puts no row.
+pub const UNALIGNED_SUFFIX: &str = "@fre-start-not-code-aligned";
+
 /// Compare one `.eh_frame` FDE with the SFrame section.
 fn check_function(
     sec: &SectionRef<'_>,
@@ -461,6 +465,24 @@ fn check_function(
                     }),
                 }
             }
+        }
+    }
+    // An SFrame row starting where no CFI row can (not a multiple of the CIE's code
+    // alignment factor from the function's start: data bytes in AArch64 code) makes the
+    // CFI's rows start elsewhere (GNU as drops an advance shorter than the factor): the
+    // shape says so.
+    let unaligned = overlapping.iter().any(|s| {
+        !s.mask
+            && sec.fde(s.index).is_ok_and(|sfde| {
+                sec.fres(&sfde).flatten().any(|fre| {
+                    let at = s.start.wrapping_add(u64::from(fre.start));
+                    at.wrapping_sub(lo) % fde.code_align.max(1) != 0
+                })
+            })
+    });
+    if unaligned {
+        for d in &mut disagreements {
+            d.mismatch.shape.push_str(UNALIGNED_SUFFIX);
         }
     }
     let rel = lo.wrapping_sub(vaddr) as i64;

@@ -404,8 +404,6 @@ named! {
         Signal = "signal",
         /// The FDE's `pauth_key` differs from the CFI's `B` augmentation.
         PauthKey = "pauth-key",
-        /// SFrame rows at PCs no `.eh_frame` FDE covers.
-        NoCfi = "no-cfi",
     }
 }
 
