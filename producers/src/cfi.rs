@@ -514,3 +514,32 @@ impl State {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{register_expression, RegRule};
+
+    #[test]
+    fn register_expressions_reduce_to_rules_where_they_can() {
+        // DW_CFA_expression r6: DW_OP_breg6 0 (GCC's DRAP: rbp saved at rbp + 0).
+        assert_eq!(
+            register_expression(&[0x76, 0], false, Some(16), false),
+            RegRule::AtRegister(6, 0)
+        );
+        // DW_CFA_val_expression: DW_OP_breg7 16: the value is rsp + 16.
+        assert_eq!(
+            register_expression(&[0x77, 16], true, Some(16), false),
+            RegRule::ValRegister(7, 16)
+        );
+        // DW_CFA_expression: DW_OP_plus_uconst 16 on the CFA pushed first: saved at CFA+16.
+        assert_eq!(
+            register_expression(&[0x23, 16], false, None, false),
+            RegRule::Offset(16)
+        );
+        // DW_CFA_expression: DW_OP_breg16 (rip) 8: depends on the PC, left an expression.
+        assert_eq!(
+            register_expression(&[0x80, 8], false, Some(16), false),
+            RegRule::Expression
+        );
+    }
+}

@@ -556,3 +556,35 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome 
         Err(m) => FdeOutcome::Disagrees(m),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// GCC's DRAP CFA, `*(rbp - 8)`: v3's flexible FDEs carry a `deref_p` bit for the CFA
+    /// (v3 manual, SFrame FDE type SFRAME_FDE_TYPE_FLEX); v1 and v2 rows are register +
+    /// offset only.
+    #[test]
+    fn a_dereferenced_cfa_is_flexible_only() {
+        let e = Expected {
+            cfa: Some(Loc::Expr {
+                base: Base::Reg(6),
+                offset: -8,
+                deref: true,
+            }),
+            ra: Some(Loc::Expr {
+                base: Base::Cfa,
+                offset: -8,
+                deref: true,
+            }),
+            fp: Some(Loc::Expr {
+                base: Base::Reg(6),
+                offset: 0,
+                deref: true,
+            }),
+            ra_mangled: false,
+        };
+        assert_eq!(expressible(Version::V2, Abi::Amd64, &e), Err(Why::CfaDeref));
+        assert_eq!(expressible(Version::V3, Abi::Amd64, &e), Ok(()));
+    }
+}

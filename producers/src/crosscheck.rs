@@ -633,28 +633,22 @@ pub fn crosscheck(file: &[u8]) -> Result<FileReport, FileError> {
             });
         }
     }
-    for (a, b, name) in &syms {
-        let in_cfi = merged.iter().any(|&(x, y)| x <= *a && *a < y.max(x + 1));
-        let in_sframe = sfdes.iter().any(|s| s.start <= *a && *a < s.end);
+    // Function symbols and PLT sections neither side describes (GNU ld writes neither for
+    // AArch64 PLTs).
+    let symbols = syms
+        .iter()
+        .map(|(a, b, n)| (*a, *b, FunctionName::Symbol(n.clone())));
+    let plts = sections
+        .iter()
+        .filter(|s| is_plt_section(&s.2))
+        .map(|(a, b, n)| (*a, *b, FunctionName::Plt(n.clone())));
+    for (a, b, name) in symbols.chain(plts) {
+        let in_cfi = merged.iter().any(|&(x, y)| x < b && a < y);
+        let in_sframe = sfdes.iter().any(|s| s.start < b && a < s.end);
         if !in_cfi && !in_sframe && b > a {
             report.functions.push(FunctionReport {
-                name: FunctionName::Symbol(name.clone()),
-                start: *a,
-                size: b - a,
-                outcome: Outcome::Skipped {
-                    reason: Skip::NoCfi,
-                },
-            });
-        }
-    }
-    // PLT sections neither side describes (AArch64, s390x: GNU ld writes neither).
-    for (a, b, name) in sections.iter().filter(|s| is_plt_section(&s.2)) {
-        let in_cfi = merged.iter().any(|&(x, y)| x < *b && *a < y);
-        let in_sframe = sfdes.iter().any(|s| s.start < *b && *a < s.end);
-        if !in_cfi && !in_sframe && b > a {
-            report.functions.push(FunctionReport {
-                name: FunctionName::Plt(name.clone()),
-                start: *a,
+                name,
+                start: a,
                 size: b - a,
                 outcome: Outcome::Skipped {
                     reason: Skip::NoCfi,
