@@ -146,6 +146,7 @@ struct Report {
     summary: Vec<Counts>,
     files: Vec<FileLine>,
     signatures: BTreeMap<String, SigInfo>,
+    /// Paths that could not be walked (a file that cannot be read is in `files`).
     errors: Vec<String>,
 }
 
@@ -309,7 +310,6 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         let r = match d.result {
             Ok(r) => r,
             Err(e) => {
-                report.errors.push(format!("{file}: {e}"));
                 report.files.push(FileLine {
                     file,
                     producer: d.producer,
