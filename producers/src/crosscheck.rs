@@ -68,6 +68,9 @@ pub enum Skip {
     /// No SFrame FDE, though an SFrame row could say what the CFI says at every PC
     /// (counted: nothing in the texts requires an FDE for every function).
     LeftOutExpressible,
+    /// More PCs to look up one by one (a CFA expression, a PC-mask FDE) than
+    /// [`MAX_PER_PC`]: a malformed FDE length, not a real function.
+    TooManyPcsEachAlone,
 }
 
 impl Skip {
@@ -80,6 +83,7 @@ impl Skip {
             Skip::CfiUnreadable => "cfi-unreadable".into(),
             Skip::LeftOutUnexpressible(w) => format!("left-out-unexpressible:{w}"),
             Skip::LeftOutExpressible => "left-out-expressible".into(),
+            Skip::TooManyPcsEachAlone => "too-many-pcs-each-alone".into(),
         }
     }
 }
@@ -361,6 +365,10 @@ struct SfdeRange {
 /// CFI's code alignment factor puts no row.
 pub const UNALIGNED_SUFFIX: &str = "@fre-start-not-code-aligned";
 
+/// The most PCs of one function looked up one by one (CFA expressions, PC-mask FDEs): the
+/// largest x86-64 `.plt` of a real library has a few thousand.
+const MAX_PER_PC: u64 = 1 << 22;
+
 /// Compare one `.eh_frame` FDE with the SFrame section.
 fn check_function(
     sec: &SectionRef<'_>,
@@ -381,29 +389,36 @@ fn check_function(
         .rows
         .iter()
         .any(|r| matches!(r.cfa, CfaRule::Expression(_)));
-    // Where SFrame cannot say what the CFI says (at the first such PC).
+    // The PCs where a row may change: per PC inside a CFI row with a CFA expression and
+    // inside a PC-mask FDE, at most MAX_PER_PC of them.
     let mut change: Vec<u64> = fde.rows.iter().map(|r| r.start).collect();
+    let mut per_pc: Vec<(u64, u64)> = Vec::new();
     for (k, r) in fde.rows.iter().enumerate() {
         if matches!(r.cfa, CfaRule::Expression(_)) {
             let end = fde.rows.get(k + 1).map_or(hi, |n| n.start).min(hi);
-            let mut p = r.start.max(lo).div_ceil(step) * step;
-            while p < end {
-                change.push(p);
-                p += step;
-            }
+            per_pc.push((r.start.max(lo), end));
+        }
+    }
+    for s in overlapping.iter().filter(|s| s.mask) {
+        per_pc.push((s.start.max(lo), s.end.min(hi)));
+    }
+    if per_pc.iter().map(|&(a, b)| pcs_in(a, b, step)).sum::<u64>() > MAX_PER_PC {
+        return Outcome::Skipped {
+            reason: Skip::TooManyPcsEachAlone,
+        };
+    }
+    for (a, b) in per_pc {
+        let mut p = a.div_ceil(step).saturating_mul(step);
+        while p < b {
+            change.push(p);
+            p += step;
         }
     }
     for s in &overlapping {
         change.push(s.start);
         change.push(s.end);
         let Ok(sfde) = sec.fde(s.index) else { continue };
-        if s.mask {
-            let mut p = s.start.max(lo).div_ceil(step) * step;
-            while p < s.end.min(hi) {
-                change.push(p);
-                p += step;
-            }
-        } else {
+        if !s.mask {
             for fre in sec.fres(&sfde).flatten() {
                 change.push(s.start.wrapping_add(u64::from(fre.start)));
             }
@@ -440,7 +455,7 @@ fn check_function(
         if n == 0 {
             continue;
         }
-        let first = p.div_ceil(step) * step;
+        let first = p.div_ceil(step).saturating_mul(step);
         pcs += n;
         let Some(row) = fde.row_at(first) else {
             continue;
