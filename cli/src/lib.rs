@@ -3,7 +3,8 @@
 //! The `sframe-conform` command and what it needs beyond the permissive
 //! [`sframe_harness`]: the registry of provisioned implementations and their adapters
 //! ([`impls`]), the `diff` and `impls` commands ([`diff_cmd`]), `check`, `dump`, `rules`,
-//! `bench`, and the emulator oracle ([`oracle_cmd`], [`stackwalk`], and `produce --patterns` in
+//! `bench`, `crosscheck` ([`crosscheck_cmd`]: SFrame against `.eh_frame` in any file), and
+//! the emulator oracle ([`oracle_cmd`], [`stackwalk`], and `produce --patterns` in
 //! [`produce_cmd`]), which links Unicorn (GPL-2.0): this crate is GPL-2.0-or-later. Those three
 //! need the default feature `oracle`;
 //! without it the crate builds the `sframe-worker` binary alone, without the emulator.
@@ -13,6 +14,8 @@
 pub mod bench;
 pub mod bench_summary;
 pub mod check;
+#[cfg(feature = "oracle")]
+pub mod crosscheck_cmd;
 pub mod diff_cmd;
 pub mod dump;
 pub mod impls;

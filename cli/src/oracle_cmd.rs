@@ -51,7 +51,7 @@ pub fn producer_for(path: &Path) -> String {
 }
 
 /// Look `path` up in the `manifest.json` of an enclosing corpus directory.
-fn manifest_producer(path: &Path) -> Option<String> {
+pub fn manifest_producer(path: &Path) -> Option<String> {
     let abs = std::fs::canonicalize(path).ok()?;
     for dir in abs.ancestors().skip(1) {
         let m = dir.join("manifest.json");

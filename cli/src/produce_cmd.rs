@@ -82,7 +82,7 @@ pub struct SigInfo {
     pc_offset: u64,
     expected: String,
     found: String,
-    unexpressible: Option<&'static str>,
+    unexpressible: Option<sframe_producers::check::Why>,
     minimized: Option<String>,
 }
 
@@ -480,7 +480,7 @@ impl SigInfo {
         pc_offset: u64,
         expected: String,
         found: String,
-        unexpressible: Option<&'static str>,
+        unexpressible: Option<sframe_producers::check::Why>,
     ) -> SigInfo {
         SigInfo {
             count: 0,

@@ -23,15 +23,21 @@ pub enum RegRule {
     ValOffset(i64),
     /// In another register.
     Register(u16),
-    /// A DWARF expression.
+    /// Saved at register + n (`DW_CFA_expression` reducing to `DW_OP_bregN n`).
+    AtRegister(u16, i64),
+    /// Value is register + n (`DW_CFA_val_expression` reducing to `DW_OP_bregN n`).
+    ValRegister(u16, i64),
+    /// A DWARF expression that does not reduce to one of the above.
     Expression,
 }
 
 /// The CFA rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CfaRule {
     RegOffset(u16, i64),
-    Expression,
+    /// `DW_CFA_def_cfa_expression`, with the expression's bytes (evaluated by
+    /// [`crate::dwarf_expr`] where it reduces to a register plus an offset).
+    Expression(Vec<u8>),
 }
 
 /// One row: from `start` (absolute, in the synthetic layout) to the next row.
@@ -59,6 +65,8 @@ pub struct FdeRows {
     /// AArch64: the CIE's augmentation has `B` (return addresses signed with key B).
     pub b_key: bool,
     pub ra_column: u16,
+    /// The CIE's code alignment factor: row starts are multiples of it from `start`.
+    pub code_align: u64,
     pub rows: Vec<Row>,
 }
 
@@ -119,21 +127,45 @@ pub fn relocated_section(file: &[u8], elf: &Elf<'_>, name: &str) -> Option<(Vec<
 }
 
 /// Every FDE of `.eh_frame` with its rows. Errors are strings (the producer wrote
-/// something gimli cannot read).
+/// something gimli cannot read): the first one ends the reading.
 pub fn read_eh_frame(file: &[u8], elf: &Elf<'_>) -> Result<Vec<FdeRows>, String> {
+    let all = read_eh_frame_lenient(file, elf);
+    match all.errors.into_iter().next() {
+        Some(e) => Err(e.message),
+        None => Ok(all.fdes),
+    }
+}
+
+/// An `.eh_frame` entry that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CfiError {
+    /// The FDE's function, when its header could be read.
+    pub function: Option<(u64, u64)>,
+    /// gimli's or this module's message.
+    pub message: String,
+}
+
+/// `.eh_frame` as far as it reads: the FDEs that read, and an error per FDE that did not
+/// (an error in the entry list itself ends it).
+#[derive(Debug, Clone, Default)]
+pub struct EhFrameRows {
+    pub fdes: Vec<FdeRows>,
+    pub errors: Vec<CfiError>,
+}
+
+/// Every FDE of `.eh_frame` that reads, and what did not: one FDE's bad instruction
+/// leaves the others readable (for files nobody here wrote).
+pub fn read_eh_frame_lenient(file: &[u8], elf: &Elf<'_>) -> EhFrameRows {
     if !elf.little_endian {
         return read_eh_frame_endian(file, elf, gimli::BigEndian);
     }
     read_eh_frame_endian(file, elf, LittleEndian)
 }
 
-fn read_eh_frame_endian<E: gimli::Endianity>(
-    file: &[u8],
-    elf: &Elf<'_>,
-    endian: E,
-) -> Result<Vec<FdeRows>, String> {
+fn read_eh_frame_endian<E: gimli::Endianity>(file: &[u8], elf: &Elf<'_>, endian: E) -> EhFrameRows {
+    let mut out = EhFrameRows::default();
     let Some((mut bytes, vaddr)) = relocated_section(file, elf, ".eh_frame") else {
-        return Ok(vec![]);
+        return out;
     };
     let b_key_cies = hide_b_key_augmentation(&mut bytes, elf.little_endian);
     let mut eh = EhFrame::new(&bytes, endian);
@@ -143,61 +175,109 @@ fn read_eh_frame_endian<E: gimli::Endianity>(
     }
     let bases = BaseAddresses::default().set_eh_frame(vaddr);
     let mut entries = eh.entries(&bases);
-    let mut out = Vec::new();
-    while let Some(e) = entries.next().map_err(|e| e.to_string())? {
-        let CieOrFde::Fde(partial) = e else { continue };
-        let fde = partial
-            .parse(EhFrame::cie_from_offset)
-            .map_err(|e| e.to_string())?;
-        let cie = fde.cie();
-        let caf = cie.code_alignment_factor();
-        let daf = cie.data_alignment_factor();
-        let ra_column = cie.return_address_register().0;
-        let start = fde.initial_address();
-        let (b_key, signal) = match b_key_cies.get(&cie.offset()) {
-            Some(&signal) => (true, signal),
-            None => (false, fde.is_signal_trampoline()),
+    loop {
+        let partial = match entries.next() {
+            Ok(None) => break,
+            Ok(Some(CieOrFde::Cie(_))) => continue,
+            Ok(Some(CieOrFde::Fde(p))) => p,
+            Err(e) => {
+                out.errors.push(CfiError {
+                    function: None,
+                    message: e.to_string(),
+                });
+                break;
+            }
         };
-        let mut st = State {
-            cfa: CfaRule::RegOffset(0, 0),
-            regs: BTreeMap::new(),
-            ra_signed: false,
-        };
-        let mut stack: Vec<State> = Vec::new();
-        let mut ins = cie.instructions(&eh, &bases);
-        while let Some(i) = ins.next().map_err(|e| e.to_string())? {
-            st.apply(&i, daf, None, &mut stack)?;
-        }
-        let initial = st.clone();
-        let mut rows: Vec<Row> = Vec::new();
-        let mut pc = start;
-        let mut ins = fde.instructions(&eh, &bases);
-        while let Some(i) = ins.next().map_err(|e| e.to_string())? {
-            let next_pc = match i {
-                CallFrameInstruction::AdvanceLoc { delta } => {
-                    Some(pc.wrapping_add(u64::from(delta).wrapping_mul(caf)))
-                }
-                CallFrameInstruction::SetLoc { address } => Some(address),
-                _ => None,
-            };
-            if let Some(n) = next_pc {
-                push_row(&mut rows, pc, &st);
-                pc = n;
+        let fde = match partial.parse(EhFrame::cie_from_offset) {
+            Ok(f) => f,
+            Err(e) => {
+                out.errors.push(CfiError {
+                    function: None,
+                    message: e.to_string(),
+                });
                 continue;
             }
-            st.apply(&i, daf, Some(&initial), &mut stack)?;
+        };
+        let pc_reg = (elf.header.e_machine == goblin::elf::header::EM_X86_64).then_some(16);
+        match fde_rows(
+            &eh,
+            &bases,
+            &fde,
+            &b_key_cies,
+            &bytes,
+            pc_reg,
+            !elf.little_endian,
+        ) {
+            Ok(rows) => out.fdes.push(rows),
+            Err(message) => out.errors.push(CfiError {
+                function: Some((fde.initial_address(), fde.len())),
+                message,
+            }),
         }
-        push_row(&mut rows, pc, &st);
-        out.push(FdeRows {
-            start,
-            len: fde.len(),
-            signal,
-            b_key,
-            ra_column,
-            rows,
-        });
     }
-    Ok(out)
+    out
+}
+
+/// One FDE's rows.
+fn fde_rows<R: gimli::Reader<Offset = usize>>(
+    eh: &EhFrame<R>,
+    bases: &BaseAddresses,
+    fde: &gimli::FrameDescriptionEntry<R>,
+    b_key_cies: &BTreeMap<usize, bool>,
+    bytes: &[u8],
+    pc_reg: Option<u16>,
+    big_endian: bool,
+) -> Result<FdeRows, String> {
+    let cie = fde.cie();
+    let caf = cie.code_alignment_factor();
+    let daf = cie.data_alignment_factor();
+    let ra_column = cie.return_address_register().0;
+    let start = fde.initial_address();
+    let (b_key, signal) = match b_key_cies.get(&cie.offset()) {
+        Some(&signal) => (true, signal),
+        None => (false, fde.is_signal_trampoline()),
+    };
+    let mut st = State {
+        cfa: CfaRule::RegOffset(0, 0),
+        regs: BTreeMap::new(),
+        ra_signed: false,
+        pc_reg,
+        big_endian,
+    };
+    let mut stack: Vec<State> = Vec::new();
+    let mut ins = cie.instructions(eh, bases);
+    while let Some(i) = ins.next().map_err(|e| e.to_string())? {
+        st.apply(&i, daf, None, &mut stack, bytes)?;
+    }
+    let initial = st.clone();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut pc = start;
+    let mut ins = fde.instructions(eh, bases);
+    while let Some(i) = ins.next().map_err(|e| e.to_string())? {
+        let next_pc = match i {
+            CallFrameInstruction::AdvanceLoc { delta } => {
+                Some(pc.wrapping_add(u64::from(delta).wrapping_mul(caf)))
+            }
+            CallFrameInstruction::SetLoc { address } => Some(address),
+            _ => None,
+        };
+        if let Some(n) = next_pc {
+            push_row(&mut rows, pc, &st);
+            pc = n;
+            continue;
+        }
+        st.apply(&i, daf, Some(&initial), &mut stack, bytes)?;
+    }
+    push_row(&mut rows, pc, &st);
+    Ok(FdeRows {
+        start,
+        len: fde.len(),
+        signal,
+        b_key,
+        ra_column,
+        code_align: caf,
+        rows,
+    })
 }
 
 /// gimli does not know the AArch64 augmentation `B` (no augmentation data; the CIE's
@@ -245,7 +325,7 @@ fn hide_b_key_augmentation(bytes: &mut [u8], little_endian: bool) -> BTreeMap<us
 fn push_row(rows: &mut Vec<Row>, pc: u64, st: &State) {
     let row = Row {
         start: pc,
-        cfa: st.cfa,
+        cfa: st.cfa.clone(),
         regs: st.regs.clone(),
         ra_signed: st.ra_signed,
     };
@@ -263,6 +343,38 @@ struct State {
     cfa: CfaRule,
     regs: BTreeMap<u16, RegRule>,
     ra_signed: bool,
+    /// The DWARF register holding the PC (x86-64: 16): an expression using it depends on
+    /// the PC and is left an expression.
+    pc_reg: Option<u16>,
+    big_endian: bool,
+}
+
+/// The rule of a register whose `DW_CFA_expression` (`val`: `DW_CFA_val_expression`) is
+/// `expr`, where it reduces to a register or the CFA plus an offset.
+fn register_expression(expr: &[u8], val: bool, pc_reg: Option<u16>, big: bool) -> RegRule {
+    use crate::dwarf_expr::{eval_register_rule, Base, Location};
+    // A PC that is no instruction's: an expression using the PC gives a constant.
+    match eval_register_rule(expr, pc_reg, 0, big) {
+        Ok(Location {
+            base: Base::Cfa,
+            offset,
+            deref,
+        }) => match (val, deref) {
+            (false, false) | (true, true) => RegRule::Offset(offset),
+            (true, false) => RegRule::ValOffset(offset),
+            (false, true) => RegRule::Expression,
+        },
+        Ok(Location {
+            base: Base::Reg(r),
+            offset,
+            deref,
+        }) => match (val, deref) {
+            (false, false) | (true, true) => RegRule::AtRegister(r, offset),
+            (true, false) => RegRule::ValRegister(r, offset),
+            (false, true) => RegRule::Expression,
+        },
+        _ => RegRule::Expression,
+    }
 }
 
 impl State {
@@ -272,15 +384,12 @@ impl State {
         daf: i64,
         initial: Option<&State>,
         stack: &mut Vec<State>,
+        section: &[u8],
     ) -> Result<(), String> {
         use CallFrameInstruction as C;
-        let cfa_reg = match self.cfa {
-            CfaRule::RegOffset(r, _) => Some(r),
-            CfaRule::Expression => None,
-        };
-        let cfa_off = match self.cfa {
-            CfaRule::RegOffset(_, o) => o,
-            CfaRule::Expression => 0,
+        let (cfa_reg, cfa_off) = match self.cfa {
+            CfaRule::RegOffset(r, o) => (Some(r), o),
+            CfaRule::Expression(_) => (None, 0),
         };
         match *i {
             C::DefCfa { register, offset } => {
@@ -302,7 +411,15 @@ impl State {
                 Some(r) => self.cfa = CfaRule::RegOffset(r, factored_offset.wrapping_mul(daf)),
                 None => return Err("def_cfa_offset_sf after a CFA expression".into()),
             },
-            C::DefCfaExpression { .. } => self.cfa = CfaRule::Expression,
+            C::DefCfaExpression { expression } => {
+                let at = expression.offset.into_u64() as usize;
+                let len = expression.length.into_u64() as usize;
+                let bytes = at
+                    .checked_add(len)
+                    .and_then(|end| section.get(at..end))
+                    .ok_or("DW_CFA_def_cfa_expression outside .eh_frame")?;
+                self.cfa = CfaRule::Expression(bytes.to_vec());
+            }
             C::Undefined { register } => {
                 self.regs.insert(register.0, RegRule::Undefined);
             }
@@ -352,8 +469,23 @@ impl State {
                 self.regs
                     .insert(dest_register.0, RegRule::Register(src_register.0));
             }
-            C::Expression { register, .. } | C::ValExpression { register, .. } => {
-                self.regs.insert(register.0, RegRule::Expression);
+            C::Expression {
+                register,
+                expression,
+            }
+            | C::ValExpression {
+                register,
+                expression,
+            } => {
+                let at = expression.offset.into_u64() as usize;
+                let len = expression.length.into_u64() as usize;
+                let bytes = at
+                    .checked_add(len)
+                    .and_then(|end| section.get(at..end))
+                    .ok_or("DW_CFA_expression outside .eh_frame")?;
+                let val = matches!(i, C::ValExpression { .. });
+                let rule = register_expression(bytes, val, self.pc_reg, self.big_endian);
+                self.regs.insert(register.0, rule);
             }
             C::Restore { register } => {
                 let Some(init) = initial else {
@@ -380,5 +512,34 @@ impl State {
             C::ArgsSize { .. } | C::Nop | C::SetLoc { .. } | C::AdvanceLoc { .. } => {}
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{register_expression, RegRule};
+
+    #[test]
+    fn register_expressions_reduce_to_rules_where_they_can() {
+        // DW_CFA_expression r6: DW_OP_breg6 0 (GCC's DRAP: rbp saved at rbp + 0).
+        assert_eq!(
+            register_expression(&[0x76, 0], false, Some(16), false),
+            RegRule::AtRegister(6, 0)
+        );
+        // DW_CFA_val_expression: DW_OP_breg7 16: the value is rsp + 16.
+        assert_eq!(
+            register_expression(&[0x77, 16], true, Some(16), false),
+            RegRule::ValRegister(7, 16)
+        );
+        // DW_CFA_expression: DW_OP_plus_uconst 16 on the CFA pushed first: saved at CFA+16.
+        assert_eq!(
+            register_expression(&[0x23, 16], false, None, false),
+            RegRule::Offset(16)
+        );
+        // DW_CFA_expression: DW_OP_breg16 (rip) 8: depends on the PC, left an expression.
+        assert_eq!(
+            register_expression(&[0x80, 8], false, Some(16), false),
+            RegRule::Expression
+        );
     }
 }

@@ -12,7 +12,7 @@ use sframe_spec::constants::PauthKey;
 use sframe_spec::{Abi, Base, Loc, Recovery, SectionRef, Version};
 
 /// What an SFrame row must say at a PC: `None` for a component no SFrame row can give.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Expected {
     pub cfa: Option<Loc>,
     pub ra: Option<Loc>,
@@ -39,6 +39,16 @@ fn reg_loc(r: RegRule) -> Option<Loc> {
             offset: 0,
             deref: false,
         },
+        RegRule::AtRegister(r, n) => Loc::Expr {
+            base: Base::Reg(u32::from(r)),
+            offset: n,
+            deref: true,
+        },
+        RegRule::ValRegister(r, n) => Loc::Expr {
+            base: Base::Reg(u32::from(r)),
+            offset: n,
+            deref: false,
+        },
         RegRule::Expression => return None,
     })
 }
@@ -52,7 +62,7 @@ pub fn expected(abi: Abi, row: &Row, ra_column: u16) -> Expected {
             offset: o,
             deref: false,
         }),
-        CfaRule::Expression => None,
+        CfaRule::Expression(_) => None,
     };
     let _ = regs.ra;
     Expected {
@@ -63,26 +73,86 @@ pub fn expected(abi: Abi, row: &Row, ra_column: u16) -> Expected {
     }
 }
 
+/// Why no SFrame row can give a CFI row (each named as in `@unexpressible-<name>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Why {
+    /// RA undefined (the outermost frame): v1 has no such row.
+    RaUndefinedV1,
+    /// The CFA is a DWARF expression that does not reduce to register + offset.
+    CfaExpression,
+    /// The CFA is based on a register other than SP and FP (before v3's flexible FDEs).
+    CfaBaseNotSpFp,
+    /// The CFA is the word at an address (before v3's flexible FDEs).
+    CfaDeref,
+    /// s390x: a CFA offset that is not a multiple of 8 has no encoding.
+    CfaOffsetUnalignedS390x,
+    FpUndefined,
+    FpExpression,
+    FpNotInCfaSlot,
+    RaExpression,
+    /// AMD64 before v3: the RA is always at CFA - 8.
+    RaNotAtCfa8,
+    RaNotInCfaSlot,
+    /// AMD64 has no mangled return addresses.
+    RaMangledAmd64,
+    /// Not the CFI's: the object has no `.sframe` section at all (`produce`'s count).
+    NoSframeSection,
+}
+
+impl Why {
+    pub fn name(self) -> &'static str {
+        match self {
+            Why::RaUndefinedV1 => "ra-undefined-v1",
+            Why::CfaExpression => "cfa-expression",
+            Why::CfaBaseNotSpFp => "cfa-base-not-sp-fp",
+            Why::CfaDeref => "cfa-deref",
+            Why::CfaOffsetUnalignedS390x => "cfa-offset-unaligned-s390x",
+            Why::FpUndefined => "fp-undefined",
+            Why::FpExpression => "fp-expression",
+            Why::FpNotInCfaSlot => "fp-not-in-cfa-slot",
+            Why::RaExpression => "ra-expression",
+            Why::RaNotAtCfa8 => "ra-not-at-cfa-8",
+            Why::RaNotInCfaSlot => "ra-not-in-cfa-slot",
+            Why::RaMangledAmd64 => "ra-mangled-amd64",
+            Why::NoSframeSection => "no-sframe-section",
+        }
+    }
+}
+
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for Why {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 /// Why no row of `version` and `abi` can give `e`, by the spec crate's model; `Ok` when
 /// one can.
-pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), &'static str> {
+pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), Why> {
     let regs = abi.regs();
     let flex = version == Version::V3;
     // RA undefined: the outermost-frame row (no data words), v2 Errata 2 and v3.
     if e.ra == Some(Loc::Undefined) {
         return if version == Version::V1 {
-            Err("ra-undefined-v1")
+            Err(Why::RaUndefinedV1)
         } else {
             Ok(())
         };
     }
     match e.cfa {
-        None => return Err("cfa-expression"),
+        None => return Err(Why::CfaExpression),
+        // The word at an address (GCC's DRAP): only v3's flexible FDEs can say it.
+        Some(Loc::Expr { deref: true, .. }) if !flex => return Err(Why::CfaDeref),
         Some(Loc::Expr {
             base: Base::Reg(r), ..
         }) if r == u32::from(regs.sp) || r == u32::from(regs.fp) => {}
         Some(_) if flex => {}
-        Some(_) => return Err("cfa-base-not-sp-fp"),
+        Some(_) => return Err(Why::CfaBaseNotSpFp),
     }
     // s390x stores the CFA offset adjusted and scaled down by 8 (v3 manual §3.1.3, v2
     // Errata 1): an offset that is not a multiple of 8 has no encoding.
@@ -91,7 +161,7 @@ pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), &'sta
             && version != Version::V1
             && sframe_spec::constants::s390x_cfa_offset_encode(offset).is_none()
         {
-            return Err("cfa-offset-unaligned-s390x");
+            return Err(Why::CfaOffsetUnalignedS390x);
         }
     }
     let slot = |l: Option<Loc>| {
@@ -120,14 +190,14 @@ pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), &'sta
             )
     };
     match e.fp {
-        Some(Loc::Undefined) => return Err("fp-undefined"),
-        None => return Err("fp-expression"),
+        Some(Loc::Undefined) => return Err(Why::FpUndefined),
+        None => return Err(Why::FpExpression),
         l if slot(l) || s390x_reg(l) => {}
         l if flex && flex_ok(l) => {}
-        _ => return Err("fp-not-in-cfa-slot"),
+        _ => return Err(Why::FpNotInCfaSlot),
     }
     match (abi, e.ra) {
-        (_, None) => return Err("ra-expression"),
+        (_, None) => return Err(Why::RaExpression),
         (
             Abi::Amd64,
             Some(Loc::Expr {
@@ -137,30 +207,81 @@ pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), &'sta
             }),
         ) => {}
         (Abi::Amd64, l) if flex && flex_ok(l) => {}
-        (Abi::Amd64, _) => return Err("ra-not-at-cfa-8"),
+        (Abi::Amd64, _) => return Err(Why::RaNotAtCfa8),
         (_, l) if slot(l) || s390x_reg(l) => {}
         (_, l) if flex && flex_ok(l) => {}
-        _ => return Err("ra-not-in-cfa-slot"),
+        _ => return Err(Why::RaNotInCfaSlot),
     }
     if e.ra_mangled && abi == Abi::Amd64 {
-        return Err("ra-mangled-amd64");
+        return Err(Why::RaMangledAmd64);
     }
     Ok(())
 }
 
+/// What a disagreement is about (the last part of its signature).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Cfa,
+    Ra,
+    Fp,
+    /// The RA's mangled (signed) state differs; `produce` names it `ra`, with the shape
+    /// `cfi-ra-mangled-<bool>`.
+    RaMangled,
+    /// No SFrame row at a PC the function's SFrame FDE should cover.
+    NoRow,
+    /// The SFrame section cannot be read there.
+    StepError,
+    /// The FDE's signal-frame bit differs from the CFI's `S` augmentation.
+    Signal,
+    /// The FDE's `pauth_key` differs from the CFI's `B` augmentation.
+    PauthKey,
+}
+
+impl Kind {
+    /// The name in signatures (`produce`'s oracle names).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Cfa => "cfa",
+            Kind::Ra | Kind::RaMangled => "ra",
+            Kind::Fp => "fp",
+            Kind::NoRow => "no-row",
+            Kind::StepError => "step-error",
+            Kind::Signal => "signal",
+            Kind::PauthKey => "pauth-key",
+        }
+    }
+}
+
+impl serde::Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Kind::RaMangled => "ra-mangled",
+            k => k.name(),
+        })
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// One disagreement at a PC.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Mismatch {
     /// Function-relative PC.
     pub pc_offset: u64,
-    /// `cfa`, `ra`, `fp`, `no-row`, ...: the oracle signature kinds.
-    pub kind: &'static str,
+    pub kind: Kind,
     /// The CFI's shape where they disagree (the signature's function part).
     pub shape: String,
     pub expected: String,
     pub found: String,
+    /// The rules the CFI gives there and the SFrame row's, where there are rows.
+    pub expected_rules: Option<Expected>,
+    pub found_rules: Option<Recovery>,
     /// Why SFrame cannot express the CFI there, if it cannot.
-    pub unexpressible: Option<&'static str>,
+    pub unexpressible: Option<Why>,
 }
 
 /// What happened to one CFI FDE.
@@ -169,8 +290,8 @@ pub enum FdeOutcome {
     /// SFrame gives the CFI's rules at every PC.
     Agrees,
     /// No SFrame FDE: `Some(reason)` when some PC's CFI is not expressible.
-    Omitted(Option<&'static str>),
-    Disagrees(Mismatch),
+    Omitted(Option<Why>),
+    Disagrees(Box<Mismatch>),
 }
 
 fn loc_shape(l: Option<Loc>, regs: sframe_spec::constants::AbiRegs) -> String {
@@ -199,23 +320,187 @@ fn loc_shape(l: Option<Loc>, regs: sframe_spec::constants::AbiRegs) -> String {
 }
 
 /// `shape`, with `@unexpressible-<reason>` when no SFrame row can give the CFI there.
-fn shape_with_reason(shape: String, why: Option<&str>) -> String {
+pub fn shape_with_reason(shape: String, why: Option<Why>) -> String {
     match why {
         Some(reason) => format!("{shape}@unexpressible-{reason}"),
         None => shape,
     }
 }
 
-/// Check one CFI FDE against the SFrame section (`sec` at `vaddr`).
+/// Compare the SFrame row for `pc` (absolute; the section `sec` at `vaddr`) with the rules
+/// `e` the CFI gives there; `pc_offset` is the PC's offset in its function. `Ok` when they
+/// agree.
+pub fn compare_at(
+    sec: &SectionRef<'_>,
+    vaddr: u64,
+    pc: u64,
+    pc_offset: u64,
+    e: &Expected,
+) -> Result<(), Box<Mismatch>> {
+    let abi = sec.abi();
+    let regs = abi.regs();
+    let why = expressible(sec.version(), abi, e).err();
+    // The shape: the field, the CFI's rule and the SFrame row's rule (`offset` when both
+    // have the same base and differ in the offset only).
+    let mk = |kind: Kind, want: Option<Loc>, got: Option<Recovery>, found: String| {
+        let got_loc = got.map(|r| match kind {
+            Kind::Cfa => r.cfa,
+            Kind::Fp => r.fp,
+            _ => r.ra,
+        });
+        let w = loc_shape(want, regs);
+        let g = match (want, got_loc) {
+            (
+                Some(Loc::Expr {
+                    base: b1,
+                    deref: d1,
+                    ..
+                }),
+                Some(Loc::Expr {
+                    base: b2,
+                    deref: d2,
+                    ..
+                }),
+            ) if b1 == b2 && d1 == d2 => "offset".to_string(),
+            (_, None) => "none".to_string(),
+            _ => loc_shape(got_loc, regs),
+        };
+        // Where no SFrame row can give the CFI (the producer should have left the
+        // function out), the shape says why after `@`.
+        let shape = shape_with_reason(format!("cfi-{kind}-{w}-{g}"), why);
+        Mismatch {
+            pc_offset,
+            kind,
+            shape,
+            expected: format!("{e:?}"),
+            found,
+            expected_rules: Some(*e),
+            found_rules: got,
+            unexpressible: why,
+        }
+    };
+    let rel = pc.wrapping_sub(vaddr) as i64;
+    let found = match sec.find(rel) {
+        Ok(Some(f)) => f,
+        Ok(None) => {
+            let mut m = mk(Kind::NoRow, e.cfa, None, "no row".into());
+            if let Ok(Some(sfde)) = sec.find_fde(rel) {
+                if sfde.num_fres == 0 {
+                    m.shape = shape_with_reason("cfi-fde-without-fres".into(), why);
+                }
+            }
+            return Err(Box::new(m));
+        }
+        Err(v) => return Err(Box::new(mk(Kind::StepError, e.cfa, None, format!("{v:?}")))),
+    };
+    let rec: Recovery = match sec.recovery(&found.fde, &found.fre) {
+        Ok(r) => r,
+        Err(rule) => {
+            return Err(Box::new(mk(
+                Kind::StepError,
+                e.cfa,
+                None,
+                format!("breaks {rule:?}"),
+            )))
+        }
+    };
+    let found_s = format!("{rec:?}");
+    // RA undefined (outermost frame) is about the RA, whatever the CFA says.
+    if e.ra == Some(Loc::Undefined) || rec.ra == Loc::Undefined {
+        if Some(rec.ra) != e.ra {
+            return Err(Box::new(mk(Kind::Ra, e.ra, Some(rec), found_s)));
+        }
+        return Ok(());
+    }
+    if Some(rec.cfa) != e.cfa {
+        return Err(Box::new(mk(Kind::Cfa, e.cfa, Some(rec), found_s)));
+    }
+    if Some(rec.ra) != e.ra {
+        return Err(Box::new(mk(Kind::Ra, e.ra, Some(rec), found_s)));
+    }
+    if Some(rec.fp) != e.fp {
+        return Err(Box::new(mk(Kind::Fp, e.fp, Some(rec), found_s)));
+    }
+    if rec.ra_mangled != e.ra_mangled {
+        let mut m = mk(Kind::RaMangled, e.ra, Some(rec), found_s);
+        m.shape = format!("cfi-ra-mangled-{}", e.ra_mangled);
+        return Err(Box::new(m));
+    }
+    Ok(())
+}
+
+/// The function-level facts of an SFrame FDE against the CFI FDE: the signal-frame bit
+/// (v3) and, on AArch64 where return addresses are signed, the key.
+pub fn compare_fde_facts(
+    sec: &SectionRef<'_>,
+    sfde: &sframe_spec::read::FdeRef,
+    fde: &FdeRows,
+    unexp: Option<Why>,
+) -> Result<(), Box<Mismatch>> {
+    let abi = sec.abi();
+    let version = sec.version();
+    let fact = |kind: Kind, shape: String, expected: String, found: String| {
+        Box::new(Mismatch {
+            pc_offset: 0,
+            kind,
+            shape,
+            expected,
+            found,
+            expected_rules: None,
+            found_rules: None,
+            unexpressible: unexp,
+        })
+    };
+    if version == Version::V3 && sfde.signal(version) != fde.signal {
+        return Err(fact(
+            Kind::Signal,
+            if fde.signal {
+                "cfi-signal-frame".into()
+            } else {
+                "cfi-ordinary-frame".into()
+            },
+            format!("signal = {}", fde.signal),
+            format!("signal = {}", sfde.signal(version)),
+        ));
+    }
+    // AArch64: the key that signs the return addresses (FDE info bit `pauth_key`), where the
+    // function signs them at all.
+    if matches!(abi, Abi::Aarch64Le | Abi::Aarch64Be) && fde.rows.iter().any(|r| r.ra_signed) {
+        let want = if fde.b_key { PauthKey::B } else { PauthKey::A };
+        if sfde.pauth_key() != want {
+            return Err(fact(
+                Kind::PauthKey,
+                format!("cfi-key-{want:?}").to_lowercase(),
+                format!("pauth_key = {want:?}"),
+                format!("pauth_key = {:?}", sfde.pauth_key()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Check one CFI FDE against the SFrame section (`sec` at `vaddr`): at every PC where
+/// either side's rows change; the first disagreement.
 pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome {
     let abi = sec.abi();
     let version = sec.version();
-    let regs = abi.regs();
     let unexp = fde
         .rows
         .iter()
         .find_map(|r| expressible(version, abi, &expected(abi, r, fde.ra_column)).err());
     let rel = |pc: u64| pc.wrapping_sub(vaddr) as i64;
+    let no_fde = |pc_offset, kind, shape: &str, expected: &str, found: String| {
+        Box::new(Mismatch {
+            pc_offset,
+            kind,
+            shape: shape.into(),
+            expected: expected.into(),
+            found,
+            expected_rules: None,
+            found_rules: None,
+            unexpressible: unexp,
+        })
+    };
     let sfde = match sec.find_fde(rel(fde.start)) {
         Ok(Some(f)) => f,
         Ok(None) => {
@@ -227,24 +512,22 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome 
             if !covered {
                 return FdeOutcome::Omitted(unexp);
             }
-            return FdeOutcome::Disagrees(Mismatch {
-                pc_offset: 0,
-                kind: "no-row",
-                shape: "cfi-partly-covered".into(),
-                expected: "an FDE from the function's start".into(),
-                found: "none".into(),
-                unexpressible: unexp,
-            });
+            return FdeOutcome::Disagrees(no_fde(
+                0,
+                Kind::NoRow,
+                "cfi-partly-covered",
+                "an FDE from the function's start",
+                "none".into(),
+            ));
         }
         Err(v) => {
-            return FdeOutcome::Disagrees(Mismatch {
-                pc_offset: 0,
-                kind: "step-error",
-                shape: "cfi-unreadable".into(),
-                expected: "a readable FDE".into(),
-                found: format!("{v:?}"),
-                unexpressible: unexp,
-            })
+            return FdeOutcome::Disagrees(no_fde(
+                0,
+                Kind::StepError,
+                "cfi-unreadable",
+                "a readable FDE",
+                format!("{v:?}"),
+            ))
         }
     };
     // The PCs where either side's rows change.
@@ -264,115 +547,44 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome 
         }
         let Some(row) = fde.row_at(pc) else { continue };
         let e = expected(abi, row, fde.ra_column);
-        let why = expressible(version, abi, &e).err();
-        let off = pc - fde.start;
-        // The shape: the field, the CFI's rule and the SFrame row's rule (`offset` when
-        // both have the same base and differ in the offset only).
-        let mk = |kind: &'static str, want: Option<Loc>, got: Option<Loc>, found: String| {
-            let w = loc_shape(want, regs);
-            let g = match (want, got) {
-                (
-                    Some(Loc::Expr {
-                        base: b1,
-                        deref: d1,
-                        ..
-                    }),
-                    Some(Loc::Expr {
-                        base: b2,
-                        deref: d2,
-                        ..
-                    }),
-                ) if b1 == b2 && d1 == d2 => "offset".to_string(),
-                (_, None) => "none".to_string(),
-                _ => loc_shape(got, regs),
-            };
-            // Where no SFrame row can give the CFI (the producer should have left the
-            // function out), the shape says why after `@`.
-            let shape = shape_with_reason(format!("cfi-{kind}-{w}-{g}"), why);
-            Mismatch {
-                pc_offset: off,
-                kind,
-                shape,
-                expected: format!("{e:?}"),
-                found,
-                unexpressible: why,
-            }
-        };
-        let found = match sec.find(rel(pc)) {
-            Ok(Some(f)) => f,
-            Ok(None) => {
-                let mut m = mk("no-row", e.cfa, None, "no row".into());
-                if sfde.num_fres == 0 {
-                    m.shape = shape_with_reason("cfi-fde-without-fres".into(), why);
-                }
-                return FdeOutcome::Disagrees(m);
-            }
-            Err(v) => {
-                return FdeOutcome::Disagrees(mk("step-error", e.cfa, None, format!("{v:?}")))
-            }
-        };
-        let rec: Recovery = match sec.recovery(&found.fde, &found.fre) {
-            Ok(r) => r,
-            Err(rule) => {
-                return FdeOutcome::Disagrees(mk(
-                    "step-error",
-                    e.cfa,
-                    None,
-                    format!("breaks {rule:?}"),
-                ))
-            }
-        };
-        let found_s = format!("{rec:?}");
-        // RA undefined (outermost frame) is about the RA, whatever the CFA says.
-        if e.ra == Some(Loc::Undefined) || rec.ra == Loc::Undefined {
-            if Some(rec.ra) != e.ra {
-                return FdeOutcome::Disagrees(mk("ra", e.ra, Some(rec.ra), found_s));
-            }
-            continue;
-        }
-        if Some(rec.cfa) != e.cfa {
-            return FdeOutcome::Disagrees(mk("cfa", e.cfa, Some(rec.cfa), found_s));
-        }
-        if Some(rec.ra) != e.ra {
-            return FdeOutcome::Disagrees(mk("ra", e.ra, Some(rec.ra), found_s));
-        }
-        if Some(rec.fp) != e.fp {
-            return FdeOutcome::Disagrees(mk("fp", e.fp, Some(rec.fp), found_s));
-        }
-        if rec.ra_mangled != e.ra_mangled {
-            let mut m = mk("ra", e.ra, Some(rec.ra), found_s);
-            m.shape = format!("cfi-ra-mangled-{}", e.ra_mangled);
+        if let Err(m) = compare_at(sec, vaddr, pc, pc - fde.start, &e) {
             return FdeOutcome::Disagrees(m);
         }
     }
-    if version == Version::V3 && sfde.signal(version) != fde.signal {
-        return FdeOutcome::Disagrees(Mismatch {
-            pc_offset: 0,
-            kind: "signal",
-            shape: if fde.signal {
-                "cfi-signal-frame".into()
-            } else {
-                "cfi-ordinary-frame".into()
-            },
-            expected: format!("signal = {}", fde.signal),
-            found: format!("signal = {}", sfde.signal(version)),
-            unexpressible: unexp,
-        });
+    match compare_fde_facts(sec, &sfde, fde, unexp) {
+        Ok(()) => FdeOutcome::Agrees,
+        Err(m) => FdeOutcome::Disagrees(m),
     }
-    // AArch64: the key that signs the return addresses (FDE info bit `pauth_key`), where the
-    // function signs them at all.
-    if matches!(abi, Abi::Aarch64Le | Abi::Aarch64Be) && fde.rows.iter().any(|r| r.ra_signed) {
-        let want = if fde.b_key { PauthKey::B } else { PauthKey::A };
-        if sfde.pauth_key() != want {
-            return FdeOutcome::Disagrees(Mismatch {
-                pc_offset: 0,
-                kind: "pauth-key",
-                shape: format!("cfi-key-{want:?}").to_lowercase(),
-                expected: format!("pauth_key = {want:?}"),
-                found: format!("pauth_key = {:?}", sfde.pauth_key()),
-                unexpressible: unexp,
-            });
-        }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// GCC's DRAP CFA, `*(rbp - 8)`: v3's flexible FDEs carry a `deref_p` bit for the CFA
+    /// (v3 manual, SFrame FDE type SFRAME_FDE_TYPE_FLEX); v1 and v2 rows are register +
+    /// offset only.
+    #[test]
+    fn a_dereferenced_cfa_is_flexible_only() {
+        let e = Expected {
+            cfa: Some(Loc::Expr {
+                base: Base::Reg(6),
+                offset: -8,
+                deref: true,
+            }),
+            ra: Some(Loc::Expr {
+                base: Base::Cfa,
+                offset: -8,
+                deref: true,
+            }),
+            fp: Some(Loc::Expr {
+                base: Base::Reg(6),
+                offset: 0,
+                deref: true,
+            }),
+            ra_mangled: false,
+        };
+        assert_eq!(expressible(Version::V2, Abi::Amd64, &e), Err(Why::CfaDeref));
+        assert_eq!(expressible(Version::V3, Abi::Amd64, &e), Ok(()));
     }
-    FdeOutcome::Agrees
 }

@@ -11,10 +11,14 @@
 //! ([`minimize`]) to the smallest well-formed `.s` that still gives the same signature.
 //! [`pattern`] writes executable prologue/epilogue shapes with true CFI, for the checks that
 //! run the code (the emulator lives in `sframe-oracle`, which this crate does not depend on).
+//! [`crosscheck`] applies the same per-PC check to any ELF file (linked code and PLT
+//! sections included, CFA expressions reduced by [`dwarf_expr`]).
 
 pub mod asm;
 pub mod cfi;
 pub mod check;
+pub mod crosscheck;
+pub mod dwarf_expr;
 pub mod gen;
 pub mod minimize;
 pub mod pattern;
@@ -51,7 +55,7 @@ pub fn check_object(obj: &[u8]) -> Result<Vec<FdeOutcome>, String> {
         Err(sframe_elf::LoadError::NoSframeSection) => {
             return Ok(fdes
                 .iter()
-                .map(|_| FdeOutcome::Omitted(Some("no-sframe-section")))
+                .map(|_| FdeOutcome::Omitted(Some(check::Why::NoSframeSection)))
                 .collect())
         }
         Err(e) => return Err(e.to_string()),

@@ -65,6 +65,10 @@ enum Command {
     /// `--gsframe` of each provisioned release); each function's SFrame rows are checked
     /// per PC against the object's own `.eh_frame` CFI.
     Produce(sframe_conform::produce_cmd::Args),
+    /// Every function of ELF files (relocatable, executable, shared object; directories are
+    /// searched): its SFrame row at every PC against the same file's `.eh_frame`, PLT
+    /// sections included; a summary per producer and ABI.
+    Crosscheck(sframe_conform::crosscheck_cmd::Args),
     /// The conformance matrix: per implementation, the rules it enforces, accepts broken
     /// or crashes on (from a run on the corpus, the seeds and their mutations), and the
     /// quirks of the reference that reproduce its known deviations (from the ledger).
@@ -213,6 +217,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Suite { cmd } => sframe_conform::suite_cmd::run(cmd),
         Command::Bench { json, functions } => sframe_conform::bench::run(json, functions),
         Command::Produce(args) => sframe_conform::produce_cmd::run(&args),
+        Command::Crosscheck(args) => sframe_conform::crosscheck_cmd::run(&args),
         Command::Oracle(args) => sframe_conform::oracle_cmd::run(&args),
     }
 }

@@ -17,11 +17,12 @@
 //! | unwind | `unwind:<impl>:<tag>:<what>` |
 //! | producer | `producer:<impl>:<tag>:<RULE-ID>` |
 //! | oracle | `oracle:<producer>:<abi>:<function>:<kind>` |
+//! | crosscheck | `crosscheck:<producer>:<abi>:<shape>:<kind>` |
 //! | violation | `violation:<RULE-ID>:<corpus path>` |
 //!
 //! Ledger entries hold [`SignaturePattern`]s: the same parts, matched one by one, where only
-//! the layout tag (and an oracle signature's ABI, a violation's corpus path) may be left
-//! open.
+//! the layout tag (and an oracle or crosscheck signature's ABI, a violation's corpus path)
+//! may be left open.
 
 mod crash;
 pub mod field;
@@ -76,6 +77,8 @@ pub enum ParseError {
     UnknownAbi(String),
     /// Not a mismatch kind the oracle reports.
     UnknownOracleKind(String),
+    /// Not a disagreement kind `crosscheck` reports.
+    UnknownCrosscheckKind(String),
 }
 
 impl fmt::Display for ParseError {
@@ -104,6 +107,7 @@ impl fmt::Display for ParseError {
             ParseError::UnknownUnwind(s) => write!(f, "unknown unwind failure {s:?}"),
             ParseError::UnknownAbi(s) => write!(f, "unknown ABI {s:?}"),
             ParseError::UnknownOracleKind(s) => write!(f, "unknown oracle kind {s:?}"),
+            ParseError::UnknownCrosscheckKind(s) => write!(f, "unknown crosscheck kind {s:?}"),
         }
     }
 }
@@ -159,6 +163,7 @@ named! {
         Unwind = "unwind",
         Producer = "producer",
         Oracle = "oracle",
+        Crosscheck = "crosscheck",
         Violation = "violation",
     }
 }
@@ -382,6 +387,26 @@ named! {
     }
 }
 
+named! {
+    /// What a `crosscheck` disagreement (a file's SFrame rows against its own `.eh_frame`)
+    /// is about.
+    pub enum CrosscheckKind {
+        Cfa = "cfa",
+        Ra = "ra",
+        Fp = "fp",
+        /// The RA's mangled (signed) state.
+        RaMangled = "ra-mangled",
+        /// No SFrame row at a PC of a function SFrame describes.
+        NoRow = "no-row",
+        /// The SFrame section cannot be read at a PC.
+        StepError = "step-error",
+        /// The FDE's signal-frame bit differs from the CFI's `S` augmentation.
+        Signal = "signal",
+        /// The FDE's `pauth_key` differs from the CFI's `B` augmentation.
+        PauthKey = "pauth-key",
+    }
+}
+
 /// An oracle mismatch's kind part: `stack-` before it when a caller's frame (not the
 /// innermost one) is wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -465,6 +490,16 @@ pub enum Signature {
         function: String,
         kind: OracleMismatch,
     },
+    /// A file's SFrame rows disagree with its own `.eh_frame` (`sframe-conform
+    /// crosscheck`): `shape` names the CFI's rule and the SFrame row's where they differ
+    /// (`cfi-cfa-sp-offset`, `plt-` before it in a PLT section, `@unexpressible-<why>` after
+    /// it where no SFrame row can say what the CFI says).
+    Crosscheck {
+        producer: Producer,
+        abi: OracleAbi,
+        shape: String,
+        kind: CrosscheckKind,
+    },
     /// A file of the producer corpus breaks `rule`.
     Violation { rule: Rule, path: String },
 }
@@ -480,6 +515,7 @@ impl Signature {
             Signature::Unwind { .. } => Class::Unwind,
             Signature::Producer { .. } => Class::Producer,
             Signature::Oracle { .. } => Class::Oracle,
+            Signature::Crosscheck { .. } => Class::Crosscheck,
             Signature::Violation { .. } => Class::Violation,
         }
     }
@@ -549,6 +585,12 @@ impl fmt::Display for Signature {
                 function,
                 kind,
             } => write!(f, "{c}:{producer}:{abi}:{function}:{kind}"),
+            Signature::Crosscheck {
+                producer,
+                abi,
+                shape,
+                kind,
+            } => write!(f, "{c}:{producer}:{abi}:{shape}:{kind}"),
             Signature::Violation { rule, path } => write!(f, "{c}:{}:{path}", rule.id()),
         }
     }
@@ -580,9 +622,11 @@ pub(crate) fn nonempty(s: &str, what: &'static str) -> Result<String, ParseError
 /// (a crash site, a violation's path may hold `:`).
 pub(crate) fn parts_of(class: Class) -> (usize, Option<usize>, &'static str) {
     match class {
-        Class::Diff | Class::RejectedValid | Class::AcceptedInvalid | Class::Oracle => {
-            (5, Some(5), "5")
-        }
+        Class::Diff
+        | Class::RejectedValid
+        | Class::AcceptedInvalid
+        | Class::Oracle
+        | Class::Crosscheck => (5, Some(5), "5"),
         Class::Crash => (5, None, "5 or more"),
         Class::Hang | Class::Unwind | Class::Producer => (4, Some(4), "4"),
         Class::Violation => (3, None, "3 or more"),
@@ -664,6 +708,14 @@ impl FromStr for Signature {
                     .ok_or_else(|| ParseError::UnknownAbi(p[2].into()))?,
                 function: nonempty(p[3], "function")?,
                 kind: p[4].parse()?,
+            },
+            Class::Crosscheck => Signature::Crosscheck {
+                producer: p[1].parse()?,
+                abi: OracleAbi::from_name(p[2])
+                    .ok_or_else(|| ParseError::UnknownAbi(p[2].into()))?,
+                shape: nonempty(p[3], "shape")?,
+                kind: CrosscheckKind::from_name(p[4])
+                    .ok_or_else(|| ParseError::UnknownCrosscheckKind(p[4].into()))?,
             },
             Class::Violation => Signature::Violation {
                 rule: rule(p[1])?,

@@ -120,7 +120,9 @@ impl SignaturePattern {
             }
         }
         match &mut s {
-            Signature::Oracle { abi, .. } if self.any_abi => *abi = OracleAbi::Amd64,
+            Signature::Oracle { abi, .. } | Signature::Crosscheck { abi, .. } if self.any_abi => {
+                *abi = OracleAbi::Amd64
+            }
             Signature::Violation { path, .. } => match &self.path {
                 Some(g) if glob_matches(g, path) => *path = PATH.to_string(),
                 _ => return false,
@@ -140,7 +142,9 @@ fn tag_mut(s: &mut Signature) -> Option<&mut LayoutTag> {
         | Signature::Hang { tag, .. }
         | Signature::Unwind { tag, .. }
         | Signature::Producer { tag, .. } => Some(tag),
-        Signature::Oracle { .. } | Signature::Violation { .. } => None,
+        Signature::Oracle { .. } | Signature::Crosscheck { .. } | Signature::Violation { .. } => {
+            None
+        }
     }
 }
 
@@ -154,7 +158,7 @@ impl FromStr for SignaturePattern {
         let mut path = None;
         // The positions that may be open, per class.
         match class {
-            Class::Oracle => {
+            Class::Oracle | Class::Crosscheck => {
                 if text[2] == "*" {
                     any_abi = true;
                     text[2] = ABI.into();

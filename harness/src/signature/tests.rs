@@ -184,3 +184,47 @@ fn glibc_is_a_known_tool_written_as_before() {
     let s: Signature = "crash:glibc-2.43:v2:decode:SIGSEGV".parse().unwrap();
     assert_eq!(s.to_string(), "crash:glibc-2.43:v2:decode:SIGSEGV");
 }
+
+#[test]
+fn crosscheck_signatures_round_trip_and_match_any_abi() {
+    let text = "crosscheck:gnu-as-2.44+ld-2.44:amd64:plt-cfi-cfa-sp-offset@unexpressible-cfa-expression:ra-mangled";
+    let s: Signature = text.parse().unwrap();
+    assert_eq!(
+        s,
+        Signature::Crosscheck {
+            producer: "gnu-as-2.44+ld-2.44".parse().unwrap(),
+            abi: OracleAbi::Amd64,
+            shape: "plt-cfi-cfa-sp-offset@unexpressible-cfa-expression".into(),
+            kind: CrosscheckKind::RaMangled,
+        }
+    );
+    assert_eq!(s.to_string(), text);
+    assert_eq!(s.class(), Class::Crosscheck);
+    let p: SignaturePattern = "crosscheck:gnu-as-2.44+ld-2.44:*:plt-cfi-cfa-sp-offset@unexpressible-cfa-expression:ra-mangled"
+        .parse()
+        .unwrap();
+    assert!(p.matches(&s));
+    assert_eq!(
+        p.to_string(),
+        "crosscheck:gnu-as-2.44+ld-2.44:*:plt-cfi-cfa-sp-offset@unexpressible-cfa-expression:ra-mangled"
+    );
+    // An oracle signature with the same parts is another class.
+    let o: Signature = text
+        .replacen("crosscheck", "oracle", 1)
+        .replace("ra-mangled", "ra")
+        .parse()
+        .unwrap();
+    assert!(!p.matches(&o));
+    assert_eq!(
+        "crosscheck:gnu-as-2.44:amd64:cfi-cfa-sp-offset:rsp".parse::<Signature>(),
+        Err(ParseError::UnknownCrosscheckKind("rsp".into()))
+    );
+    assert_eq!(
+        "crosscheck:gnu-as-2.44:amd64::cfa".parse::<Signature>(),
+        Err(ParseError::Empty("shape"))
+    );
+    assert!(matches!(
+        "crosscheck:gnu-as-2.44:*:cfi-*:cfa".parse::<SignaturePattern>(),
+        Err(PatternError::Open { part: 4, .. })
+    ));
+}
