@@ -135,6 +135,18 @@ fn slot(
     Some(b.wrapping_add(offset as u64))
 }
 
+/// The stack slot a row read the return address from (none when the RA is not read from
+/// memory), given the CFA it recovered.
+pub fn ra_slot(
+    rules: &Recovery,
+    cfa: u64,
+    frame: &Frame,
+    abi: Abi,
+    reg: &dyn Fn(u32) -> Option<u64>,
+) -> Option<u64> {
+    slot(&rules.ra, cfa, frame, abi, reg)
+}
+
 fn row_of(section: &SectionRef<'_>, section_vaddr: u64, pc: u64) -> Option<RowUsed> {
     let found = section.find(pc.wrapping_sub(section_vaddr) as i64).ok()??;
     let rules = section.recovery(&found.fde, &found.fre).ok()?;
