@@ -623,18 +623,38 @@ impl<'o> Emulator<'o> {
             st.heights.clear();
             st.tentative.clear();
         }
-        let total = self.ctx.code[f].insns.iter().filter(|i| !i.padding).count();
+        // The function and its `.cold` parts: one frame, covered together (a cold part runs
+        // only from its parent's runs, so branch forcing must go on until it is reached).
+        let parts: Vec<usize> = std::iter::once(f)
+            .chain(
+                ctx.image
+                    .functions
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, g)| {
+                        *i != f && is_cold_part(&g.name) && frame_family(&g.name) == func.name
+                    })
+                    .map(|(i, _)| i),
+            )
+            .collect();
+        let total: usize = parts
+            .iter()
+            .map(|&p| self.ctx.code[p].insns.iter().filter(|i| !i.padding).count())
+            .sum();
+        let ranges: Vec<(u64, u64)> = parts
+            .iter()
+            .map(|&p| (ctx.image.functions[p].start, ctx.image.functions[p].end))
+            .collect();
         let base = opts.runs * entries.len() as u32;
         let mut stale = 0;
         let mut index = 0u32;
         while index < base + opts.extra_runs {
             let forcing = index >= base;
-            let (lo, hi) = (func.start, func.end);
             let covered = |e: &Emulator<'_>| {
                 e.uc.get_data()
                     .local
                     .iter()
-                    .filter(|&&pc| (lo..hi).contains(&pc))
+                    .filter(|&&pc| ranges.iter().any(|&(lo, hi)| (lo..hi).contains(&pc)))
                     .count()
             };
             let before = covered(self);
