@@ -135,16 +135,16 @@ fn slot(
     Some(b.wrapping_add(offset as u64))
 }
 
-/// The stack slot a row read the return address from (none when the RA is not read from
-/// memory), given the CFA it recovered.
-pub fn ra_slot(
-    rules: &Recovery,
+/// The stack slot a rule reads the saved value from (none when it is not read from
+/// memory), given the CFA the row recovered.
+pub fn saved_slot(
+    loc: &Loc,
     cfa: u64,
     frame: &Frame,
     abi: Abi,
     reg: &dyn Fn(u32) -> Option<u64>,
 ) -> Option<u64> {
-    slot(&rules.ra, cfa, frame, abi, reg)
+    slot(loc, cfa, frame, abi, reg)
 }
 
 fn row_of(section: &SectionRef<'_>, section_vaddr: u64, pc: u64) -> Option<RowUsed> {

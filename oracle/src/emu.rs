@@ -132,6 +132,9 @@ pub enum DropReason {
     /// The code overwrote its own return-address slot: the row's RA slot held the true
     /// return address at an earlier PC of the frame, and holds another value now.
     RaSlotOverwritten,
+    /// The same for the slot of the caller's frame pointer (a stack buffer overrun by wild
+    /// arguments reaches the save area).
+    FpSlotOverwritten,
 }
 
 impl DropReason {
@@ -144,6 +147,7 @@ impl DropReason {
             DropReason::UnbalancedReturn => "unbalanced-return",
             DropReason::WildReturn => "wild-return",
             DropReason::RaSlotOverwritten => "ra-slot-overwritten",
+            DropReason::FpSlotOverwritten => "fp-slot-overwritten",
         }
     }
 }
@@ -199,6 +203,7 @@ impl RunEnd {
             RunEnd::Dropped(DropReason::UnbalancedReturn) => "dropped-unbalanced-return",
             RunEnd::Dropped(DropReason::WildReturn) => "dropped-wild-return",
             RunEnd::Dropped(DropReason::RaSlotOverwritten) => "dropped-ra-slot-overwritten",
+            RunEnd::Dropped(DropReason::FpSlotOverwritten) => "dropped-fp-slot-overwritten",
         }
     }
 }
@@ -332,9 +337,10 @@ struct Run {
     replay: Option<u64>,
     /// Control flow of the last instruction of the file the run executed.
     last_flow: Flow,
-    /// Return-address slots a row read the true return address from, as `(entry SP of the
-    /// frame, slot address)`: when the same slot later holds another value, the code wrote it.
-    ra_slots: Vec<(u64, u64)>,
+    /// Save slots a row read the true return address or frame pointer from, as `(entry SP
+    /// of the frame, slot address, is the RA)`: when the same slot later holds another
+    /// value, the code wrote it.
+    ra_slots: Vec<(u64, u64, bool)>,
 }
 
 /// An access to unmapped memory, as the memory hook saw it.
@@ -1196,8 +1202,8 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
                 },
             )
         };
-        if ra_slot_overwritten(ctx, uc, &frame, &truth, &outcome) {
-            end(uc, RunEnd::Dropped(DropReason::RaSlotOverwritten));
+        if let Some(why) = slot_overwritten(ctx, uc, &frame, &truth, &outcome) {
+            end(uc, RunEnd::Dropped(why));
             return;
         }
         observe(uc.get_data_mut(), fi, pc, 0, &truth, outcome);
@@ -1241,45 +1247,58 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
     }
 }
 
-/// Follow the executing frame's return-address slot: remember the slot a correct row read
-/// the true return address from; an RA mismatch whose row reads that same slot (with the
-/// CFA right) means the slot's content changed, so the code overwrote its own return slot.
-fn ra_slot_overwritten(
+/// Follow the executing frame's save slots: remember each slot a correct row read the true
+/// return address or frame pointer from; a mismatch of that value whose row reads the same
+/// slot (with the CFA, and for the FP the RA, right) means the slot's content changed, so the
+/// code overwrote its own save slot. A row that reads another slot stays a mismatch.
+fn slot_overwritten(
     ctx: &Ctx<'_>,
     uc: &mut Unicorn<'_, State>,
     frame: &Frame,
     truth: &Values,
     outcome: &CheckOutcome,
-) -> bool {
+) -> Option<DropReason> {
     let cpu = ctx.image.cpu;
-    let (row, cfa, ok) = match outcome {
-        CheckOutcome::Ok(row) => (row, truth.cfa, true),
+    let (row, bad) = match outcome {
+        CheckOutcome::Ok(row) => (row, None),
         CheckOutcome::Mismatch {
-            kind: MismatchKind::Ra,
+            kind: kind @ (MismatchKind::Ra | MismatchKind::Fp),
             row: Some(row),
             got: Some(g),
             ..
-        } if g.cfa == truth.cfa => (row, g.cfa, false),
-        _ => return false,
+        } if g.cfa == truth.cfa => (row, Some(*kind == MismatchKind::Ra)),
+        _ => return None,
     };
-    let slot = {
+    let slots = {
         let u: &Unicorn<'_, State> = uc;
         let regf = |n: u32| cpu.dwarf_register(n).and_then(|id| u.reg_read(id).ok());
-        checker::ra_slot(&row.rules, cfa, frame, ctx.image.abi, &regf)
+        let at = |loc| checker::saved_slot(loc, truth.cfa, frame, ctx.image.abi, &regf);
+        [(at(&row.rules.ra), true), (at(&row.rules.fp), false)]
     };
-    let Some(slot) = slot else { return false };
     let st = uc.get_data_mut();
-    let Some(entry_sp) = st.run.shadow.top().map(|t| t.entry_sp) else {
-        return false;
-    };
-    let key = (entry_sp, slot);
-    if ok {
-        if !st.run.ra_slots.contains(&key) {
-            st.run.ra_slots.push(key);
+    let entry_sp = st.run.shadow.top()?.entry_sp;
+    match bad {
+        None => {
+            for (slot, is_ra) in slots {
+                let Some(slot) = slot else { continue };
+                let key = (entry_sp, slot, is_ra);
+                if !st.run.ra_slots.contains(&key) {
+                    st.run.ra_slots.push(key);
+                }
+            }
+            None
         }
-        false
-    } else {
-        st.run.ra_slots.contains(&key)
+        Some(is_ra) => {
+            let slot = if is_ra { slots[0].0 } else { slots[1].0 }?;
+            st.run
+                .ra_slots
+                .contains(&(entry_sp, slot, is_ra))
+                .then_some(if is_ra {
+                    DropReason::RaSlotOverwritten
+                } else {
+                    DropReason::FpSlotOverwritten
+                })
+        }
     }
 }
 

@@ -39,8 +39,8 @@ pub mod report;
 pub mod shadow;
 pub mod snapshot;
 
-pub use error::OracleError;
 pub use emu::{DropReason, RunEnd};
+pub use error::OracleError;
 pub use image::{Function, FunctionKind, Image, SkipReason};
 pub use report::{FunctionReport, Mismatch, Report, Stats, Summary};
 pub use snapshot::StackSnapshot;

@@ -235,7 +235,8 @@ impl Report {
             let fde = if f.function.fde.is_none() {
                 " (no FDE)".to_string()
             } else {
-                f.skipped.map_or(String::new(), |why| format!(" (skip: {why})"))
+                f.skipped
+                    .map_or(String::new(), |why| format!(" (skip: {why})"))
             };
             let fde = fde.as_str();
             let outcomes: Vec<String> =

@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use sframe_oracle::{DropReason, Oracle, Options, Report, SkipReason};
+use sframe_oracle::{DropReason, Options, Oracle, Report, SkipReason};
 use std::path::Path;
 
 /// One function writes into read-only data and leaves a value in a vector register; the
@@ -35,16 +35,16 @@ fn comparable(r: &Report) -> serde_json::Value {
 
 #[test]
 fn results_do_not_depend_on_function_order_or_jobs() {
-    let elf = build_c(
-        "gcc",
-        Path::new("as"),
-        &["-O2"],
-        LEAKY_C,
-        "x86-leaky",
-    );
+    let elf = build_c("gcc", Path::new("as"), &["-O2"], LEAKY_C, "x86-leaky");
     let o = Oracle::new(&elf).unwrap();
     let idx = |n: &str| o.function_index(n).unwrap();
-    let forward = [idx("poke"), idx("setx"), idx("peek"), idx("getx"), idx("deep")];
+    let forward = [
+        idx("poke"),
+        idx("setx"),
+        idx("peek"),
+        idx("getx"),
+        idx("deep"),
+    ];
     let mut backward = forward;
     backward.reverse();
     let run = |which: &[usize], jobs: usize| {
