@@ -703,10 +703,20 @@ fn functions(
         let a = vaddr.wrapping_add(start as u64);
         let b = a.wrapping_add(u64::from(size));
         let plt = plt_ranges.iter().find(|(s, e, _, _)| a >= *s && a < *e);
+        // A PC-increment FDE at the start of `.plt` is PLT0 even when no lazy entry
+        // follows it (with `-z now`-style GOT-only calls, `.plt` is PLT0 alone).
+        let plt0_alone = plt.is_some_and(|(s, _, n, _)| {
+            a == *s
+                && n == ".plt"
+                && sref
+                    .fde(i)
+                    .is_ok_and(|d| d.pc_type() == sframe_spec::PcType::Inc)
+        });
         let entries = match plt {
             // PLT0 (the section's first FDE when more PLT code follows) is reached from
             // the entries; the others run from each entry.
             Some((s, e, _, _)) if a == *s && b < *e => Vec::new(),
+            Some(_) if plt0_alone => Vec::new(),
             Some((_, _, _, entsize)) => {
                 let stride = sref.fde(i).ok().map_or(0, |f| u64::from(f.rep_size));
                 let stride = if stride > 0 {

@@ -127,3 +127,52 @@ fn a_call_into_the_middle_of_a_function_drops_the_run() {
         Some(&u64::from(w.runs))
     );
 }
+
+/// `f` calls `ext` through the PLT and takes its GOT address: ld puts the call in `.plt.got`
+/// and leaves `.plt` holding PLT0 alone (no lazy entry).
+const PLT_GOT_S: &str = "
+        .text
+        .globl f
+        .type f, @function
+f:
+        .cfi_startproc
+        subq $8, %rsp
+        .cfi_def_cfa_offset 16
+        call ext@PLT
+        movq ext@GOTPCREL(%rip), %rax
+        addq $8, %rsp
+        .cfi_def_cfa_offset 8
+        ret
+        .cfi_endproc
+        .size f, .-f
+";
+
+#[test]
+fn plt0_alone_is_skipped_and_a_wrong_plt_got_row_is_still_reported() {
+    let bin = cache_dir().join("bin");
+    let as_ = bin.join("x86_64-linux-gnu-as-2.47");
+    let ld = bin.join("x86_64-linux-gnu-ld-2.47");
+    assert!(
+        as_.is_file() && ld.is_file(),
+        "GNU as/ld 2.47 missing under {}: run ci/toolchains",
+        bin.display()
+    );
+    let obj = build_s(&as_, PLT_GOT_S, "x86-plt-got");
+    let so = link_shared(ld.to_str().unwrap(), &obj, "x86-plt-got");
+    let (_, r) = check(&so);
+    let plt = r.function(".plt").unwrap();
+    assert_eq!(plt.skipped, Some(SkipReason::PltHeader), "{plt:?}");
+    assert!(plt.mismatches.is_empty());
+    // ld 2.47 gives `.plt.got` PLT0's CFA (SP + 16) where a call arrives with SP + 8 (its
+    // own `.eh_frame` FDE for `.plt.got` keeps the CIE's rsp+8): a producer bug, which
+    // the drop rules must not hide.
+    let got = r.function(".plt.got").unwrap();
+    assert!(got.runs > 0 && got.dropped.is_empty(), "{got:?}");
+    assert!(
+        got.mismatches.iter().any(|m| m.offset == 0
+            && m.kind_name() == "cfa"
+            && m.seen.got.unwrap().cfa == m.seen.expected.cfa + 8),
+        "{got:?}"
+    );
+    assert_eq!(r.summary.functions_with_mismatches, 1);
+}
