@@ -109,8 +109,9 @@ pub fn strip_pac(v: u64) -> u64 {
     v & 0x0000_ffff_ffff_ffff
 }
 
-/// The address a `deref` rule read, given the recovered CFA.
-fn slot(
+/// The address a `deref` rule reads (the stack slot of a saved RA or FP), given the CFA
+/// the row recovered; none when the rule does not read memory.
+pub fn slot(
     loc: &Loc,
     cfa: u64,
     frame: &Frame,
@@ -133,18 +134,6 @@ fn slot(
         Base::Reg(n) => reg(n)?,
     };
     Some(b.wrapping_add(offset as u64))
-}
-
-/// The stack slot a rule reads the saved value from (none when it is not read from
-/// memory), given the CFA the row recovered.
-pub fn saved_slot(
-    loc: &Loc,
-    cfa: u64,
-    frame: &Frame,
-    abi: Abi,
-    reg: &dyn Fn(u32) -> Option<u64>,
-) -> Option<u64> {
-    slot(loc, cfa, frame, abi, reg)
 }
 
 fn row_of(section: &SectionRef<'_>, section_vaddr: u64, pc: u64) -> Option<RowUsed> {

@@ -1272,7 +1272,7 @@ fn slot_overwritten(
     let slots = {
         let u: &Unicorn<'_, State> = uc;
         let regf = |n: u32| cpu.dwarf_register(n).and_then(|id| u.reg_read(id).ok());
-        let at = |loc| checker::saved_slot(loc, truth.cfa, frame, ctx.image.abi, &regf);
+        let at = |loc| checker::slot(loc, truth.cfa, frame, ctx.image.abi, &regf);
         [(at(&row.rules.ra), true), (at(&row.rules.fp), false)]
     };
     let st = uc.get_data_mut();
