@@ -109,8 +109,9 @@ pub fn strip_pac(v: u64) -> u64 {
     v & 0x0000_ffff_ffff_ffff
 }
 
-/// The address a `deref` rule read, given the recovered CFA.
-fn slot(
+/// The address a `deref` rule reads (the stack slot of a saved RA or FP), given the CFA
+/// the row recovered; none when the rule does not read memory.
+pub fn slot(
     loc: &Loc,
     cfa: u64,
     frame: &Frame,

@@ -34,7 +34,7 @@ use crate::arch::Flow;
 use crate::checker::{self, CheckOutcome, Machine, MismatchKind, Values};
 use crate::disasm::Insn;
 use crate::error::OracleError;
-use crate::image::{FunctionKind, Image, PAGE};
+use crate::image::{frame_family, is_cold_part, FunctionKind, Image, PAGE};
 use crate::report::Sighting;
 use crate::shadow::{ShadowStack, TrueFrame};
 use crate::snapshot::{MemoryRange, SnapshotFrame, StackSnapshot};
@@ -110,6 +110,54 @@ pub struct Ctx<'o> {
     pub section: SectionRef<'o>,
 }
 
+/// Why a run was dropped: control left the program's control flow, so the shadow stack's
+/// frames no longer describe the machine and nothing after that point is judged. What the
+/// run checked before it stays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DropReason {
+    /// A call arrived inside a function of the file, not at its start (a wild function
+    /// pointer), or at a `.cold` part, which is never called.
+    WildCall,
+    /// A jump arrived inside another function of the file, not at its start and not in a
+    /// part of the same frame (`foo` and `foo.cold`).
+    WildJump,
+    /// Control arrived at a PC that is no instruction start of its function.
+    MisalignedPc,
+    /// A return reached the executing frame's return address with another SP than the
+    /// caller's.
+    UnbalancedReturn,
+    /// A return went elsewhere than the executing frame's return address.
+    WildReturn,
+    /// The code overwrote its own return-address slot: the row's RA slot held the true
+    /// return address at an earlier PC of the frame, and holds another value now.
+    RaSlotOverwritten,
+    /// The same for the slot of the caller's frame pointer (a stack buffer overrun by wild
+    /// arguments reaches the save area).
+    FpSlotOverwritten,
+}
+
+impl DropReason {
+    /// Stable name, used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::WildCall => "wild-call",
+            DropReason::WildJump => "wild-jump",
+            DropReason::MisalignedPc => "misaligned-pc",
+            DropReason::UnbalancedReturn => "unbalanced-return",
+            DropReason::WildReturn => "wild-return",
+            DropReason::RaSlotOverwritten => "ra-slot-overwritten",
+            DropReason::FpSlotOverwritten => "fp-slot-overwritten",
+        }
+    }
+}
+
+impl std::fmt::Display for DropReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum RunEnd {
@@ -130,8 +178,11 @@ pub enum RunEnd {
     /// The SP left the stack, or rose above the executing frame's entry SP (a wild
     /// `alloca` size): the frame's own memory is no longer what it was.
     WildSp,
-    /// An unmapped or unmappable access, an exception, an invalid instruction.
+    /// An unmapped or unmappable access, a write to read-only memory, an exception, an
+    /// invalid instruction.
     Fault,
+    /// Control left the program's control flow: the rest of the run is not judged.
+    Dropped(DropReason),
 }
 
 impl RunEnd {
@@ -146,6 +197,13 @@ impl RunEnd {
             RunEnd::PageLimit => "page-limit",
             RunEnd::WildSp => "wild-sp",
             RunEnd::Fault => "fault",
+            RunEnd::Dropped(DropReason::WildCall) => "dropped-wild-call",
+            RunEnd::Dropped(DropReason::WildJump) => "dropped-wild-jump",
+            RunEnd::Dropped(DropReason::MisalignedPc) => "dropped-misaligned-pc",
+            RunEnd::Dropped(DropReason::UnbalancedReturn) => "dropped-unbalanced-return",
+            RunEnd::Dropped(DropReason::WildReturn) => "dropped-wild-return",
+            RunEnd::Dropped(DropReason::RaSlotOverwritten) => "dropped-ra-slot-overwritten",
+            RunEnd::Dropped(DropReason::FpSlotOverwritten) => "dropped-fp-slot-overwritten",
         }
     }
 }
@@ -176,6 +234,8 @@ pub struct FnAcc {
     pub max_depth: usize,
     pub runs: u32,
     pub outcomes: BTreeMap<&'static str, u32>,
+    /// Runs dropped, by reason.
+    pub dropped: BTreeMap<DropReason, u32>,
     pub mismatches: BTreeMap<(u64, usize, MismatchKind), MismatchRec>,
     pub snapshot: Option<StackSnapshot>,
 }
@@ -195,6 +255,9 @@ impl FnAcc {
         for (k, v) in o.outcomes {
             *self.outcomes.entry(k).or_default() += v;
         }
+        for (k, v) in o.dropped {
+            *self.dropped.entry(k).or_default() += v;
+        }
         for (k, v) in o.mismatches {
             match self.mismatches.get_mut(&k) {
                 Some(m) => {
@@ -211,13 +274,26 @@ impl FnAcc {
         }
         let deeper = match (&self.snapshot, &o.snapshot) {
             (None, Some(_)) => true,
-            (Some(a), Some(b)) => b.frames.len() > a.frames.len(),
+            (Some(a), Some(b)) => better_snapshot(b, a),
             _ => false,
         };
         if deeper {
             self.snapshot = o.snapshot;
         }
     }
+}
+
+/// Whether snapshot `new` replaces `old`: deeper, or as deep and of a function under test
+/// that sorts first (the runs of one function under test run in order on one worker, so
+/// the choice does not depend on how functions were spread over workers).
+fn better_snapshot(new: &StackSnapshot, old: &StackSnapshot) -> bool {
+    (
+        new.frames.len(),
+        std::cmp::Reverse((&new.under_test, new.pc)),
+    ) > (
+        old.frames.len(),
+        std::cmp::Reverse((&old.under_test, old.pc)),
+    )
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -259,6 +335,12 @@ struct Run {
     /// The PC whose code hook already ran before its instruction faulted: the resumed slice
     /// starts there and must not count or check it twice.
     replay: Option<u64>,
+    /// Control flow of the last instruction of the file the run executed.
+    last_flow: Flow,
+    /// Save slots a row read the true return address or frame pointer from, as `(entry SP
+    /// of the frame, slot address, is the RA)`: when the same slot later holds another
+    /// value, the code wrote it.
+    ra_slots: Vec<(u64, u64, bool)>,
 }
 
 /// An access to unmapped memory, as the memory hook saw it.
@@ -317,9 +399,20 @@ pub struct State {
 }
 
 /// A worker's emulator.
+///
+/// Nothing a run does may reach the next run: which functions a worker runs, and in which
+/// order, depends on the thread count and on timing. So every run starts from the CPU state
+/// saved when the emulator was made (vector, floating-point and flag registers included,
+/// not only the ones a run sets), the image's writable pages are restored whole, and its
+/// other pages are mapped without write permission (a write there faults, as it would in a
+/// process), as is the sentinel return page.
 pub struct Emulator<'o> {
     uc: Unicorn<'o, State>,
     ctx: &'o Ctx<'o>,
+    /// The CPU state every run starts from.
+    initial: unicorn_engine::Context,
+    /// The image's writable pages as loaded, `(address, bytes)` per run of pages.
+    writable: Vec<(u64, Vec<u8>)>,
 }
 
 fn uc_err(what: &str, e: uc_error) -> OracleError {
@@ -386,6 +479,8 @@ impl<'o> Emulator<'o> {
                 snapshot: None,
                 unmapped: None,
                 replay: None,
+                last_flow: Flow::Other,
+                ra_slots: Vec::new(),
             },
             local: HashSet::new(),
             walked: HashSet::new(),
@@ -431,6 +526,42 @@ impl<'o> Emulator<'o> {
             uc.mem_write(s.addr, &s.bytes)
                 .map_err(|e| uc_err("write image", e))?;
         }
+        // Page permissions: the image's pages are readable and executable (a jump into data
+        // is foreign code, as in a process without NX), writable only where a writable
+        // segment touches the page. The pages a run can write are restored before each run:
+        // the writable ones or, where no page can be write-protected (s390x), all of them
+        // (code included: wild stores into code happen, and a worker's later runs saw them).
+        let no_protect = cpu.fetch_needs_write();
+        let touches = |page: u64, pred: &dyn Fn(&crate::image::Segment) -> bool| {
+            image
+                .segments
+                .iter()
+                .any(|s| pred(s) && !s.bytes.is_empty() && s.addr < page + PAGE && page < s.end())
+        };
+        let mut writable: Vec<(u64, Vec<u8>)> = Vec::new();
+        for &(a, b) in &merged {
+            let mut page = a;
+            while page < b {
+                let w = touches(page, &|s| s.writable);
+                let restore = w || no_protect;
+                if !w && !no_protect {
+                    uc.mem_protect(page, PAGE, Prot::READ | Prot::EXEC)
+                        .map_err(|e| uc_err("protect image", e))?;
+                }
+                if restore {
+                    let bytes = uc
+                        .mem_read_as_vec(page, PAGE as usize)
+                        .map_err(|e| uc_err("read image", e))?;
+                    match writable.last_mut() {
+                        Some((start, v)) if *start + v.len() as u64 == page => {
+                            v.extend_from_slice(&bytes)
+                        }
+                        _ => writable.push((page, bytes)),
+                    }
+                }
+                page += PAGE;
+            }
+        }
         uc.mem_map(STACK_LO, STACK_SIZE, Prot::READ | Prot::WRITE)
             .map_err(|e| uc_err("map stack", e))?;
         uc.mem_map(HEAP, HEAP_SIZE, Prot::READ | Prot::WRITE)
@@ -442,6 +573,12 @@ impl<'o> Emulator<'o> {
         // Decodable code at the sentinel, so the code hook sees the return to it.
         uc.mem_write(TRAP, &cpu.return_page(PAGE as usize))
             .map_err(|e| uc_err("write trap", e))?;
+        if cpu.fetch_needs_write() {
+            writable.push((TRAP, cpu.return_page(PAGE as usize)));
+        } else {
+            uc.mem_protect(TRAP, PAGE, Prot::READ | Prot::EXEC)
+                .map_err(|e| uc_err("protect trap", e))?;
+        }
 
         uc.add_code_hook(1, 0, move |uc, pc, _size| on_code(ctx, uc, pc))
             .map_err(|e| uc_err("code hook", e))?;
@@ -456,7 +593,13 @@ impl<'o> Emulator<'o> {
             end(uc, RunEnd::Trap);
         })
         .map_err(|e| uc_err("interrupt hook", e))?;
-        Ok(Emulator { uc, ctx })
+        let initial = uc.context_init().map_err(|e| uc_err("save context", e))?;
+        Ok(Emulator {
+            uc,
+            ctx,
+            initial,
+            writable,
+        })
     }
 
     /// The accumulated results.
@@ -474,7 +617,7 @@ impl<'o> Emulator<'o> {
     pub fn check_function(&mut self, f: usize) {
         let ctx = self.ctx;
         let func = &ctx.image.functions[f];
-        if !func.checkable() || func.entries.is_empty() {
+        if func.skip_reason().is_some() || func.entries.is_empty() {
             return;
         }
         let entries = func.entries.clone();
@@ -486,18 +629,38 @@ impl<'o> Emulator<'o> {
             st.heights.clear();
             st.tentative.clear();
         }
-        let total = self.ctx.code[f].insns.iter().filter(|i| !i.padding).count();
+        // The function and its `.cold` parts: one frame, covered together (a cold part runs
+        // only from its parent's runs, so branch forcing must go on until it is reached).
+        let parts: Vec<usize> = std::iter::once(f)
+            .chain(
+                ctx.image
+                    .functions
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, g)| {
+                        *i != f && is_cold_part(&g.name) && frame_family(&g.name) == func.name
+                    })
+                    .map(|(i, _)| i),
+            )
+            .collect();
+        let total: usize = parts
+            .iter()
+            .map(|&p| self.ctx.code[p].insns.iter().filter(|i| !i.padding).count())
+            .sum();
+        let ranges: Vec<(u64, u64)> = parts
+            .iter()
+            .map(|&p| (ctx.image.functions[p].start, ctx.image.functions[p].end))
+            .collect();
         let base = opts.runs * entries.len() as u32;
         let mut stale = 0;
         let mut index = 0u32;
         while index < base + opts.extra_runs {
             let forcing = index >= base;
-            let (lo, hi) = (func.start, func.end);
             let covered = |e: &Emulator<'_>| {
                 e.uc.get_data()
                     .local
                     .iter()
-                    .filter(|&&pc| (lo..hi).contains(&pc))
+                    .filter(|&&pc| ranges.iter().any(|&(lo, hi)| (lo..hi).contains(&pc)))
                     .count()
             };
             let before = covered(self);
@@ -536,8 +699,9 @@ impl<'o> Emulator<'o> {
         let e = image.abi.endian();
         let mut rng = SplitMix64::derive(ctx.opts.seed, entry, u64::from(index));
         let uc = &mut self.uc;
-        for s in image.segments.iter().filter(|s| s.writable) {
-            let _ = uc.mem_write(s.addr, &s.bytes);
+        let _ = uc.context_restore(&self.initial);
+        for (addr, bytes) in &self.writable {
+            let _ = uc.mem_write(*addr, bytes);
         }
         // Heap: zeros, small bytes or random bytes; TLS zero; stack zero, then stack arguments.
         let mut heap = vec![0u8; HEAP_SIZE as usize];
@@ -624,6 +788,8 @@ impl<'o> Emulator<'o> {
             run.snapshot = None;
             run.unmapped = None;
             run.replay = None;
+            run.last_flow = Flow::Other;
+            run.ra_slots.clear();
         }
         let mut start = entry;
         let result = loop {
@@ -652,13 +818,12 @@ impl<'o> Emulator<'o> {
         let acc = &mut st.acc[f];
         acc.runs += 1;
         *acc.outcomes.entry(end.name()).or_default() += 1;
+        if let RunEnd::Dropped(why) = end {
+            *acc.dropped.entry(why).or_default() += 1;
+        }
         acc.max_depth = acc.max_depth.max(st.run.deepest);
         if let Some(s) = st.run.snapshot.take() {
-            if acc
-                .snapshot
-                .as_ref()
-                .is_none_or(|o| s.frames.len() > o.frames.len())
-            {
+            if acc.snapshot.as_ref().is_none_or(|o| better_snapshot(&s, o)) {
                 acc.snapshot = Some(s);
             }
         }
@@ -801,12 +966,34 @@ fn emulate_return(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>) {
     let _ = uc.reg_write(r.pc, target);
 }
 
-/// The function a call to `pc` enters, if calls there are followed.
-fn followable(ctx: &Ctx<'_>, pc: u64, current: Option<usize>) -> Option<usize> {
-    let fi = ctx.image.function_at(pc)?;
+/// Where a call to `pc` goes.
+enum CallTarget {
+    /// The start of a function of the file: followed as a new frame.
+    Follow(usize),
+    /// Foreign code (outside the file's functions, a PLT), or a call to a local label of the
+    /// calling function: returned from at once.
+    Foreign,
+    /// Inside a function of the file but not at its start, or at a `.cold` part: no call of
+    /// the program goes there.
+    Wild,
+}
+
+fn call_target(ctx: &Ctx<'_>, pc: u64, current: Option<usize>) -> CallTarget {
+    let Some(fi) = ctx.image.function_at(pc) else {
+        return CallTarget::Foreign;
+    };
     let f = &ctx.image.functions[fi];
-    (f.kind == FunctionKind::Code && f.checkable() && (pc == f.start || Some(fi) != current))
-        .then_some(fi)
+    if f.kind != FunctionKind::Code || !f.checkable() {
+        return CallTarget::Foreign;
+    }
+    let insn_start = ctx.code[fi].at(f.start, pc).is_some();
+    if pc == f.start && !is_cold_part(&f.name) {
+        CallTarget::Follow(fi)
+    } else if Some(fi) == current && insn_start {
+        CallTarget::Foreign
+    } else {
+        CallTarget::Wild
+    }
 }
 
 fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
@@ -834,8 +1021,13 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
             let s = &uc.get_data().run.shadow;
             (s.depth(), s.top().map(|t| t.function))
         };
-        match followable(ctx, pc, current) {
-            Some(fi) if depth < ctx.opts.max_depth => {
+        let target = call_target(ctx, pc, current);
+        if let CallTarget::Wild = target {
+            end(uc, RunEnd::Dropped(DropReason::WildCall));
+            return;
+        }
+        match target {
+            CallTarget::Follow(fi) if depth < ctx.opts.max_depth => {
                 let ra = match r.ra {
                     Some(id) => reg(uc, id),
                     None => read_word(uc, image.abi.endian(), sp).unwrap_or(0),
@@ -849,7 +1041,9 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
                     entry_sp: sp,
                 };
                 debug_assert_eq!(ra, p.ret);
-                uc.get_data_mut().run.shadow.push(frame);
+                let run = &mut uc.get_data_mut().run;
+                run.ra_slots.retain(|k| k.0 != sp);
+                run.shadow.push(frame);
             }
             _ if !p.inside => {
                 end(uc, RunEnd::NoReturn);
@@ -864,11 +1058,13 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
     }
     // 2. Returns to the top frame's caller.
     let sp_from_cfa = image.abi.sp_from_cfa() as u64;
+    let mut popped = false;
     loop {
         let st = uc.get_data_mut();
         match st.run.shadow.top() {
             Some(t) if pc == t.ra && sp == t.cfa.wrapping_add(sp_from_cfa) => {
                 st.run.shadow.pop();
+                popped = true;
             }
             _ => break,
         }
@@ -876,6 +1072,18 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
             end(uc, RunEnd::Returned);
             return;
         }
+    }
+    // A return instruction that did not return from the executing frame: the stack was
+    // unbalanced or the return address replaced.
+    if !popped && uc.get_data().run.last_flow == Flow::Return {
+        let to_ra = uc.get_data().run.shadow.top().is_some_and(|t| t.ra == pc);
+        let why = if to_ra {
+            DropReason::UnbalancedReturn
+        } else {
+            DropReason::WildReturn
+        };
+        end(uc, RunEnd::Dropped(why));
+        return;
     }
     // The SP must stay in the stack and at or below the executing frame's entry SP.
     {
@@ -912,6 +1120,23 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
     };
     let func = &image.functions[fi];
     let insn_index = ctx.code[fi].at(func.start, pc);
+    // Control must arrive at an instruction start, and a jump into another function at its
+    // start (a tail call) or within the same frame's parts (`foo` and `foo.cold`).
+    if insn_index.is_none() && !ctx.code[fi].insns.is_empty() {
+        end(uc, RunEnd::Dropped(DropReason::MisalignedPc));
+        return;
+    }
+    if let Some(t) = uc.get_data().run.shadow.top().copied() {
+        if t.function != fi && pc != func.start && !same_frame(image, t.function, fi) {
+            end(uc, RunEnd::Dropped(DropReason::WildJump));
+            return;
+        }
+        if t.function != fi && pc == func.start {
+            // A tail call: the new function keeps its return address where it likes.
+            let run = &mut uc.get_data_mut().run;
+            run.ra_slots.retain(|k| k.0 != t.entry_sp);
+        }
+    }
     // Stack heights: learn them on natural paths, check them where emulated returns land.
     {
         let st = uc.get_data_mut();
@@ -977,6 +1202,10 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
                 },
             )
         };
+        if let Some(why) = slot_overwritten(ctx, uc, &frame, &truth, &outcome) {
+            end(uc, RunEnd::Dropped(why));
+            return;
+        }
         observe(uc.get_data_mut(), fi, pc, 0, &truth, outcome);
     }
     // 5. The whole stack, once per (PC, depth).
@@ -991,8 +1220,12 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
         }
     }
     // 6. Control flow.
-    let Some(i) = insn_index else { return };
+    let Some(i) = insn_index else {
+        uc.get_data_mut().run.last_flow = Flow::Other;
+        return;
+    };
     let insn = ctx.code[fi].insns[i];
+    uc.get_data_mut().run.last_flow = insn.flow;
     let next = pc + u64::from(insn.size);
     match insn.flow {
         Flow::Call { .. } => {
@@ -1012,6 +1245,73 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
         }
         _ => {}
     }
+}
+
+/// Follow the executing frame's save slots: remember each slot a correct row read the true
+/// return address or frame pointer from; a mismatch of that value whose row reads the same
+/// slot (with the CFA, and for the FP the RA, right) means the slot's content changed, so the
+/// code overwrote its own save slot. A row that reads another slot stays a mismatch.
+fn slot_overwritten(
+    ctx: &Ctx<'_>,
+    uc: &mut Unicorn<'_, State>,
+    frame: &Frame,
+    truth: &Values,
+    outcome: &CheckOutcome,
+) -> Option<DropReason> {
+    let cpu = ctx.image.cpu;
+    let (row, bad) = match outcome {
+        CheckOutcome::Ok(row) => (row, None),
+        CheckOutcome::Mismatch {
+            kind: kind @ (MismatchKind::Ra | MismatchKind::Fp),
+            row: Some(row),
+            got: Some(g),
+            ..
+        } if g.cfa == truth.cfa => (row, Some(*kind == MismatchKind::Ra)),
+        _ => return None,
+    };
+    let slots = {
+        let u: &Unicorn<'_, State> = uc;
+        let regf = |n: u32| cpu.dwarf_register(n).and_then(|id| u.reg_read(id).ok());
+        let at = |loc| checker::slot(loc, truth.cfa, frame, ctx.image.abi, &regf);
+        [(at(&row.rules.ra), true), (at(&row.rules.fp), false)]
+    };
+    let st = uc.get_data_mut();
+    let entry_sp = st.run.shadow.top()?.entry_sp;
+    match bad {
+        None => {
+            for (slot, is_ra) in slots {
+                let Some(slot) = slot else { continue };
+                let key = (entry_sp, slot, is_ra);
+                if !st.run.ra_slots.contains(&key) {
+                    st.run.ra_slots.push(key);
+                }
+            }
+            None
+        }
+        Some(is_ra) => {
+            let slot = if is_ra { slots[0].0 } else { slots[1].0 }?;
+            st.run
+                .ra_slots
+                .contains(&(entry_sp, slot, is_ra))
+                .then_some(if is_ra {
+                    DropReason::RaSlotOverwritten
+                } else {
+                    DropReason::FpSlotOverwritten
+                })
+        }
+    }
+}
+
+/// Whether functions `a` and `b` may run in one frame at PCs other than their starts: parts
+/// of one function (`foo`, `foo.cold`), or either without a name to tell (an FDE without a
+/// symbol), where the jump is given the benefit of the doubt.
+fn same_frame(image: &Image, a: usize, b: usize) -> bool {
+    let (a, b) = (&image.functions[a], &image.functions[b]);
+    let unnamed = |f: &crate::image::Function| {
+        f.fde
+            .is_some_and(|i| f.name.starts_with(&format!("fde{i}@")))
+    };
+    unnamed(a) || unnamed(b) || frame_family(&a.name) == frame_family(&b.name)
 }
 
 /// Record an observation now, or buffer it while the run is tentative.

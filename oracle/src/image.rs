@@ -63,6 +63,56 @@ pub enum FunctionKind {
     SignalTrampoline,
 }
 
+/// Why no run starts at a function: execution never arrives there by a call, so the oracle
+/// has no entry state to take as the truth. Such a function's rows are still checked when
+/// runs of other functions reach it (a `.cold` part from its parent, PLT0 from an entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SkipReason {
+    /// A GCC `.cold` part (`foo.cold`, `foo.part.0.cold`): only jumped into from its parent
+    /// function, never called. (`.part.N`, `.isra.N`, `.constprop.N` clones are called.)
+    ColdPart,
+    /// The first FDE of a PLT section (PLT0), reached by a jump from a lazy entry.
+    PltHeader,
+    /// A signal return trampoline (its FDE has SFrame v3's signal flag, or its code invokes
+    /// `rt_sigreturn` at once): entered by the kernel.
+    SignalTrampoline,
+    /// The FDE's range does not lie in executable memory.
+    NotCode,
+}
+
+impl SkipReason {
+    /// Stable name, used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipReason::ColdPart => "cold-part",
+            SkipReason::PltHeader => "plt-header",
+            SkipReason::SignalTrampoline => "signal-trampoline",
+            SkipReason::NotCode => "not-code",
+        }
+    }
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Whether `name` is a GCC `.cold` part (`foo.cold`, `foo.cold.3`, `foo.part.0.cold`).
+pub fn is_cold_part(name: &str) -> bool {
+    name.split('.').skip(1).any(|c| c == "cold")
+}
+
+/// The function whose frame a part of `name` runs in: `foo` for `foo.cold` (and itself for
+/// any other name). A jump between two functions of one family stays in the same frame.
+pub fn frame_family(name: &str) -> &str {
+    match name.find(".cold") {
+        Some(i) if is_cold_part(name) => &name[..i],
+        _ => name,
+    }
+}
+
 /// A function of the file (as a report lists it: without its entries).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Function {
@@ -80,6 +130,21 @@ pub struct Function {
 }
 
 impl Function {
+    /// Why no run starts here, if none does.
+    pub fn skip_reason(&self) -> Option<SkipReason> {
+        if self.outside_code {
+            Some(SkipReason::NotCode)
+        } else if self.kind == FunctionKind::SignalTrampoline {
+            Some(SkipReason::SignalTrampoline)
+        } else if self.kind == FunctionKind::Plt && self.entries.is_empty() {
+            Some(SkipReason::PltHeader)
+        } else if self.kind == FunctionKind::Code && is_cold_part(&self.name) {
+            Some(SkipReason::ColdPart)
+        } else {
+            None
+        }
+    }
+
     /// Whether its rows are checked (it is code the oracle knows the truth for).
     pub fn checkable(&self) -> bool {
         !self.outside_code && self.kind != FunctionKind::SignalTrampoline
@@ -170,7 +235,11 @@ impl Image {
             let head = image
                 .read(f.start, 16.min(f.end.saturating_sub(f.start)))
                 .unwrap_or(&[]);
-            if f.kind == FunctionKind::Code && cpu.is_sigreturn(head) {
+            let signal_flag = f
+                .fde
+                .and_then(|i| sref.fde(i).ok())
+                .is_some_and(|d| d.signal(sref.version()));
+            if f.kind == FunctionKind::Code && (signal_flag || cpu.is_sigreturn(head)) {
                 image.functions[i].kind = FunctionKind::SignalTrampoline;
                 image.functions[i].entries.clear();
             }
@@ -634,10 +703,20 @@ fn functions(
         let a = vaddr.wrapping_add(start as u64);
         let b = a.wrapping_add(u64::from(size));
         let plt = plt_ranges.iter().find(|(s, e, _, _)| a >= *s && a < *e);
+        // A PC-increment FDE at the start of `.plt` is PLT0 even when no lazy entry
+        // follows it (with `-z now`-style GOT-only calls, `.plt` is PLT0 alone).
+        let plt0_alone = plt.is_some_and(|(s, _, n, _)| {
+            a == *s
+                && n == ".plt"
+                && sref
+                    .fde(i)
+                    .is_ok_and(|d| d.pc_type() == sframe_spec::PcType::Inc)
+        });
         let entries = match plt {
             // PLT0 (the section's first FDE when more PLT code follows) is reached from
             // the entries; the others run from each entry.
             Some((s, e, _, _)) if a == *s && b < *e => Vec::new(),
+            Some(_) if plt0_alone => Vec::new(),
             Some((_, _, _, entsize)) => {
                 let stride = sref.fde(i).ok().map_or(0, |f| u64::from(f.rep_size));
                 let stride = if stride > 0 {

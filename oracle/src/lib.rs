@@ -39,8 +39,9 @@ pub mod report;
 pub mod shadow;
 pub mod snapshot;
 
+pub use emu::{DropReason, RunEnd};
 pub use error::OracleError;
-pub use image::{Function, FunctionKind, Image};
+pub use image::{Function, FunctionKind, Image, SkipReason};
 pub use report::{FunctionReport, Mismatch, Report, Stats, Summary};
 pub use snapshot::StackSnapshot;
 
@@ -300,7 +301,9 @@ impl Oracle {
                         .collect(),
                     rows_checked: a.rows_checked,
                     outermost_rows: a.outermost_rows,
+                    skipped: f.skip_reason(),
                     runs: a.runs,
+                    dropped: a.dropped,
                     outcomes: a
                         .outcomes
                         .into_iter()

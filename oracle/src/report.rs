@@ -13,7 +13,8 @@
 //! addresses.
 
 use crate::checker::{MismatchKind, RowUsed, Values};
-use crate::image::{Function, FunctionKind};
+use crate::emu::DropReason;
+use crate::image::{Function, FunctionKind, SkipReason};
 use crate::snapshot::StackSnapshot;
 use serde::Serialize;
 use sframe_spec::Abi;
@@ -92,9 +93,14 @@ pub struct FunctionReport {
     pub rows_checked: u64,
     /// Executions at rows that declare the outermost frame.
     pub outermost_rows: u64,
+    /// Why no run started here (its rows are still checked where other runs reach it).
+    pub skipped: Option<SkipReason>,
     /// Runs with this function under test, and how they ended.
     pub runs: u32,
     pub outcomes: BTreeMap<String, u32>,
+    /// Its runs that left the program's control flow, by reason (also in `outcomes`):
+    /// nothing after that point was judged.
+    pub dropped: BTreeMap<DropReason, u32>,
     /// Whole-stack walks done in its runs, and the deepest stack seen.
     pub stack_walks: u64,
     pub max_depth: usize,
@@ -134,6 +140,10 @@ pub struct Summary {
     /// Distinct mismatches (PC, frame level, kind).
     pub mismatches: usize,
     pub functions_with_mismatches: usize,
+    /// Functions no run started at, by reason (over every function with an FDE).
+    pub skipped: BTreeMap<SkipReason, usize>,
+    /// Runs dropped, by reason.
+    pub dropped: BTreeMap<DropReason, u64>,
 }
 
 /// Throughput.
@@ -187,6 +197,12 @@ impl Report {
                 continue;
             }
             s.functions_with_fde += 1;
+            if let Some(why) = f.skipped {
+                *s.skipped.entry(why).or_default() += 1;
+            }
+            for (why, n) in &f.dropped {
+                *s.dropped.entry(*why).or_default() += u64::from(*n);
+            }
             if f.function.outside_code || f.function.kind == FunctionKind::SignalTrampoline {
                 continue;
             }
@@ -217,14 +233,12 @@ impl Report {
         );
         for f in &self.functions {
             let fde = if f.function.fde.is_none() {
-                " (no FDE)"
-            } else if f.function.outside_code {
-                " (not code)"
-            } else if f.function.kind == FunctionKind::SignalTrampoline {
-                " (sigreturn)"
+                " (no FDE)".to_string()
             } else {
-                ""
+                f.skipped
+                    .map_or(String::new(), |why| format!(" (skip: {why})"))
             };
+            let fde = fde.as_str();
             let outcomes: Vec<String> =
                 f.outcomes.iter().map(|(k, v)| format!("{k}:{v}")).collect();
             let _ = writeln!(
@@ -297,6 +311,23 @@ impl Report {
             s.stack_walks,
             s.mismatches,
             s.functions_with_mismatches
+        );
+        let by_reason = |m: Vec<String>| {
+            if m.is_empty() {
+                "none".to_string()
+            } else {
+                m.join(", ")
+            }
+        };
+        let _ = writeln!(
+            o,
+            "skipped functions (no run starts there): {}",
+            by_reason(s.skipped.iter().map(|(k, v)| format!("{k} {v}")).collect())
+        );
+        let _ = writeln!(
+            o,
+            "dropped runs (left the program's control flow): {}",
+            by_reason(s.dropped.iter().map(|(k, v)| format!("{k} {v}")).collect())
         );
         if stats {
             let t = &self.stats;

@@ -99,6 +99,11 @@ pub trait Cpu: Send + Sync {
             .take(page)
             .collect()
     }
+    /// Whether Unicorn's target faults on fetching from a page without write permission
+    /// (s390x does): then no page of the image can be write-protected.
+    fn fetch_needs_write(&self) -> bool {
+        false
+    }
     /// Extra register set-up at the start of a run (thread pointer, processor state).
     fn init_registers(&self, tls: u64) -> Vec<(i32, u64)>;
 }

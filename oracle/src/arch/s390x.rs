@@ -129,6 +129,9 @@ impl Cpu for S390x {
     fn return_fill(&self) -> &'static [u8] {
         &[0x07, 0xfe] // br %r14
     }
+    fn fetch_needs_write(&self) -> bool {
+        true
+    }
     fn init_registers(&self, tls: u64) -> Vec<(i32, u64)> {
         vec![
             (R::PSWM as i32, PSW_64BIT),
