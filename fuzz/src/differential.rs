@@ -105,7 +105,9 @@ pub fn get() -> &'static Differential {
 pub fn init() {
     match build(&crate::settings::excluded()) {
         Ok(d) => {
-            eprint!("sframe-fuzz: {}", d.selection.render().replace('\n', "\nsframe-fuzz: ").trim_end_matches("sframe-fuzz: "));
+            for line in d.selection.render().lines() {
+                eprintln!("sframe-fuzz: {line}");
+            }
             eprintln!(
                 "sframe-fuzz: {}",
                 if d.strict {

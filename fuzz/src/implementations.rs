@@ -93,7 +93,7 @@ impl Selection {
             .iter()
             .map(|(n, p)| match p {
                 Provisioned::Yes => n.clone(),
-                Provisioned::No => format!("{n} (not provisioned)"),
+                Provisioned::No => format!("{n} (not available here)"),
             })
             .collect();
         format!(
