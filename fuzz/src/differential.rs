@@ -111,7 +111,8 @@ pub fn init() {
             eprintln!(
                 "sframe-fuzz: {}",
                 if d.strict {
-                    "SFRAME_FUZZ_STRICT=1: a discrepancy the ledger does not cover stops the run".to_string()
+                    "SFRAME_FUZZ_STRICT=1: a discrepancy the ledger does not cover stops the run"
+                        .to_string()
                 } else {
                     format!("discrepancies are logged in {}", d.log.dir().display())
                 }

@@ -108,13 +108,19 @@ impl FindingsLog {
             wrote = match write_entry(&self.dir, &d, &cause(&d), input) {
                 Ok(w) => w,
                 Err(e) => {
-                    eprintln!("sframe-fuzz: cannot log {signature} in {}: {e}", d.display());
+                    eprintln!(
+                        "sframe-fuzz: cannot log {signature} in {}: {e}",
+                        d.display()
+                    );
                     false
                 }
             };
         }
         if flushed.is_none_or(|t| now.duration_since(t) >= FLUSH) {
-            let _ = std::fs::write(d.join(format!("hits.{}", std::process::id())), format!("{n}\n"));
+            let _ = std::fs::write(
+                d.join(format!("hits.{}", std::process::id())),
+                format!("{n}\n"),
+            );
             *flushed = Some(now);
         }
         wrote
@@ -156,7 +162,11 @@ pub fn read(dir: &Path) -> Vec<Entry> {
             .filter_map(|f| std::fs::read_to_string(f.path()).ok())
             .filter_map(|t| t.trim().parse::<u64>().ok())
             .sum();
-        out.push(Entry { dir: d, cause, hits });
+        out.push(Entry {
+            dir: d,
+            cause,
+            hits,
+        });
     }
     out.sort_by(|a, b| a.cause.signature.cmp(&b.cause.signature));
     out
@@ -188,7 +198,10 @@ mod tests {
         let e = read(&dir);
         assert_eq!(e.len(), 2);
         assert_eq!(e[0].cause.signature, "a");
-        assert_eq!(std::fs::read(e[0].dir.join("input.bin")).ok().as_deref(), Some(&b"first"[..]));
+        assert_eq!(
+            std::fs::read(e[0].dir.join("input.bin")).ok().as_deref(),
+            Some(&b"first"[..])
+        );
         // The second hit came within a second of the first: not written yet.
         assert_eq!(e[0].hits, 1);
         // Another process's log sees the entry and does not write it again.

@@ -132,7 +132,10 @@ mod tests {
             panic!("started without libsframe and glibc");
         };
         assert_eq!(m.len(), 2);
-        let Err(Missing(m)) = select(registry(&["libsframe-*", "glibc-2.43"]), &["glibc-*".into()]) else {
+        let Err(Missing(m)) = select(
+            registry(&["libsframe-*", "glibc-2.43"]),
+            &["glibc-*".into()],
+        ) else {
             panic!("started without libsframe");
         };
         assert_eq!(m[0].name, "libsframe-*");
@@ -142,7 +145,11 @@ mod tests {
     fn excluded_by_name_or_prefix() {
         let (impls, sel) = select(
             registry(&["libsframe-*", "glibc-2.43"]),
-            &["libsframe-*".into(), "glibc-2.43".into(), "reference".into()],
+            &[
+                "libsframe-*".into(),
+                "glibc-2.43".into(),
+                "reference".into(),
+            ],
         )
         .unwrap_or_else(|m| panic!("{m}"));
         assert!(impls.is_empty());

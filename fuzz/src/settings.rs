@@ -64,7 +64,10 @@ mod tests {
     #[test]
     fn reads_name_value_lines() {
         let t = "# written by build.sh\nSFRAME_FUZZ_STRICT=1\nSFRAME_FUZZ_EXCLUDE = libsframe-*, glibc-*\n";
-        assert_eq!(super::from_text(t, "SFRAME_FUZZ_STRICT").as_deref(), Some("1"));
+        assert_eq!(
+            super::from_text(t, "SFRAME_FUZZ_STRICT").as_deref(),
+            Some("1")
+        );
         assert_eq!(
             super::from_text(t, "SFRAME_FUZZ_EXCLUDE").as_deref(),
             Some("libsframe-*, glibc-*")

@@ -105,13 +105,22 @@ impl Report {
         }
         for n in &self.new {
             let c = &n.entry.cause;
-            s += &format!("  NEW    {}  ({}, {} inputs)\n", c.signature, c.target, n.entry.hits);
+            s += &format!(
+                "  NEW    {}  ({}, {} inputs)\n",
+                c.signature, c.target, n.entry.hits
+            );
             let input = n.entry.dir.join(&c.input);
             match &n.minimized {
                 Some(m) => {
                     let (before, after) = (file_len(&input), file_len(m));
-                    s += &format!("         minimized: {} ({before} -> {after} bytes)\n", m.display());
-                    s += &format!("         record:    sframe-conform diff --record {}\n", m.display());
+                    s += &format!(
+                        "         minimized: {} ({before} -> {after} bytes)\n",
+                        m.display()
+                    );
+                    s += &format!(
+                        "         record:    sframe-conform diff --record {}\n",
+                        m.display()
+                    );
                 }
                 None => {
                     s += &format!("         input:     {}\n", input.display());

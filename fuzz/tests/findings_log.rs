@@ -76,7 +76,10 @@ fn a_discrepancy_the_ledger_lacks_is_logged_once_and_the_run_goes_on() {
         let sig = &e.cause.signature;
         assert!(e.dir.ends_with(key(sig)), "{}", e.dir.display());
         let input = std::fs::read(e.dir.join(&e.cause.input)).expect("logged input");
-        assert_eq!(input, first[sig].0, "{sig}: not the first input that showed it");
+        assert_eq!(
+            input, first[sig].0,
+            "{sig}: not the first input that showed it"
+        );
         assert!(e.hits >= 1, "{sig}: not counted");
         assert_eq!(e.cause.target, "decode_diff");
     }
@@ -91,7 +94,10 @@ fn strict_a_discrepancy_the_ledger_lacks_panics() {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         differential::assert_ledgered(&d, &r, &data, "decode_diff")
     }));
-    assert!(outcome.is_err(), "strict, a new discrepancy did not stop the run");
+    assert!(
+        outcome.is_err(),
+        "strict, a new discrepancy did not stop the run"
+    );
     assert!(read(&dir.join("new")).is_empty(), "strict, it was logged");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -131,7 +137,10 @@ fn the_summary_minimizes_each_new_cause_keeping_its_signature() {
             "{}: the minimized input lost it",
             c.signature
         );
-        assert!(text.contains(&format!("sframe-conform diff --record {}", m.display())), "{text}");
+        assert!(
+            text.contains(&format!("sframe-conform diff --record {}", m.display())),
+            "{text}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

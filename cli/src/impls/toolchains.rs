@@ -244,8 +244,12 @@ mod tests {
     #[test]
     fn a_fuzz_target_finds_the_worker_of_its_target_directory() {
         let c = worker_candidates(Path::new("/t/x86_64-unknown-linux-gnu/release/decode_diff"));
-        let release = c.iter().position(|p| p == Path::new("/t/release/sframe-worker"));
-        let debug = c.iter().position(|p| p == Path::new("/t/debug/sframe-worker"));
+        let release = c
+            .iter()
+            .position(|p| p == Path::new("/t/release/sframe-worker"));
+        let debug = c
+            .iter()
+            .position(|p| p == Path::new("/t/debug/sframe-worker"));
         assert!(release.is_some() && debug.is_some(), "{c:?}");
         assert!(release < debug, "a release worker is preferred: {c:?}");
     }
@@ -254,8 +258,14 @@ mod tests {
     #[test]
     fn beside_the_binary_and_one_up() {
         let c = worker_candidates(Path::new("/out/decode_diff"));
-        assert_eq!(c.first().map(PathBuf::as_path), Some(Path::new("/out/sframe-worker")));
+        assert_eq!(
+            c.first().map(PathBuf::as_path),
+            Some(Path::new("/out/sframe-worker"))
+        );
         let c = worker_candidates(Path::new("/t/debug/deps/fuzz-123"));
-        assert!(c.contains(&PathBuf::from("/t/debug/sframe-worker")), "{c:?}");
+        assert!(
+            c.contains(&PathBuf::from("/t/debug/sframe-worker")),
+            "{c:?}"
+        );
     }
 }
