@@ -100,8 +100,16 @@ impl Report {
             self.known.len(),
             self.new.len()
         );
+        // Known causes by finding: a finding's patterns cover many signatures (one per
+        // version, flavour, rule or crash site).
+        let mut by_finding: std::collections::BTreeMap<&str, (usize, u64)> = Default::default();
         for (e, f) in &self.known {
-            s += &format!("  known  {}  [{f}]  {} inputs\n", e.cause.signature, e.hits);
+            let t = by_finding.entry(f.as_str()).or_default();
+            t.0 += 1;
+            t.1 += e.hits;
+        }
+        for (f, (sigs, hits)) in by_finding {
+            s += &format!("  known  {f}: {sigs} signature(s), {hits} input(s)\n");
         }
         for n in &self.new {
             let c = &n.entry.cause;
