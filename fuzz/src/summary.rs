@@ -114,7 +114,7 @@ impl Report {
         for n in &self.new {
             let c = &n.entry.cause;
             s += &format!(
-                "  NEW    {}  ({}, {} inputs)\n",
+                "  NEW    {}  ({}, {} input(s))\n",
                 c.signature, c.target, n.entry.hits
             );
             let input = n.entry.dir.join(&c.input);
