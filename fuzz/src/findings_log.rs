@@ -6,8 +6,10 @@
 //!   engine reports it) and how to reproduce it;
 //! - `input.sframe` (`input.bin` for a target whose input is not a section): the first
 //!   input that showed it;
-//! - `hits.<pid>`: how many inputs of that process showed it (rewritten at most once a
-//!   second, so the last second of a run may be missing);
+//! - `hits`: how many inputs showed it, as the sum of its lines: each process appends the
+//!   inputs it counted since its last line, at most once a second per signature (so the
+//!   last second of a process may be missing; short appends are atomic, so processes share
+//!   the file);
 //! - `minimized.sframe`: written after the run by [`crate::summary`].
 //!
 //! The first process to create the directory writes the entry; several processes (libFuzzer's
@@ -48,7 +50,7 @@ pub struct Entry {
 /// The log of one process.
 pub struct FindingsLog {
     dir: PathBuf,
-    /// Per signature: inputs counted, and when the count was last written.
+    /// Per signature: inputs counted and not yet written, and when a count was last written.
     counts: Mutex<HashMap<String, (u64, Option<Instant>)>>,
 }
 
@@ -117,10 +119,15 @@ impl FindingsLog {
             };
         }
         if flushed.is_none_or(|t| now.duration_since(t) >= FLUSH) {
-            let _ = std::fs::write(
-                d.join(format!("hits.{}", std::process::id())),
-                format!("{n}\n"),
-            );
+            use std::io::Write;
+            let appended = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(d.join("hits"))
+                .and_then(|mut f| f.write_all(format!("{n}\n").as_bytes()));
+            if appended.is_ok() {
+                *n = 0;
+            }
             *flushed = Some(now);
         }
         wrote
@@ -154,13 +161,10 @@ pub fn read(dir: &Path) -> Vec<Entry> {
         else {
             continue;
         };
-        let hits = std::fs::read_dir(&d)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|f| f.file_name().to_string_lossy().starts_with("hits."))
-            .filter_map(|f| std::fs::read_to_string(f.path()).ok())
-            .filter_map(|t| t.trim().parse::<u64>().ok())
+        let hits = std::fs::read_to_string(d.join("hits"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse::<u64>().ok())
             .sum();
         out.push(Entry {
             dir: d,
@@ -206,6 +210,12 @@ mod tests {
         assert_eq!(e[0].hits, 1);
         // Another process's log sees the entry and does not write it again.
         assert!(!FindingsLog::new(dir.clone()).log("b", b"again", |_| cause("b")));
+        // Its count adds to the first one's.
+        assert_eq!(read(&dir)[1].hits, 2);
+        assert_eq!(
+            std::fs::read(e[1].dir.join("input.bin")).ok().as_deref(),
+            Some(&b"other"[..])
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
