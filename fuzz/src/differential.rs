@@ -152,8 +152,13 @@ pub fn assert_ledgered(d: &Differential, r: &CaseResult, data: &[u8], target: &s
     if d.strict {
         return panic_on_new(d, r, data);
     }
+    // An input counts once per signature, however many of its look-ups show it.
+    let mut seen = std::collections::BTreeSet::new();
     for x in r.discrepancies().filter(|x| x.explained_by.is_empty()) {
         let signature = x.signature.to_string();
+        if !seen.insert(signature.clone()) {
+            continue;
+        }
         d.log.log(&signature, data, |dir| Cause {
             signature: signature.clone(),
             target: target.to_string(),

@@ -109,7 +109,7 @@ impl Report {
             t.1 += e.hits;
         }
         for (f, (sigs, hits)) in by_finding {
-            s += &format!("  known  {f}: {sigs} signature(s), {hits} input(s)\n");
+            s += &format!("  known  {f}: {sigs} signature(s), {hits} hit(s) (an input counts once per signature)\n");
         }
         for n in &self.new {
             let c = &n.entry.cause;
