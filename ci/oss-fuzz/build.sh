@@ -14,11 +14,15 @@ export CARGO_TARGET_DIR="$WORK/target"
 cargo fuzz build -O "${sanitizer[@]}" --features libfuzzer
 bin="$CARGO_TARGET_DIR/x86_64-unknown-linux-gnu/release"
 # What the differential and oracle targets read at run time, beside the binaries: the
-# worker that hosts GNU libsframe (used when libsframe is provisioned on the runner; the
-# targets warn and compare the in-process implementations otherwise), the findings ledger,
-# and the corpus's ELF files (oracle_small).
+# worker that hosts GNU libsframe and glibc's reader, the findings ledger, the corpus's ELF
+# files (oracle_small), and their settings (sframe-fuzz.env; the infrastructure runs the
+# binaries without our environment): strict, so that a new discrepancy is a crash the
+# infrastructure reports, and the implementations this build's runner lacks excluded by
+# name, from $SFRAME_FUZZ_EXCLUDE (the Dockerfile sets it): any other missing one fails.
 cargo build --release -p sframe-conform --no-default-features --bin sframe-worker
 cp "$CARGO_TARGET_DIR/release/sframe-worker" "$OUT/"
+printf '# written by ci/oss-fuzz/build.sh; the environment overrides it\nSFRAME_FUZZ_STRICT=1\nSFRAME_FUZZ_EXCLUDE=%s\n' \
+  "${SFRAME_FUZZ_EXCLUDE:-}" >"$OUT/sframe-fuzz.env"
 rm -rf "$OUT/findings" "$OUT/corpus-elf"
 cp -r corpus/findings "$OUT/findings"
 cp -r corpus/elf "$OUT/corpus-elf"

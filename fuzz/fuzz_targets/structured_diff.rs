@@ -1,4 +1,5 @@
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+// init: build every implementation before the first input (exit 1 when one is missing).
+libfuzzer_sys::fuzz_target!(init: sframe_fuzz::differential::init(), |data: &[u8]| {
     let _ = sframe_fuzz::structured_diff::run(&mut arbitrary::Unstructured::new(data));
 });

@@ -1,20 +1,26 @@
 //! What the differential targets share: every implementation the harness can run here (the
-//! reference and simple-frame-rs in this process, each provisioned GNU libsframe in its own
-//! `sframe-worker`, where a crash or hang is an outcome, not the fuzzer's death), built once
-//! per process, and the findings ledger. A discrepancy whose signature the ledger does not
-//! cover makes the target panic, naming it, so that libFuzzer keeps the input.
+//! reference and simple-frame-rs in this process, each provisioned GNU libsframe and glibc
+//! reader in its own `sframe-worker`, where a crash or hang is an outcome, not the fuzzer's
+//! death), built once per process, and the findings ledger.
 //!
-//! Environment:
-//! - `SFRAME_CONFORM_LEDGER`: the findings directory (default: the repository's
-//!   `corpus/findings`);
-//! - `SFRAME_WORKER`: the `sframe-worker` binary (default: beside the target binary, or one
-//!   directory up);
-//! - `SFRAME_FUZZ_REQUIRE_ALL=1`: refuse to start when an implementation (a libsframe
-//!   release) cannot be provisioned, instead of warning on stderr and going on without it.
-//!   `ci/fuzz-smoke` sets it.
+//! Every provisioned implementation is tested unless excluded by name; one that is missing
+//! refuses the start ([`crate::implementations`]). A discrepancy no quirk explains is logged,
+//! once per signature, in the findings directory ([`crate::findings_log`]) and the run goes
+//! on; the run's scripts sort the log into known and new causes afterwards
+//! ([`crate::summary`]), so that what the fuzzer explores does not depend on the ledger's
+//! patterns. With `SFRAME_FUZZ_STRICT=1` a discrepancy the ledger does not cover panics
+//! instead, naming it (libFuzzer keeps the input).
+//!
+//! Settings ([`crate::settings`]): `SFRAME_FUZZ_EXCLUDE`, `SFRAME_FUZZ_STRICT`,
+//! `SFRAME_FUZZ_FINDINGS`; and `SFRAME_CONFORM_LEDGER`, the findings ledger (default: the
+//! repository's `corpus/findings`, or `findings/` beside the binary), and `SFRAME_WORKER`,
+//! the `sframe-worker` binary (default: beside the binary, or the `release/` or `debug/`
+//! build of the same target directory).
 //!
 //! The text adapters (objdump) are left out: one process per input is too slow to fuzz.
 
+use crate::findings_log::{Cause, FindingsLog};
+use crate::implementations::{select, Selection};
 use sframe_conform::impls::registry::{Options, Registry};
 use sframe_harness::diff::{Case, CaseResult, Engine};
 use sframe_harness::ledger::Ledger;
@@ -22,10 +28,15 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-/// The implementations and the ledger.
+/// The implementations, the ledger and where discrepancies go.
 pub struct Differential {
     pub engine: Engine,
     pub ledger: Ledger,
+    /// What is tested and what was excluded.
+    pub selection: Selection,
+    /// `SFRAME_FUZZ_STRICT=1`.
+    pub strict: bool,
+    pub log: FindingsLog,
 }
 
 static DIFFERENTIAL: OnceLock<Differential> = OnceLock::new();
@@ -33,29 +44,86 @@ static DIFFERENTIAL: OnceLock<Differential> = OnceLock::new();
 /// At most this many PCs per section when the target does not choose them.
 pub const MAX_PCS: usize = 32;
 
-/// The shared state, built on first use.
+/// Build the implementations (less `exclude`) and load the ledger, with the settings'
+/// strictness and findings directory; `Err` says what is missing and how to provision it.
+pub fn build(exclude: &[String]) -> Result<Differential, String> {
+    build_with(
+        exclude,
+        &ledger_dir(),
+        crate::settings::strict(),
+        crate::settings::findings_dir(),
+    )
+}
+
+/// [`build`] with the ledger, strictness and findings directory given.
+pub fn build_with(
+    exclude: &[String],
+    ledger: &std::path::Path,
+    strict: bool,
+    findings: PathBuf,
+) -> Result<Differential, String> {
+    // A worker request that runs away is a hang after 3 s: a section's look-ups take
+    // milliseconds, and a few runaways must stay inside libFuzzer's -timeout (60 s in
+    // ci/fuzz-smoke and ci/fuzz-long).
+    let reg = Registry::discover(&Options {
+        timeout: Duration::from_secs(3),
+        objdump: false,
+    });
+    let (impls, selection) = select(reg, exclude).map_err(|m| m.to_string())?;
+    if !ledger.is_dir() {
+        return Err(format!(
+            "the findings ledger {} is missing (set SFRAME_CONFORM_LEDGER)",
+            ledger.display()
+        ));
+    }
+    let ledger =
+        Ledger::load(ledger).map_err(|e| format!("the findings ledger does not load: {e}"))?;
+    let mut engine = Engine::new(impls).with_ledger(&ledger);
+    engine.settings.max_pcs = MAX_PCS;
+    Ok(Differential {
+        engine,
+        ledger,
+        selection,
+        strict,
+        log: FindingsLog::new(findings),
+    })
+}
+
+/// The shared state, built on first use with the exclusions of the settings; panics when an
+/// implementation is missing (tests must not pass by testing less). Under `cargo test` it
+/// is strict: a discrepancy the ledger does not cover fails the test.
 pub fn get() -> &'static Differential {
     DIFFERENTIAL.get_or_init(|| {
-        // A worker request that runs away is a hang after 3 s: a section's look-ups take
-        // milliseconds, and a few runaways must stay inside libFuzzer's -timeout (60 s in
-        // ci/fuzz-smoke and ci/fuzz-long).
-        let reg = Registry::discover(&Options { timeout: Duration::from_secs(3), objdump: false });
-        let require = std::env::var_os("SFRAME_FUZZ_REQUIRE_ALL").is_some_and(|v| v == "1");
-        for u in &reg.unavailable {
-            eprintln!("sframe-fuzz: WARNING: {} is not under test: {}", u.name, u.reason);
-        }
-        if require && !reg.unavailable.is_empty() {
-            panic!("SFRAME_FUZZ_REQUIRE_ALL=1 and {} implementation(s) are unavailable (run ci/toolchains)", reg.unavailable.len());
-        }
-        let names: Vec<String> = reg.available.iter().map(|i| i.name()).collect();
-        eprintln!("sframe-fuzz: implementations under test: {}", names.join(", "));
-        let dir = ledger_dir();
-        assert!(dir.is_dir(), "the findings ledger {} is missing (set SFRAME_CONFORM_LEDGER)", dir.display());
-        let ledger = Ledger::load(&dir).unwrap_or_else(|e| panic!("the findings ledger does not load: {e}"));
-        let mut engine = Engine::new(reg.available).with_ledger(&ledger);
-        engine.settings.max_pcs = MAX_PCS;
-        Differential { engine, ledger }
+        let mut d = build(&crate::settings::excluded()).unwrap_or_else(|e| panic!("{e}"));
+        d.strict |= cfg!(test);
+        d
     })
+}
+
+/// The libFuzzer targets' initialization: build the shared state and say what is tested,
+/// or say what is missing and exit 1 before the first input.
+pub fn init() {
+    match build(&crate::settings::excluded()) {
+        Ok(d) => {
+            for line in d.selection.render().lines() {
+                eprintln!("sframe-fuzz: {line}");
+            }
+            eprintln!(
+                "sframe-fuzz: {}",
+                if d.strict {
+                    "SFRAME_FUZZ_STRICT=1: a discrepancy the ledger does not cover stops the run"
+                        .to_string()
+                } else {
+                    format!("discrepancies are logged in {}", d.log.dir().display())
+                }
+            );
+            let _ = DIFFERENTIAL.set(d);
+        }
+        Err(e) => {
+            eprint!("{e}");
+            std::process::exit(1);
+        }
+    }
 }
 
 /// A data directory: `$<var>`, else `default` when it exists (a build in the repository),
@@ -78,63 +146,35 @@ pub fn ledger_dir() -> PathBuf {
     locate("SFRAME_CONFORM_LEDGER", Ledger::default_dir(), "findings")
 }
 
-/// Where a smoke run collects new signatures instead of stopping at the first
-/// (`SFRAME_FUZZ_NEW_LOG`): one line per signature, with the kept input; the run script fails
-/// when the file is not empty. Without it, a new signature panics (libFuzzer keeps the input).
-pub fn new_log() -> Option<PathBuf> {
-    std::env::var_os("SFRAME_FUZZ_NEW_LOG").map(PathBuf::from)
-}
-
-/// Append lines to the new-signature log.
-pub fn log_new(log: &std::path::Path, lines: &[String]) {
-    use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .unwrap_or_else(|e| panic!("cannot write {}: {e}", log.display()));
-    for l in lines {
-        writeln!(f, "{l}").unwrap_or_else(|e| panic!("cannot write {}: {e}", log.display()));
+/// Log every discrepancy of `r` no quirk explains (see the module's doc), or, strict, panic
+/// on one the ledger does not cover.
+pub fn assert_ledgered(d: &Differential, r: &CaseResult, data: &[u8], target: &str) {
+    if d.strict {
+        return panic_on_new(d, r, data);
+    }
+    // An input counts once per signature, however many of its look-ups show it.
+    let mut seen = std::collections::BTreeSet::new();
+    for x in r.discrepancies().filter(|x| x.explained_by.is_empty()) {
+        let signature = x.signature.to_string();
+        if !seen.insert(signature.clone()) {
+            continue;
+        }
+        d.log.log(&signature, data, |dir| Cause {
+            signature: signature.clone(),
+            target: target.to_string(),
+            implementation: Some(x.implementation.clone()),
+            example: serde_json::to_value(x).unwrap_or_default(),
+            input: "input.sframe".into(),
+            reproduce: format!("sframe-conform diff {}", dir.join("input.sframe").display()),
+        });
     }
 }
 
-/// Panic when `r` shows a discrepancy the ledger does not explain. With [`new_log`] (smoke
-/// runs), log instead every discrepancy no quirk explains, without asking the ledger's
-/// patterns: what the fuzzer explores must not depend on the ledger's contents, or every
-/// ledger change would send it elsewhere. `ci/fuzz-smoke` checks the log against the ledger
-/// afterwards (`cargo run -p sframe-harness --example ledger-check`).
-pub fn assert_ledgered(d: &Differential, r: &CaseResult, data: &[u8]) {
-    let smoke = new_log();
-    let new: Vec<&sframe_harness::diff::Discrepancy> = r
+/// Panic when `r` shows a discrepancy the ledger does not cover.
+fn panic_on_new(d: &Differential, r: &CaseResult, data: &[u8]) {
+    let new: Vec<String> = r
         .discrepancies()
-        .filter(|x| match smoke {
-            Some(_) => x.explained_by.is_empty(),
-            None => d.ledger.accounted(x).is_none(),
-        })
-        .collect();
-    if new.is_empty() {
-        return;
-    }
-    // The section itself (the fuzzer's artifact is the bytes that drove the generator,
-    // not always the section): kept so that it can be minimized and recorded.
-    let path = std::env::temp_dir().join(format!("sframe-fuzz-new-{:016x}.sframe", fnv1a(data)));
-    let kept = match std::fs::write(&path, data) {
-        Ok(()) => format!("sframe-conform diff --record {}", path.display()),
-        Err(e) => format!(
-            "sframe-conform diff <this input as a .sframe file> (could not write {}: {e})",
-            path.display()
-        ),
-    };
-    if let Some(log) = smoke {
-        let lines: Vec<String> = new
-            .iter()
-            .map(|x| format!("{}\t{kept}", x.signature))
-            .collect();
-        log_new(&log, &lines);
-        return;
-    }
-    let listed: Vec<String> = new
-        .iter()
+        .filter(|x| d.ledger.accounted(x).is_none())
         .map(|x| {
             format!(
                 "{} (pc {:?}, expected {}, found {})",
@@ -142,18 +182,27 @@ pub fn assert_ledgered(d: &Differential, r: &CaseResult, data: &[u8]) {
             )
         })
         .collect();
+    if new.is_empty() {
+        return;
+    }
+    // The section itself (the fuzzer's artifact is the bytes that drove the generator,
+    // not always the section): kept so that it can be minimized and recorded.
+    let path = std::env::temp_dir().join(format!(
+        "sframe-fuzz-new-{:016x}.sframe",
+        crate::findings_log::fnv1a(data)
+    ));
+    let kept = match std::fs::write(&path, data) {
+        Ok(()) => format!("sframe-conform diff --record {}", path.display()),
+        Err(e) => format!(
+            "sframe-conform diff <this input as a .sframe file> (could not write {}: {e})",
+            path.display()
+        ),
+    };
     panic!(
         "new discrepancies, not in the findings ledger, on a {}-byte input:\n  {}\nreproduce: {kept}",
         data.len(),
-        listed.join("\n  ")
+        new.join("\n  ")
     );
-}
-
-/// FNV-1a of `data`: a stable name for a kept input.
-fn fnv1a(data: &[u8]) -> u64 {
-    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 /// Run every implementation on `data` (PCs chosen by the engine) and assert the result.
@@ -164,7 +213,7 @@ pub fn check(data: &[u8], name: &str) {
         data: data.to_vec(),
     };
     let r = d.engine.run_case(&case);
-    assert_ledgered(d, &r, data);
+    assert_ledgered(d, &r, data, name);
 }
 
 /// Run every implementation on `data`, looking up `pcs`, and assert the result.
@@ -175,7 +224,7 @@ pub fn check_at(data: &[u8], pcs: &[i64], name: &str) {
         data: data.to_vec(),
     };
     let r = d.engine.run_case_at(&case, pcs);
-    assert_ledgered(d, &r, data);
+    assert_ledgered(d, &r, data, name);
 }
 
 /// Every reproducer of the findings ledger (`corpus/findings/*/*.sframe`): the regression

@@ -6,10 +6,14 @@
 
 pub mod decode_diff;
 pub mod differential;
+pub mod findings_log;
+pub mod implementations;
 pub mod lookup_diff;
 pub mod oracle_small;
 pub mod producer_cfi;
 pub mod reference_robustness;
 pub mod roundtrip;
 pub mod seeded;
+pub mod settings;
 pub mod structured_diff;
+pub mod summary;

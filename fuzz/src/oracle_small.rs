@@ -107,13 +107,24 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     CHECKED.fetch_add(1, Ordering::Relaxed);
     for m in report.mismatches() {
         let s = m.signature(producer, report.abi);
-        if let Some(log) = crate::differential::new_log() {
-            // Checked against the ledger after the run (see differential::assert_ledgered).
-            let line = format!(
-                "{s}\tsframe-conform oracle --seed {seed} {}",
+        if !crate::findings_log::strict() {
+            // Sorted by the ledger after the run (see crate::summary).
+            let sig = s.to_string();
+            let reproduce = format!(
+                "sframe-conform oracle --seed {seed} {}",
                 fs.paths[i].display()
             );
-            crate::differential::log_new(&log, &[line]);
+            // The run is its seed and function: the entry's "input" is the command.
+            crate::findings_log::global().log(&sig, reproduce.as_bytes(), |_| {
+                crate::findings_log::Cause {
+                    signature: sig.clone(),
+                    target: "oracle_small".into(),
+                    implementation: None,
+                    example: serde_json::json!({"file": fs.paths[i].display().to_string(), "function": f, "seed": seed}),
+                    input: "reproduce.txt".into(),
+                    reproduce: reproduce.clone(),
+                }
+            });
             continue;
         }
         assert!(

@@ -28,22 +28,33 @@ fn setup() -> &'static Setup {
     SETUP.get_or_init(|| {
         let work =
             std::env::temp_dir().join(format!("sframe-fuzz-producer-{}", std::process::id()));
-        let pairs: Vec<Producer> = Arch::ALL
+        let all: Vec<Producer> = Arch::ALL
             .iter()
             .flat_map(|&a| asm::producers(a))
             .filter(|p| p.writes_sframe(&work.join("probe")))
             .collect();
-        if pairs.is_empty() {
-            // On a fuzzing service without the assemblers this target has nothing to run;
-            // where they must be (ci/fuzz-smoke, the seeded test) that is a failure.
-            let msg = format!(
-                "producer_cfi: no SFrame producer provisioned in {} (run ci/toolchains)",
-                asm::bin_dir().display()
-            );
-            let require = std::env::var_os("SFRAME_FUZZ_REQUIRE_ALL").is_some_and(|v| v == "1");
-            assert!(!require, "SFRAME_FUZZ_REQUIRE_ALL=1 and {msg}");
-            eprintln!("warning: {msg}");
-        }
+        // Every provisioned producer is tested unless excluded by name (gnu-as-2.40,
+        // llvm-mc-*: see crate::implementations); none at all is a failure unless both kinds
+        // are excluded.
+        let exclude = crate::settings::excluded();
+        let excluded = |n: &str| exclude.iter().any(|e| crate::implementations::matches(e, n));
+        let missing: Vec<&str> = ["gnu-as-*", "llvm-mc-*"]
+            .into_iter()
+            .filter(|kind| !all.iter().any(|p| crate::implementations::matches(kind, &p.name)))
+            .filter(|kind| !excluded(kind))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "producer_cfi: no {} provisioned in {} (run ci/toolchains, or exclude them by name: SFRAME_FUZZ_EXCLUDE={})",
+            missing.join(", "),
+            asm::bin_dir().display(),
+            missing.join(",")
+        );
+        let pairs: Vec<Producer> = all.into_iter().filter(|p| !excluded(&p.name)).collect();
+        eprintln!(
+            "producer_cfi: producers tested: {}",
+            pairs.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+        );
         let dir = crate::differential::ledger_dir();
         let ledger =
             Ledger::load(&dir).unwrap_or_else(|e| panic!("the findings ledger does not load: {e}"));
@@ -74,10 +85,23 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     );
     let sigs = r.signatures(&p.name, abi);
     for sig in sigs {
-        if let Some(log) = crate::differential::new_log() {
-            // Checked against the ledger after the run (see differential::assert_ledgered).
-            let line = format!("{sig}\tsframe-conform produce --producer {} --abi {abi} (input in the fuzz artifacts)", p.name);
-            crate::differential::log_new(&log, &[line]);
+        if !crate::findings_log::strict() {
+            // Sorted by the ledger after the run (see crate::summary); the entry's input is
+            // the assembly text.
+            crate::findings_log::global().log(&sig, text.as_bytes(), |dir| {
+                crate::findings_log::Cause {
+                    signature: sig.clone(),
+                    target: "producer_cfi".into(),
+                    implementation: None,
+                    example: serde_json::json!({"producer": p.name, "abi": abi}),
+                    input: "input.s".into(),
+                    reproduce: format!(
+                        "assemble {} with {} ({abi}) and compare its SFrame rows with its .eh_frame (sframe-conform produce)",
+                        dir.join("input.s").display(),
+                        p.name
+                    ),
+                }
+            });
             continue;
         }
         assert!(

@@ -174,20 +174,35 @@ pub fn objdumps() -> Vec<Objdump> {
     out
 }
 
-/// The `sframe-worker` binary: `$SFRAME_WORKER`, else beside the running executable (or one
-/// directory up, for test binaries under `target/*/deps`).
+/// The `sframe-worker` binary: `$SFRAME_WORKER`, else the first found of
+/// [`worker_candidates`] for the running executable.
 pub fn worker_path() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("SFRAME_WORKER").filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(p));
     }
     let exe = std::env::current_exe().ok()?;
-    let dir = exe.parent()?;
-    [
-        dir.join("sframe-worker"),
-        dir.parent()?.join("sframe-worker"),
-    ]
-    .into_iter()
-    .find(|p| p.is_file())
+    worker_candidates(&exe).into_iter().find(|p| p.is_file())
+}
+
+/// Where `sframe-worker` may be for an executable at `exe`, in order: beside it (a build's
+/// `target/<profile>/`, or `$OUT` of an OSS-Fuzz build); one directory up (test binaries in
+/// `target/<profile>/deps/`); the same target directory's `release/`, then `debug/`, for a
+/// binary built for an explicit target triple (`cargo fuzz` builds into
+/// `target/<triple>/release/`, the worker is built into `target/release/`).
+pub fn worker_candidates(exe: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Some(dir) = exe.parent() else {
+        return out;
+    };
+    out.push(dir.join("sframe-worker"));
+    if let Some(up) = dir.parent() {
+        out.push(up.join("sframe-worker"));
+        if let Some(target) = up.parent() {
+            out.push(target.join("release").join("sframe-worker"));
+            out.push(target.join("debug").join("sframe-worker"));
+        }
+    }
+    out
 }
 
 /// The command that builds glibc's SFrame reader (after `ci/upstream-sources`).
@@ -218,4 +233,39 @@ pub fn glibc_readers() -> Vec<GlibcReader> {
         .collect();
     out.sort_by_key(|g| release_sort_key(&g.release));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `cargo fuzz build -O` puts a target at `<target>/<triple>/release/<name>`;
+    /// `cargo build --release --bin sframe-worker` puts the worker at `<target>/release/`.
+    #[test]
+    fn a_fuzz_target_finds_the_worker_of_its_target_directory() {
+        let c = worker_candidates(Path::new("/t/x86_64-unknown-linux-gnu/release/decode_diff"));
+        let release = c
+            .iter()
+            .position(|p| p == Path::new("/t/release/sframe-worker"));
+        let debug = c
+            .iter()
+            .position(|p| p == Path::new("/t/debug/sframe-worker"));
+        assert!(release.is_some() && debug.is_some(), "{c:?}");
+        assert!(release < debug, "a release worker is preferred: {c:?}");
+    }
+
+    /// OSS-Fuzz copies the worker into `$OUT` beside the targets; tests run from `deps/`.
+    #[test]
+    fn beside_the_binary_and_one_up() {
+        let c = worker_candidates(Path::new("/out/decode_diff"));
+        assert_eq!(
+            c.first().map(PathBuf::as_path),
+            Some(Path::new("/out/sframe-worker"))
+        );
+        let c = worker_candidates(Path::new("/t/debug/deps/fuzz-123"));
+        assert!(
+            c.contains(&PathBuf::from("/t/debug/sframe-worker")),
+            "{c:?}"
+        );
+    }
 }
