@@ -427,3 +427,51 @@ fn binutils_testsuite_outputs_are_read_without_false_alarms() {
         diff.join("\n")
     );
 }
+
+/// `crosscheck` on the whole corpus (libraries and binutils' test outputs): every file with
+/// SFrame is compared with its own `.eh_frame` at every PC, and every disagreement is a
+/// finding of the ledger. Not vacuous: millions of PCs per ABI, and ld's real PLT bugs
+/// (F0240, ld 2.40; F0241, ld 2.44 and 2.47) are among the disagreements seen.
+#[test]
+fn crosscheck_explains_every_disagreement_with_eh_frame() {
+    let dir = unpacked();
+    let out = run(&["crosscheck", "--json", "--jobs", "2", dir.to_str().unwrap()]);
+    let v = json(&out);
+    let new: Vec<&String> = v["signatures"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, i)| i["finding"].is_null())
+        .map(|(s, _)| s)
+        .collect();
+    assert!(new.is_empty(), "not in the ledger: {new:?}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(v["walk"]["unreadable"].as_array().unwrap().is_empty());
+    let mut pcs: BTreeMap<String, u64> = BTreeMap::new();
+    for c in v["summary"].as_array().unwrap() {
+        *pcs.entry(c["abi"].as_str().unwrap().to_string())
+            .or_default() += c["pcs_checked"].as_u64().unwrap();
+    }
+    for abi in ["amd64", "aarch64", "s390x"] {
+        assert!(
+            pcs.get(abi).copied().unwrap_or(0) > 500_000,
+            "{abi}: {pcs:?}"
+        );
+    }
+    let findings: BTreeSet<&str> = v["signatures"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter_map(|i| i["finding"].as_str())
+        .map(|f| f.get(..5).unwrap_or(f))
+        .collect();
+    assert!(
+        findings.contains("F0240") && findings.contains("F0241"),
+        "{findings:?}"
+    );
+}
