@@ -116,8 +116,8 @@ pub struct Checked {
     pub input: InputSection,
     pub result: CheckResult,
     pub group: Group,
-    /// The producer, from a `manifest.json` above the file that lists it (`gnu-as 2.44`, or
-    /// the linker, `gnu-ld 2.44`, for linked files), else `-`.
+    /// The producer, from a `manifest.json` above the file that lists it (`gnu-as-2.44`, or
+    /// `gnu-as-2.44+ld-2.44` for linked files), else `-`.
     pub producer: String,
 }
 
@@ -144,63 +144,6 @@ pub struct Args {
     pub json: bool,
     pub strict: bool,
     pub verbose: bool,
-}
-
-/// The manifests met so far: directory → its entries, by path relative to it.
-#[derive(Default)]
-struct Manifests {
-    by_dir: BTreeMap<PathBuf, Option<BTreeMap<PathBuf, String>>>,
-}
-
-impl Manifests {
-    fn load(dir: &Path) -> Option<BTreeMap<PathBuf, String>> {
-        let text = std::fs::read_to_string(dir.join("manifest.json")).ok()?;
-        let entries: Vec<Value> = serde_json::from_str(&text).ok()?;
-        // `GNU ld (GNU Binutils for Debian) 2.47.50.20261021` -> `2.47`.
-        let release_of = |v: &str| {
-            let full = v.split_whitespace().last().unwrap_or("?");
-            full.split('.').take(2).collect::<Vec<_>>().join(".")
-        };
-        Some(
-            entries
-                .iter()
-                .filter_map(|e| {
-                    let file = e["file"].as_str()?;
-                    let producer = match e["linker_version"].as_str() {
-                        // Linked files: the linker wrote the section.
-                        Some(ld) => format!("gnu-ld {}", release_of(ld)),
-                        None => format!(
-                            "{} {}",
-                            e["producer"].as_str()?,
-                            e["release"].as_str().unwrap_or("?")
-                        ),
-                    };
-                    Some((PathBuf::from(file), producer))
-                })
-                .collect(),
-        )
-    }
-
-    /// The producer the nearest manifest above `file` gives it.
-    fn producer(&mut self, file: &Path) -> Option<String> {
-        let file = std::fs::canonicalize(file).ok()?;
-        let mut dir = file.parent();
-        while let Some(d) = dir {
-            let m = self
-                .by_dir
-                .entry(d.to_path_buf())
-                .or_insert_with(|| Manifests::load(d));
-            if let Some(m) = m {
-                if let Ok(rel) = file.strip_prefix(d) {
-                    if let Some(p) = m.get(rel) {
-                        return Some(p.clone());
-                    }
-                }
-            }
-            dir = d.parent();
-        }
-        None
-    }
 }
 
 /// Whether `dir` is a findings ledger (a subdirectory holds a `finding.json`, as in
@@ -373,7 +316,7 @@ fn render_table(rows: &[SummaryRow], total: &SummaryRow) -> String {
 pub fn run(args: &Args) -> Result<std::process::ExitCode, String> {
     let single = crate::walking::single(&args.files);
     let detail = args.verbose || single;
-    let mut manifests = Manifests::default();
+    let mut manifests = sframe_provision::Manifests::default();
     let mut ledgers = BTreeMap::new();
     let (mut walked, mut repro_walked) = (Summary::default(), Summary::default());
     let (mut tally, mut repro_tally) = (Tally::default(), Tally::default());
@@ -407,7 +350,7 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode, String> {
         let result = check(&input);
         let producer = manifests
             .producer(&input.path)
-            .unwrap_or_else(|| "-".to_string());
+            .map_or_else(|| "-".to_string(), |p| p.to_string());
         let c = Checked {
             input,
             result,

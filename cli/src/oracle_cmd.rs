@@ -50,28 +50,11 @@ pub fn producer_for(path: &Path) -> String {
     })
 }
 
-/// Look `path` up in the `manifest.json` of an enclosing corpus directory.
+/// The producer the `manifest.json` of an enclosing corpus directory gives `path`.
 pub fn manifest_producer(path: &Path) -> Option<String> {
-    let abs = std::fs::canonicalize(path).ok()?;
-    for dir in abs.ancestors().skip(1) {
-        let m = dir.join("manifest.json");
-        if !m.is_file() {
-            continue;
-        }
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&m).ok()?).ok()?;
-        let rel = abs.strip_prefix(dir).ok()?.to_string_lossy().into_owned();
-        let e = v
-            .as_array()?
-            .iter()
-            .find(|e| e["file"].as_str() == Some(rel.as_str()))?;
-        let mut p = format!("{}-{}", e["producer"].as_str()?, e["release"].as_str()?);
-        if let Some(ld) = e["linker_version"].as_str() {
-            let release: Vec<&str> = ld.rsplit(' ').next()?.split('.').take(2).collect();
-            p = format!("{p}+ld-{}", release.join("."));
-        }
-        return Some(p);
-    }
-    None
+    sframe_provision::Manifests::default()
+        .producer(path)
+        .map(|p| p.to_string())
 }
 
 /// The ELF files with an SFrame section among `paths` (directories walked).

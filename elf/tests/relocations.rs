@@ -23,15 +23,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The cache of `ci/toolchains`: `$SFRAME_CONFORM_CACHE`, else `$HOME/.cache/sframe-conform`.
-fn cache() -> PathBuf {
-    match std::env::var_os("SFRAME_CONFORM_CACHE").filter(|d| !d.is_empty()) {
-        Some(d) => d.into(),
-        None => {
-            Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/sframe-conform")
-        }
-    }
-}
+use sframe_provision::cache_dir as cache;
 
 fn tool(name: &str) -> PathBuf {
     let p = cache().join("bin").join(name);

@@ -26,14 +26,5 @@ pub mod signature;
 pub mod upstream_status;
 pub mod walk;
 
-/// The cache `ci/toolchains` and `ci/upstream-sources` fill: `$SFRAME_CONFORM_CACHE`, else
-/// `$HOME/.cache/sframe-conform`.
-pub fn cache_dir() -> std::path::PathBuf {
-    if let Some(d) = std::env::var_os("SFRAME_CONFORM_CACHE").filter(|d| !d.is_empty()) {
-        return std::path::PathBuf::from(d);
-    }
-    let home = std::env::var_os("HOME")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from("/root"));
-    home.join(".cache/sframe-conform")
-}
+/// The cache `ci/toolchains` and `ci/upstream-sources` fill (its home: `sframe-provision`).
+pub use sframe_provision::cache_dir;

@@ -22,14 +22,7 @@ pub struct Producer {
     pub path: PathBuf,
 }
 
-/// The directory of the provisioned tool wrappers.
-pub fn bin_dir() -> PathBuf {
-    if let Ok(d) = std::env::var("SFRAME_CACHE") {
-        return Path::new(&d).join("bin");
-    }
-    let home = std::env::var("HOME").unwrap_or_default();
-    Path::new(&home).join(".cache/sframe-conform/bin")
-}
+pub use sframe_provision::bin_dir;
 
 /// The provisioned tools named `<prefix><release>` (release starting with a digit).
 fn releases(prefix: &str) -> Vec<(String, PathBuf)> {

@@ -43,14 +43,7 @@ int sw(int x, int y)
 }
 "#;
 
-/// The toolchain cache of `ci/toolchains`.
-pub fn cache_dir() -> PathBuf {
-    match std::env::var_os("SFRAME_CONFORM_CACHE") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-            .join(".cache/sframe-conform"),
-    }
-}
+pub use sframe_provision::cache_dir;
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("sframe-oracle-tests-{}", std::process::id()));

@@ -4,17 +4,10 @@
 #![allow(dead_code)]
 
 use sframe_spec::Endian;
-use std::path::{Path, PathBuf};
 
-/// The cache of `ci/toolchains`: `$SFRAME_CONFORM_CACHE`, else `$HOME/.cache/sframe-conform`.
-pub fn cache() -> PathBuf {
-    match std::env::var_os("SFRAME_CONFORM_CACHE").filter(|d| !d.is_empty()) {
-        Some(d) => d.into(),
-        None => {
-            Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/sframe-conform")
-        }
-    }
-}
+/// The cache of `ci/toolchains`.
+#[allow(unused_imports)]
+pub use sframe_provision::cache_dir as cache;
 
 /// A field of a hand-written section: width in bytes and value.
 #[derive(Clone, Copy, Debug)]
