@@ -13,9 +13,9 @@ use crate::layout::Layout;
 use crate::rows;
 use arbitrary::{Result, Unstructured};
 use sframe_spec::constants::{flags, FDE_ATTR_V3_SIZE, HEADER_SIZE, MAX_DATAWORD_COUNT};
+use sframe_spec::layout::fde_info::unused_mask as info_unused_mask;
+use sframe_spec::layout::header as ho;
 use sframe_spec::layout::{fde_info, fde_info2, fre_info, FdeLayout, WORD_SIZE};
-use sframe_spec::read::header_offsets as ho;
-use sframe_spec::read::info_unused_mask;
 use sframe_spec::{
     encode, Abi, Control, DataWordSize, Endian, FdeType, FreType, PauthKey, PcType, Rule, Section,
     Version,

@@ -114,8 +114,8 @@ impl Run<'_> {
             let info_at = pos + ASZ;
             let info = *fres.get(info_at)?;
             let start = self.endian.read_uint(fres, pos, ASZ)?;
-            let size_bits = (info >> 5) & 3;
-            let count = (info >> 1) & 0xf;
+            let size_bits = crate::layout::fre_info::dataword_size(info);
+            let count = crate::layout::fre_info::dataword_count(info);
             if size_bits == 3
                 || info & self.info_mask != 0
                 || self.counts & (1 << count) == 0

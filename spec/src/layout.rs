@@ -13,8 +13,21 @@ use crate::constants::{
 use crate::model::{Fre, Function};
 use crate::Endian;
 
-/// Field offsets of `sframe_header` (re-exported from [`crate::read`]).
-pub use crate::read::header_offsets as header;
+/// Field offsets of `sframe_header` (v3 manual §2.2 table).
+pub mod header {
+    pub const MAGIC: usize = 0x00;
+    pub const VERSION: usize = 0x02;
+    pub const FLAGS: usize = 0x03;
+    pub const ABI_ARCH: usize = 0x04;
+    pub const CFA_FIXED_FP_OFFSET: usize = 0x05;
+    pub const CFA_FIXED_RA_OFFSET: usize = 0x06;
+    pub const AUXHDR_LEN: usize = 0x07;
+    pub const NUM_FDES: usize = 0x08;
+    pub const NUM_FRES: usize = 0x0c;
+    pub const FRE_LEN: usize = 0x10;
+    pub const FDEOFF: usize = 0x14;
+    pub const FREOFF: usize = 0x18;
+}
 
 /// One field of a record: its offset from the record's start and its width in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,6 +188,19 @@ pub mod fde_info {
     pub const fn pauth_key(info: u8) -> u8 {
         (info >> PAUTH_KEY_SHIFT) & 1
     }
+    /// The v3 `signal_p` bit (unused before v3).
+    pub const fn signal(info: u8) -> bool {
+        info & SIGNAL != 0
+    }
+    /// The unused bits of the info byte in `version`: 7-6 in v1 and v2, 6 in v3. v1's bit 5
+    /// is the PAuth key in `sframe-v1.h` but "unused" in the v1 manual; the header is
+    /// followed (see the discrepancy list).
+    pub const fn unused_mask(version: crate::constants::Version) -> u8 {
+        match version {
+            crate::constants::Version::V1 | crate::constants::Version::V2 => 0xc0,
+            crate::constants::Version::V3 => 0x40,
+        }
+    }
 }
 
 /// Bit fields of the v3 FDE `sfda_func_info2` byte.
@@ -203,6 +229,14 @@ pub mod fre_info {
     /// Bit 7: the RA is mangled.
     pub const MANGLED_RA: u8 = 0x80;
 
+    /// The CFA base register bit (0 FP, 1 SP).
+    pub const fn base_reg(info: u8) -> u8 {
+        info & BASE_REG_MASK
+    }
+    /// The mangled-RA bit.
+    pub const fn mangled_ra(info: u8) -> bool {
+        info & MANGLED_RA != 0
+    }
     /// The number of data words.
     pub const fn dataword_count(info: u8) -> u8 {
         (info >> DATAWORD_COUNT_SHIFT) & DATAWORD_COUNT_MASK
@@ -247,7 +281,7 @@ pub fn encode_fre_info(
     size: DataWordSize,
     mangled_ra: bool,
 ) -> u8 {
-    ((mangled_ra as u8) << 7)
+    (if mangled_ra { fre_info::MANGLED_RA } else { 0 })
         | ((size as u8) << fre_info::DATAWORD_SIZE_SHIFT)
         | ((count as u8) << fre_info::DATAWORD_COUNT_SHIFT)
         | (base_reg as u8)

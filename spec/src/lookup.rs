@@ -138,7 +138,8 @@ impl<'a> SectionRef<'a> {
         let (start, size) = range(idx)?;
         // libsframe 2.40 and 2.44 check a PC-mask function's end only through its FREs, and
         // a PC-increment function's too (2.40's low-32-bit scan, 2.44's int32 ranges).
-        let mask = self.fde_fields(idx)?.info & 0x10 != 0;
+        let mask =
+            crate::layout::fde_info::pc_type(self.fde_fields(idx)?.info) == PcType::Mask as u8;
         let unbounded = if mask {
             q.has(Quirk::MaskSectionPcModulo) || q.has(Quirk::MaskLowByte)
         } else {

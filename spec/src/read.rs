@@ -6,26 +6,10 @@
 
 use crate::constants::*;
 use crate::error::Violation;
-use crate::layout::{FdeAttrLayout, FdeLayout, Field};
+use crate::layout::{fde_info, fde_info2, fre_info, FdeAttrLayout, FdeLayout, Field, FreLayout};
 use crate::quirks::{Quirk, Quirks};
 use crate::rules::Rule;
 use crate::Endian;
-
-/// Field offsets of `sframe_header` (v3 manual §2.2 table).
-pub mod header_offsets {
-    pub const MAGIC: usize = 0x00;
-    pub const VERSION: usize = 0x02;
-    pub const FLAGS: usize = 0x03;
-    pub const ABI_ARCH: usize = 0x04;
-    pub const CFA_FIXED_FP_OFFSET: usize = 0x05;
-    pub const CFA_FIXED_RA_OFFSET: usize = 0x06;
-    pub const AUXHDR_LEN: usize = 0x07;
-    pub const NUM_FDES: usize = 0x08;
-    pub const NUM_FRES: usize = 0x0c;
-    pub const FRE_LEN: usize = 0x10;
-    pub const FDEOFF: usize = 0x14;
-    pub const FREOFF: usize = 0x18;
-}
 
 /// The decoded `sframe_header` fields, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +36,7 @@ impl Header {
 
 /// Read the preamble and header; checks PRE-MAGIC, PRE-VERSION, HDR-FITS only.
 pub fn read_header(data: &[u8]) -> Result<(Endian, Header), Violation> {
-    use header_offsets as o;
+    use crate::layout::header as o;
     let e = Endian::from_magic(data).ok_or_else(|| {
         let v = Violation::new(Rule::PreambleMagic, o::MAGIC).expected(i64::from(MAGIC));
         // Fewer than two bytes: no magic was found at all.
@@ -133,7 +117,7 @@ impl<'a> SectionRef<'a> {
     /// [`SectionRef::parse`] reading as an implementation with `quirks` does (see
     /// [`crate::quirks`]).
     pub fn parse_with(data: &'a [u8], quirks: Quirks) -> Result<SectionRef<'a>, Violation> {
-        use header_offsets as o;
+        use crate::layout::header as o;
         let (endian, header) = read_header(data)?;
         let abi = Abi::from_u8(header.abi_arch)
             .filter(|a| a.defined_in(header.version))
@@ -262,16 +246,9 @@ impl<'a> SectionRef<'a> {
         }
         let off = self.fde_offset(i);
         let e = self.endian;
-        let (raw, size) = match self.header.version {
-            Version::V1 | Version::V2 => (
-                e.read_int(self.data, off, 4)?,
-                e.read_u32(self.data, off + 4)?,
-            ),
-            Version::V3 => (
-                e.read_int(self.data, off, 8)?,
-                e.read_u32(self.data, off + 8)?,
-            ),
-        };
+        let l = FdeLayout::of(self.header.version);
+        let raw = e.read_int(self.data, off + l.start.offset, l.start.width)?;
+        let size = e.read_u32(self.data, off + l.size.offset)?;
         Some((self.resolve_lookup_start(off, raw), size))
     }
 
@@ -331,7 +308,11 @@ impl<'a> SectionRef<'a> {
     #[inline]
     pub fn fde_fields(&self, i: usize) -> Result<FdeFields, Violation> {
         let bad_bounds = || {
-            Violation::new(Rule::HeaderFdeSubsectionFits, header_offsets::NUM_FDES).at_function(i)
+            Violation::new(
+                Rule::HeaderFdeSubsectionFits,
+                crate::layout::header::NUM_FDES,
+            )
+            .at_function(i)
         };
         if i >= self.num_fdes() {
             return Err(bad_bounds());
@@ -418,23 +399,24 @@ impl<'a> SectionRef<'a> {
             padding,
         } = self.fde_fields(i)?;
         let version = self.header.version;
-        let info_off = attr_off.map_or(off + 16, |a| a + 2);
-        let fre_type = FreType::from_u8(info & 0xf).ok_or_else(|| {
+        let info_off = crate::layout::info_offset(version, off, attr_off.unwrap_or(0));
+        let fre_type = FreType::from_u8(fde_info::fre_type(info)).ok_or_else(|| {
             Violation::new(Rule::FdeFreType, info_off)
                 .at_function(i)
-                .found(info & 0xf)
+                .found(fde_info::fre_type(info))
         })?;
         let fde_type = match version {
-            Version::V3 => match FdeType::from_u8(info2 & 0x1f) {
+            Version::V3 => match FdeType::from_u8(fde_info2::fde_type(info2)) {
                 Some(t) => t,
                 // A reader that reads each function on its own reads the FREs of an FDE of
                 // unknown type as default-type rows (simple-frame-rs: its FRE iterator does
                 // not look at the type).
                 None if self.quirks.has(Quirk::PerFunctionErrors) => FdeType::Default,
                 None => {
-                    return Err(Violation::new(Rule::FdeType, info_off + 1)
+                    let info2_off = attr_off.unwrap_or(0) + FdeAttrLayout::INFO2.offset;
+                    return Err(Violation::new(Rule::FdeType, info2_off)
                         .at_function(i)
-                        .found(info2 & 0x1f))
+                        .found(fde_info2::fde_type(info2)));
                 }
             },
             _ => FdeType::Default,
@@ -444,9 +426,12 @@ impl<'a> SectionRef<'a> {
             None => {
                 let s = self.fre_start as u64 + u64::from(fre_off);
                 if s > self.fre_end as u64 || (num_fres > 0 && s >= self.fre_end as u64) {
-                    return Err(Violation::new(Rule::FdeDataFits, off + 8)
-                        .at_function(i)
-                        .found(i64::from(fre_off)));
+                    return Err(Violation::new(
+                        Rule::FdeDataFits,
+                        off + FdeLayout::of(version).fre_off.offset,
+                    )
+                    .at_function(i)
+                    .found(i64::from(fre_off)));
                 }
                 s as usize
             }
@@ -521,8 +506,10 @@ impl<'a> SectionRef<'a> {
     /// ([`Quirk::libsframe_sanity_limit`]): more data words than it holds, or the reserved
     /// data-word size. Such an FRE is read (to walk past it) but none of its fields is.
     pub fn fails_sanity(&self, fre: &FreRef<'_>) -> bool {
-        Quirk::libsframe_sanity_limit(self.quirks)
-            .is_some_and(|max| fre.dataword_count() > max || (fre.info >> 5) & 3 == 3)
+        Quirk::libsframe_sanity_limit(self.quirks).is_some_and(|max| {
+            fre.dataword_count() > max
+                || DataWordSize::from_u8(fre_info::dataword_size(fre.info)).is_none()
+        })
     }
 }
 
@@ -575,14 +562,14 @@ pub struct FdeRef {
 
 impl FdeRef {
     pub fn pc_type(&self) -> PcType {
-        if self.info & 0x10 != 0 {
+        if fde_info::pc_type(self.info) != 0 {
             PcType::Mask
         } else {
             PcType::Inc
         }
     }
     pub fn pauth_key(&self) -> PauthKey {
-        if self.info & 0x20 != 0 {
+        if fde_info::pauth_key(self.info) != 0 {
             PauthKey::B
         } else {
             PauthKey::A
@@ -590,28 +577,19 @@ impl FdeRef {
     }
     /// v3 `signal_p`; bit 7 of the info byte is unused before v3.
     pub fn signal(&self, version: Version) -> bool {
-        version == Version::V3 && self.info & 0x80 != 0
+        version == Version::V3 && fde_info::signal(self.info)
     }
     /// Unused bits of the info byte for `version`, in place (v1: 7-6, v2: 7-6, v3: 6).
     pub fn info_unused_bits(&self, version: Version) -> u8 {
-        self.info & info_unused_mask(version)
+        self.info & fde_info::unused_mask(version)
     }
     /// Unused bits (7-5) of v3 info2, in place.
     pub fn info2_unused_bits(&self) -> u8 {
-        self.info2 & 0xe0
+        self.info2 & fde_info2::UNUSED_MASK
     }
     /// Whether `pc_offset` (PC minus function start) lies in the function.
     pub fn contains_offset(&self, pc_offset: i64) -> bool {
         pc_offset >= 0 && pc_offset < i64::from(self.size)
-    }
-}
-
-/// Mask of the unused bits of the FDE info byte in `version`. v1's bit 5 is the PAuth key in
-/// sframe-v1.h but "unused" in the v1 manual; we follow the header (see the discrepancy list).
-pub fn info_unused_mask(version: Version) -> u8 {
-    match version {
-        Version::V1 | Version::V2 => 0xc0,
-        Version::V3 => 0x40,
     }
 }
 
@@ -631,17 +609,17 @@ pub struct FreRef<'a> {
 
 impl<'a> FreRef<'a> {
     pub fn base_reg(&self) -> BaseReg {
-        if self.info & 1 != 0 {
+        if fre_info::base_reg(self.info) != 0 {
             BaseReg::Sp
         } else {
             BaseReg::Fp
         }
     }
     pub fn dataword_count(&self) -> usize {
-        usize::from((self.info >> 1) & 0xf)
+        usize::from(fre_info::dataword_count(self.info))
     }
     pub fn mangled_ra(&self) -> bool {
-        self.info & 0x80 != 0
+        fre_info::mangled_ra(self.info)
     }
     /// Data word `i`, signed.
     pub fn dataword(&self, i: usize) -> Option<i64> {
@@ -679,8 +657,10 @@ fn read_fre<'a>(
     fre_type: FreType,
     size3_as_bytes: bool,
 ) -> Result<FreRef<'a>, FreFault> {
-    let asz = fre_type.addr_size();
-    let info_off = off.checked_add(asz).ok_or(FreFault::Fits)?;
+    let asz = FreLayout::start(fre_type).width;
+    let info_off = off
+        .checked_add(FreLayout::info(fre_type).offset)
+        .ok_or(FreFault::Fits)?;
     if info_off >= end {
         return Err(FreFault::Fits);
     }
@@ -690,7 +670,7 @@ fn read_fre<'a>(
     ) else {
         return Err(FreFault::Fits);
     };
-    let bits = (info >> 5) & 3;
+    let bits = fre_info::dataword_size(info);
     let size = if size3_as_bytes && bits == 3 {
         Some(DataWordSize::B1)
     } else {
@@ -699,11 +679,18 @@ fn read_fre<'a>(
     let Some(dataword_size) = size else {
         return Err(FreFault::DataWordSize { at: info_off, bits });
     };
-    let words_end = info_off + 1 + usize::from((info >> 1) & 0xf) * dataword_size.bytes();
+    let words_end = off
+        + FreLayout::size_of(
+            fre_type,
+            usize::from(fre_info::dataword_count(info)),
+            dataword_size,
+        );
     if words_end > end {
         return Err(FreFault::Fits);
     }
-    let words = data.get(info_off + 1..words_end).ok_or(FreFault::Fits)?;
+    let words = data
+        .get(off + FreLayout::datawords(fre_type)..words_end)
+        .ok_or(FreFault::Fits)?;
     Ok(FreRef {
         offset: off,
         end: words_end,

@@ -13,8 +13,9 @@
 use crate::constants::{flags, Version, FDE_ATTR_V3_SIZE};
 use crate::endian::Endian;
 use crate::error::Violation;
+use crate::layout::header as header_offsets;
 use crate::quirks::{Quirk, Quirks};
-use crate::read::{header_offsets, SectionRef};
+use crate::read::SectionRef;
 use crate::rules::Rule;
 
 /// The byte order of the hosts the quirks below describe (libsframe on x86-64).

@@ -13,8 +13,9 @@ use std::borrow::Cow;
 
 use crate::constants::Version;
 use crate::error::Violation;
+use crate::layout::header as o;
 use crate::quirks::{Quirk, Quirks};
-use crate::read::{header_offsets as o, SectionRef};
+use crate::read::SectionRef;
 use crate::refusals::HOST;
 
 /// The bytes a reader with `quirks` reads `data` from: with

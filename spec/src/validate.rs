@@ -5,7 +5,8 @@ use crate::clean_run::CleanRun;
 use crate::constants::*;
 use crate::decode::BlockSet;
 use crate::error::Violation;
-use crate::read::{header_offsets as ho, read_header, FdeRef, SectionRef};
+use crate::layout::header as ho;
+use crate::read::{read_header, FdeRef, SectionRef};
 use crate::recovery::Control;
 use crate::rules::{Class, Rule, Severity};
 

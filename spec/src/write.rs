@@ -6,8 +6,8 @@
 //! a wrong header fixed offset), it writes as asked: that is how malformed test inputs are made.
 
 use crate::constants::*;
+use crate::layout::fde_info::unused_mask as info_unused_mask;
 use crate::model::{Function, Section};
-use crate::read::info_unused_mask;
 use core::fmt;
 
 /// Why a model cannot be encoded.

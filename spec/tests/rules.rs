@@ -3,7 +3,7 @@
 //! case where it does not fire).
 
 use sframe_spec::constants::flags;
-use sframe_spec::read::header_offsets as ho;
+use sframe_spec::layout::header as ho;
 use sframe_spec::*;
 
 /// A section that breaks no rule: three functions (the second a PC-mask block from v2 on),

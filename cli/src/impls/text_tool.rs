@@ -20,7 +20,7 @@
 
 use super::{Decoded, Outcome};
 use sframe_harness::impls::process::HANG_RETRY_FACTOR;
-use sframe_spec::read::header_offsets;
+use sframe_spec::layout::header as header_offsets;
 use sframe_spec::{Abi, Endian};
 use std::io::Read;
 use std::path::Path;
