@@ -164,7 +164,11 @@ pub fn parse(d: &[u8]) -> Result<Sframe, Error> {
             )
         };
         let _ = fre_off;
-        let start = if pcrel { raw + field as i64 } else { raw };
+        let start = if pcrel {
+            raw.wrapping_add(field as i64)
+        } else {
+            raw
+        };
         let fre_type = info & 0xf;
         let addr_size = match fre_type {
             0 => 1,
@@ -198,15 +202,16 @@ pub fn parse(d: &[u8]) -> Result<Sframe, Error> {
 }
 
 impl Sframe {
-    /// The row for `pc` (an offset from the start of the section): the function containing
-    /// it (the last one starting at or before it, in a sorted section), then its last FRE
+    /// The row for `pc` (an offset from the start of the section): the last function in FDE
+    /// order that contains it (in a valid section, where functions do not overlap, the only
+    /// one), then its last FRE
     /// starting at or before the PC's offset in the function, or in the repeated block for a
     /// PC-mask function.
     pub fn find(&self, pc: i64) -> Option<Hit> {
-        let function = self
-            .functions
-            .iter()
-            .rposition(|f| f.start <= pc && pc < f.start + i64::from(f.size))?;
+        let function = self.functions.iter().rposition(|f| {
+            pc.checked_sub(f.start)
+                .is_some_and(|off| off >= 0 && off < i64::from(f.size))
+        })?;
         let f = &self.functions[function];
         let mut off = pc - f.start;
         if f.pc_type == 1 {

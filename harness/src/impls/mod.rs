@@ -18,6 +18,7 @@
 //! `sframe-conform` crate; this crate has the reference ([`reference`](mod@reference)) and external
 //! programs ([`process`]).
 
+mod build;
 pub mod guard;
 pub mod norm;
 pub mod process;

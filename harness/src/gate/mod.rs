@@ -2,9 +2,7 @@
 //! reference on a corpus, in your own `cargo test`.
 //!
 //! ```no_run
-//! use sframe_harness::gate::{self, Corpus};
-//! use sframe_harness::impls::{Decoded, Found, Implementation, Outcome};
-//! use sframe_spec::Version;
+//! use sframe_harness::prelude::*;
 //!
 //! struct MyParser;
 //! impl Implementation for MyParser {
@@ -15,62 +13,26 @@
 //!     fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>> { todo!() }
 //! }
 //!
-//! let corpus = Corpus::builtin().with_mutations(500, 1);
-//! let report = gate::run(&MyParser, &corpus);
-//! report.assert_clean(); // panics listing every discrepancy, with reproducible inputs
+//! // The standard corpus: real sections, generated ones of every version, ABI and layout
+//! // tag, and their mutations. Panics listing every unexplained discrepancy.
+//! Gate::new(&MyParser).assert();
 //! ```
 //!
-//! [`run`] compares decode and look-ups of every section with the reference and classifies
-//! differences exactly as `sframe-conform diff` does (signatures, accepted-invalid,
-//! rejected-valid, crashes as panics caught). [`Report::unexplained`] filters the
-//! discrepancies through a findings ledger of your own, for known deviations.
+//! [`Gate`] ([`run`], [`run_explained`] underneath) compares decode and look-ups of every
+//! section with the reference and classifies differences exactly as `sframe-conform diff`
+//! does (signatures, accepted-invalid, rejected-valid, crashes as panics caught); a findings
+//! ledger of your own explains known deviations by quirks of the reference, and
+//! [`Gate::accept`] accepts one by exact signature when no quirk reproduces it.
 
-use crate::diff::{mutate, seeds, Case, CaseResult, Discrepancy, Engine};
+use crate::diff::{CaseResult, Discrepancy, Engine};
 use crate::impls::{Decoded, Found, Hosting, Implementation, Outcome};
-use crate::input::{corpus_cases, read_cases};
 use crate::ledger::Ledger;
 use sframe_spec::Version;
-use std::path::{Path, PathBuf};
 
-/// A set of input sections.
-#[derive(Debug, Clone, Default)]
-pub struct Corpus {
-    pub cases: Vec<Case>,
-}
-
-impl Corpus {
-    /// The built-in valid seeds (every version, ABI and start encoding).
-    pub fn builtin() -> Corpus {
-        Corpus {
-            cases: seeds::builtin(),
-        }
-    }
-    /// Every section under `paths` (ELF files or raw sections; directories are walked).
-    pub fn from_paths(paths: &[PathBuf]) -> Result<Corpus, String> {
-        Ok(Corpus {
-            cases: read_cases(paths)?,
-        })
-    }
-    /// The sections of a directory that load (others are skipped).
-    pub fn from_dir(dir: &Path) -> Corpus {
-        Corpus {
-            cases: corpus_cases(dir),
-        }
-    }
-    /// Add `n` deterministic mutations of the current sections (seed `seed`).
-    pub fn with_mutations(mut self, n: usize, seed: u64) -> Corpus {
-        let extra = mutate::generate(&self.cases, n, seed);
-        self.cases.extend(extra);
-        self
-    }
-    /// Add raw bytes under a name.
-    pub fn push(&mut self, name: impl Into<String>, data: Vec<u8>) {
-        self.cases.push(Case {
-            name: name.into(),
-            data,
-        });
-    }
-}
+mod builder;
+mod corpus;
+pub use builder::{Acceptance, Gate};
+pub use corpus::Corpus;
 
 /// The outcome of a gate run.
 #[derive(Debug, Clone)]
