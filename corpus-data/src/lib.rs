@@ -5,9 +5,9 @@
 //! binutils' own SFrame testsuite), as the reference's ELF loader reads them (relocatable
 //! objects relocated), named by the file they come from.
 //!
-//! The blob `data/sections.bin` is written by `cargo run -p sframe-harness --example
-//! pack-corpus-data` from the repository's corpora; `harness/tests/corpus_data.rs` checks that
-//! packing them again gives the same bytes. Its format: the magic `SFCD`, a little-endian
+//! The blob `data/sections.bin` is written from the repository's corpora by
+//! `SFRAME_RECORD_CORPUS_DATA=1 cargo test -p sframe-harness --test corpus_data`, and that
+//! test checks that packing them again gives the same bytes. Its format: the magic `SFCD`, a little-endian
 //! `u32` count, then per section a `u16` name length, the UTF-8 name, a `u32` length and the
 //! bytes.
 
