@@ -49,6 +49,15 @@ impl Generated {
     }
 }
 
+/// A valid section under a swarm [`Config`] drawn from the same input: `Generated` is what
+/// `arbitrary` gives a fuzz target or a property test that wants any valid section.
+impl<'a> arbitrary::Arbitrary<'a> for Generated {
+    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Generated> {
+        let cfg: Config = u.arbitrary()?;
+        generate(&cfg, u)
+    }
+}
+
 /// Draw one valid section under `cfg`.
 ///
 /// Fails only when `cfg` allows no target ([`arbitrary::Error::IncorrectFormat`]) or has an

@@ -164,6 +164,14 @@ pub fn mutate(valid: &Generated, u: &mut Unstructured) -> Result<Mutated> {
     Ok(mutate_with(kind, valid, u)?.expect("an applicable kind applies whatever the input"))
 }
 
+/// A section broken by one mutation of an arbitrary valid one, with the rules it breaks.
+impl<'a> arbitrary::Arbitrary<'a> for Mutated {
+    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Mutated> {
+        let valid: Generated = u.arbitrary()?;
+        mutate(&valid, u)
+    }
+}
+
 /// The kinds that apply to `valid`. Whether a kind applies depends on the section only
 /// (its version, ABI, functions and FREs), never on the input, so a dry run on empty input
 /// decides it.
