@@ -49,6 +49,8 @@ pub struct Header {
 
 /// `SFRAME_F_FDE_FUNC_START_PCREL`: function starts are relative to their own field.
 pub const F_FDE_FUNC_START_PCREL: u8 = 0x4;
+/// `SFRAME_F_FDE_SORTED`.
+pub const F_FDE_SORTED: u8 = 0x1;
 const HEADER_SIZE: usize = 28;
 
 /// One function descriptor and the start addresses of its FREs.
@@ -202,16 +204,25 @@ pub fn parse(d: &[u8]) -> Result<Sframe, Error> {
 }
 
 impl Sframe {
-    /// The row for `pc` (an offset from the start of the section): the last function in FDE
-    /// order that contains it (in a valid section, where functions do not overlap, the only
-    /// one), then its last FRE
-    /// starting at or before the PC's offset in the function, or in the repeated block for a
-    /// PC-mask function.
+    /// The row for `pc` (an offset from the start of the section): the function containing
+    /// it, found as a consumer does (with `SFRAME_F_FDE_SORTED`, trusting it: a binary
+    /// search for the last function starting at or before the PC; without it, the first
+    /// function in FDE order that contains it), then its last FRE starting at or before the
+    /// PC's offset in the function, or in the repeated block for a PC-mask function.
     pub fn find(&self, pc: i64) -> Option<Hit> {
-        let function = self.functions.iter().rposition(|f| {
+        let contains = |f: &Function| {
             pc.checked_sub(f.start)
                 .is_some_and(|off| off >= 0 && off < i64::from(f.size))
-        })?;
+        };
+        let function = if self.header.flags & F_FDE_SORTED != 0 {
+            let i = self
+                .functions
+                .partition_point(|f| f.start <= pc)
+                .checked_sub(1)?;
+            Some(i).filter(|&i| contains(&self.functions[i]))?
+        } else {
+            self.functions.iter().position(contains)?
+        };
         let f = &self.functions[function];
         let mut off = pc - f.start;
         if f.pc_type == 1 {

@@ -4,31 +4,10 @@
 //! known deviations explained by its own findings ledger, or accepted by exact signature.
 
 mod adapter;
-use sframe_harness::prelude::*;
-
-const OVERLAP: &str = "overlapping functions (an invalid section): the last one in FDE order \
-                       that contains the PC, where the reference takes the last to start";
+mod gate;
 
 #[test]
 fn conforms() {
-    Gate::new(&adapter::TinySframe)
-        .ledger(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/sframe-findings"
-        ))
-        .accept("diff:tiny-sframe:v2:find_fre:overlap.fre_start", OVERLAP)
-        .accept(
-            "diff:tiny-sframe:v2:find_fre:overlap.function_start",
-            OVERLAP,
-        )
-        .accept(
-            "diff:tiny-sframe:v3-pcrel:find_fre:overlap.fre_start",
-            OVERLAP,
-        )
-        .accept(
-            "diff:tiny-sframe:v3-pcrel:find_fre:overlap.function_start",
-            OVERLAP,
-        )
-        .accept("diff:tiny-sframe:v3:find_fre:overlap.extra", OVERLAP)
-        .assert();
+    let ledger = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sframe-findings");
+    gate::gate(ledger.as_ref()).assert();
 }

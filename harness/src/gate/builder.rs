@@ -74,9 +74,15 @@ impl<'a> Gate<'a> {
     /// Explain deviations with the findings ledger in `dir` (the layout of `corpus/findings`).
     ///
     /// # Panics
-    /// When the ledger cannot be read, naming the file and what is wrong.
+    /// When `dir` is not a directory, or the ledger cannot be read, naming the file and what
+    /// is wrong: a gate never runs without the ledger it was given.
     pub fn ledger(mut self, dir: impl AsRef<Path>) -> Gate<'a> {
         let dir = dir.as_ref();
+        assert!(
+            dir.is_dir(),
+            "the ledger {} is not a directory",
+            dir.display()
+        );
         self.ledger = Ledger::load(dir)
             .unwrap_or_else(|e| panic!("the ledger {} cannot be read: {e}", dir.display()));
         self
@@ -120,6 +126,19 @@ impl<'a> Gate<'a> {
             .collect()
     }
 
+    /// Check one input (a fuzz target's): `Err` lists its discrepancies that neither the
+    /// ledger nor an acceptance covers.
+    pub fn check_input(&self, name: &str, data: &[u8]) -> Result<(), String> {
+        let mut corpus = Corpus::default();
+        corpus.push(name, data.to_vec());
+        let report = run_explained(self.imp, &corpus, &self.ledger);
+        let unexplained = self.unexplained(&report);
+        if unexplained.is_empty() {
+            return Ok(());
+        }
+        Err(listing(&report, &unexplained, &[]))
+    }
+
     /// Run the gate and panic, listing them, when a discrepancy is unexplained or an
     /// acceptance matched nothing.
     pub fn assert(self) {
@@ -134,36 +153,40 @@ impl<'a> Gate<'a> {
                     .any(|(_, d)| d.signature == a.signature)
             })
             .collect();
-        if unexplained.is_empty() && stale.is_empty() {
-            return;
+        if !unexplained.is_empty() || !stale.is_empty() {
+            panic!("{}", listing(&report, &unexplained, &stale));
         }
-        let mut s = format!(
-            "{}: {} unexplained discrepancies, {} stale acceptances\n",
-            report.implementation,
-            unexplained.len(),
-            stale.len()
-        );
-        // One line per signature: its count and its first case.
-        let mut by_sig: std::collections::BTreeMap<String, (usize, &str, &Discrepancy)> =
-            Default::default();
-        for (case, d) in &unexplained {
-            by_sig
-                .entry(d.signature.to_string())
-                .or_insert((0, case, d))
-                .0 += 1;
-        }
-        for (sig, (n, case, d)) in by_sig {
-            s.push_str(&format!(
-                "  {sig} ({n}x), first in {case}: reference {} / found {}\n",
-                d.expected, d.found
-            ));
-        }
-        for a in stale {
-            s.push_str(&format!(
-                "  accepted but not seen: {} ({})\n",
-                a.signature, a.reason
-            ));
-        }
-        panic!("{s}");
     }
+}
+
+/// The failure message: one line per unexplained signature (its count and its first case),
+/// one per stale acceptance.
+fn listing(report: &Report, unexplained: &[(&str, &Discrepancy)], stale: &[&Acceptance]) -> String {
+    let mut s = format!(
+        "{}: {} unexplained discrepancies, {} stale acceptances\n",
+        report.implementation,
+        unexplained.len(),
+        stale.len()
+    );
+    let mut by_sig: std::collections::BTreeMap<String, (usize, &str, &Discrepancy)> =
+        Default::default();
+    for &(case, d) in unexplained {
+        by_sig
+            .entry(d.signature.to_string())
+            .or_insert((0, case, d))
+            .0 += 1;
+    }
+    for (sig, (n, case, d)) in by_sig {
+        s.push_str(&format!(
+            "  {sig} ({n}x), first in {case}: reference {} / found {}\n",
+            d.expected, d.found
+        ));
+    }
+    for a in stale {
+        s.push_str(&format!(
+            "  accepted but not seen: {} ({})\n",
+            a.signature, a.reason
+        ));
+    }
+    s
 }
