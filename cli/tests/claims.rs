@@ -158,7 +158,11 @@ fn rows(file: &Path, by: Checker) -> Vec<RowSeen> {
         if by == Checker::EhFrame {
             for d in f["disagreeing"].as_array().into_iter().flatten() {
                 let function = d["name"]["name"].as_str().unwrap_or("").to_string();
-                for x in d["outcome"]["disagreements"].as_array().into_iter().flatten() {
+                for x in d["outcome"]["disagreements"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                {
                     let m = &x["mismatch"];
                     let kind = m["kind"].as_str().unwrap_or("").to_string();
                     seen.push(RowSeen {
@@ -207,8 +211,13 @@ fn broken_rules(file: &Path) -> Vec<String> {
 
 /// An encoder claim: the libsframe encoder named, on the model the reference reads from the
 /// input.
-fn encode_case(imp: &Arc<dyn Implementation>, data: &[u8], name: &str) -> Result<CaseResult, String> {
-    let m = sframe_spec::decode(data).map_err(|e| format!("{name}: the reference reads no model: {e:?}"))?;
+fn encode_case(
+    imp: &Arc<dyn Implementation>,
+    data: &[u8],
+    name: &str,
+) -> Result<CaseResult, String> {
+    let m = sframe_spec::decode(data)
+        .map_err(|e| format!("{name}: the reference reads no model: {e:?}"))?;
     let ds = producer::check(imp.as_ref(), &m);
     Ok(producer::case_result(name.to_string(), imp.name(), &m, ds))
 }
@@ -295,29 +304,24 @@ fn every_finding_shows_its_claims() {
         let unclaimed = UNCLAIMED.iter().find(|(id, _)| *id == f.id);
         match (f.claim.is_empty(), unclaimed) {
             (true, None) => bad.push(format!("{}: no claim", f.id)),
-            (false, Some(_)) => bad.push(format!(
-                "{}: has a claim now; take it off UNCLAIMED",
-                f.id
-            )),
+            (false, Some(_)) => {
+                bad.push(format!("{}: has a claim now; take it off UNCLAIMED", f.id))
+            }
             _ => {}
         }
         let dir = ledger.dir.join(&f.id);
         bad.extend(check_finding(
-            f,
-            &dir,
-            &reg,
-            &engine,
-            &mut cache,
-            &scratch,
-            &mut n,
+            f, &dir, &reg, &engine, &mut cache, &scratch, &mut n,
         ));
         checked += f.claim.len();
         // A crash finding claims a crash somewhere; a producer finding a producer's row or
         // output.
-        let producer = f
-            .claim
-            .iter()
-            .any(|c| matches!(c, Claim::ProducerRow { .. } | Claim::ProducerViolation { .. }));
+        let producer = f.claim.iter().any(|c| {
+            matches!(
+                c,
+                Claim::ProducerRow { .. } | Claim::ProducerViolation { .. }
+            )
+        });
         let kind_ok = match f.kind {
             FindingKind::Crash => f
                 .claim

@@ -62,7 +62,10 @@ pub enum Claim {
     },
     /// A reader agrees with the reference on the whole input (the reading the reference
     /// follows, beside another implementation's [`Claim::Value`]).
-    Agrees { implementation: String, input: String },
+    Agrees {
+        implementation: String,
+        input: String,
+    },
     /// A producer writes, for `field` at `offset` bytes into `function`, the rule `written`
     /// where `by` (the file's own `.eh_frame`, or the emulator) requires another:
     /// `required` when the requirement is a rule (`.eh_frame`); the emulator's truth is a
@@ -208,10 +211,13 @@ impl Claim {
             } => ds.iter().any(|d| {
                 d.op == *op
                     && d.detail == *field
-                    && matches!(d.kind, FindingKind::Disagreement | FindingKind::RejectedValid)
+                    && matches!(
+                        d.kind,
+                        FindingKind::Disagreement | FindingKind::RejectedValid
+                    )
                     && pc.is_none_or(|p| d.pc == Some(p))
                     && found.as_ref().is_none_or(|f| &d.found == f)
-                    && (d.explained_by.iter().any(|e| *e == finding.id)
+                    && (d.explained_by.contains(&finding.id)
                         || (d.op == Op::Encode && finding.covers(&d.signature.to_string())))
             }),
             Claim::Crash {
@@ -309,7 +315,9 @@ mod tests {
 
     fn disagreement(found: &str, explained_by: &[&str]) -> Discrepancy {
         Discrepancy {
-            signature: "diff:libsframe-2.40:v1:find_fre:mask.missing".parse().unwrap(),
+            signature: "diff:libsframe-2.40:v1:find_fre:mask.missing"
+                .parse()
+                .unwrap(),
             kind: FindingKind::Disagreement,
             implementation: "libsframe-2.40".into(),
             op: Op::FindFre,
@@ -396,8 +404,13 @@ mod tests {
             site: site.into(),
         };
         let r = case(vec![d]);
-        assert_eq!(claim("SIGSEGV", "sframe_decode").check_case(&f("F"), &r), Ok(()));
-        assert!(claim("SIGABRT", "sframe_decode").check_case(&f("F"), &r).is_err());
+        assert_eq!(
+            claim("SIGSEGV", "sframe_decode").check_case(&f("F"), &r),
+            Ok(())
+        );
+        assert!(claim("SIGABRT", "sframe_decode")
+            .check_case(&f("F"), &r)
+            .is_err());
         assert!(claim("SIGSEGV", "sframe_find_fre")
             .check_case(&f("F"), &r)
             .is_err());
