@@ -264,8 +264,22 @@ fn check_finding(
                     continue;
                 };
                 let encode = matches!(c, Claim::Value { op: Op::Encode, .. });
+                let at = match c {
+                    Claim::Value { pc: Some(pc), .. } => Some(*pc),
+                    _ => None,
+                };
                 let r = if encode {
                     encode_case(imp, &data, &input.display().to_string())
+                } else if let Some(pc) = at {
+                    // The claimed PC is asked whether or not the engine's own choice of PCs
+                    // (function and FRE boundaries) includes it.
+                    Ok(engine.run_case_at(
+                        &Case {
+                            name: input.display().to_string(),
+                            data,
+                        },
+                        &[pc],
+                    ))
                 } else {
                     Ok(cache
                         .entry(input.clone())
