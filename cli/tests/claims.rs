@@ -20,7 +20,6 @@ use std::sync::Arc;
 /// Findings whose reproducers no claim checks yet, with the reason; the test fails when one
 /// of them gets a claim (take it off this list) or another finding has none.
 const UNCLAIMED: &[(&str, &str)] = &[
-    ("F0103-gas-2.40-aarch64-fp-saved-without-ra", "its reproducers are generated CFI whose wrong row the produce check names by pattern; no crosscheck or oracle row of the assembled file matched the finding's kinds"),
     ("F0104-gcc-drap-epilogue-keeps-rbp-rule", "GCC's CFI itself is wrong: needs a gcc -S then GNU as build and the emulator; not written yet"),
     ("F0105-gcc-s390x-noreturn-clobbers-fp", "GCC's CFI itself is wrong (s390x): needs a cross gcc build and the emulator; not written yet"),
     ("F0107-s390x-flex-cfa-offset-scaling", "a fixed reference bug: the reproducer now agrees, and no claim kind says 'agrees with the emulator'"),
@@ -28,12 +27,6 @@ const UNCLAIMED: &[(&str, &str)] = &[
     ("F0123-libsframe-2.47-encoder-refuses-models", "an encoder finding: its claim needs the encoder's refusal (encode op) on a model; not written yet"),
     ("F0143-llvm-readobj-ignores-fre-offset", "sfh_freoff differs from where the FDEs end only in sections that break HDR-FDE-TILES, where the engine compares acceptance, not values: no input shows the misread FREs as a value"),
     ("F0165-glibc-walker-needs-ra-on-stack", "a stack-walk finding (unwind signature): shown by cli/tests/stackwalk.rs, not by a reader claim"),
-    ("F0200-gas-restore-state-asserts-after-same-address-directive", "the assembler itself fails (an assertion), which no claim kind states yet"),
-    ("F0201-gas-2.47-s390x-cfa-offset-truncated-to-8", "no crosscheck or oracle row of the assembled reproducer matched the finding's kinds; to be looked at"),
-    ("F0202-gas-2.47-s390x-ra-at-cfa-0-written-as-padding", "no crosscheck or oracle row of the assembled reproducer matched the finding's kinds; to be looked at"),
-    ("F0235-llvm-mc-aarch64-omits-every-function", "llvm-mc writes no FDE at all: no row to name; a claim kind for an absent FDE is not written yet"),
-    ("F0236-llvm-mc-restore-state-after-refused-remember-crashes", "the assembler itself crashes, which no claim kind states yet"),
-    ("F0242-gas-eh-frame-drops-advance-below-code-alignment", "no crosscheck row of the assembled reproducer matched the finding's kind; to be looked at"),
     ("F0251-gcc-s390x-fpr-saved-sp-cfa-restored-early", "its reproducer is a library of corpus/real (s390x libsodium); the claim needs that file and the emulator; not written yet"),
 ];
 
@@ -192,6 +185,28 @@ fn rows(file: &Path, by: Checker) -> Vec<RowSeen> {
     seen
 }
 
+/// The functions `oracle --json` finds without an SFrame FDE in `file`.
+fn functions_without_fde(file: &Path) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_sframe-conform"))
+        .args(["oracle", "--json", "--ledger", "/nonexistent"])
+        .arg(file)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    v["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|f| {
+            f["report"]["summary"]["functions_without_fde"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|x| x.as_str().map(str::to_string))
+        .collect()
+}
+
 /// The rules `check --json` reports broken in `file`.
 fn broken_rules(file: &Path) -> Vec<String> {
     let out = Command::new(env!("CARGO_BIN_EXE_sframe-conform"))
@@ -247,6 +262,31 @@ fn check_finding(
                         Ok(())
                     } else {
                         Err(format!("check reports {rules:?}, not {rule}"))
+                    }
+                })
+            }
+            Claim::ProducerFails {
+                build: b, message, ..
+            } => {
+                *n += 1;
+                match build(b, &input, scratch, *n) {
+                    Ok(_) => Err("the producer did not fail".to_string()),
+                    Err(e) if e.contains(message.as_str()) && !e.contains("not provisioned") => {
+                        Ok(())
+                    }
+                    Err(e) => Err(format!("failed otherwise: {e}")),
+                }
+            }
+            Claim::ProducerOmits {
+                build: b, function, ..
+            } => {
+                *n += 1;
+                build(b, &input, scratch, *n).and_then(|elf| {
+                    let without = functions_without_fde(&elf);
+                    if without.contains(function) {
+                        Ok(())
+                    } else {
+                        Err(format!("functions without an FDE: {without:?}"))
                     }
                 })
             }
@@ -330,12 +370,7 @@ fn every_finding_shows_its_claims() {
         checked += f.claim.len();
         // A crash finding claims a crash somewhere; a producer finding a producer's row or
         // output.
-        let producer = f.claim.iter().any(|c| {
-            matches!(
-                c,
-                Claim::ProducerRow { .. } | Claim::ProducerViolation { .. }
-            )
-        });
+        let producer = f.claim.iter().any(Claim::is_producer);
         let kind_ok = match f.kind {
             FindingKind::Crash => f
                 .claim

@@ -87,6 +87,20 @@ pub enum Claim {
         source: String,
         rule: String,
     },
+    /// A producer stops on the reproducer (an assertion, an abort): it fails and its
+    /// messages say `message`.
+    ProducerFails {
+        build: Build,
+        source: String,
+        message: String,
+    },
+    /// A producer writes no SFrame FDE for `function`, which has CFI (`sframe-conform
+    /// oracle` lists it among the functions without an FDE).
+    ProducerOmits {
+        build: Build,
+        source: String,
+        function: String,
+    },
 }
 
 /// How a producer claim's reproducer becomes an ELF file.
@@ -165,7 +179,10 @@ impl Claim {
             | Claim::Hang { input, .. }
             | Claim::AcceptedInvalid { input, .. }
             | Claim::Agrees { input, .. } => input,
-            Claim::ProducerRow { source, .. } | Claim::ProducerViolation { source, .. } => source,
+            Claim::ProducerRow { source, .. }
+            | Claim::ProducerViolation { source, .. }
+            | Claim::ProducerFails { source, .. }
+            | Claim::ProducerOmits { source, .. } => source,
         }
     }
 
@@ -234,13 +251,21 @@ impl Claim {
                 let p = pattern(&format!("accepted-invalid:{imp}:*:invalid:{rule}"))?;
                 ds.iter().any(|d| p.matches(&d.signature))
             }
-            Claim::ProducerRow { .. } | Claim::ProducerViolation { .. } => unreachable!(),
+            Claim::ProducerRow { .. }
+            | Claim::ProducerViolation { .. }
+            | Claim::ProducerFails { .. }
+            | Claim::ProducerOmits { .. } => unreachable!(),
         };
         if hit {
             Ok(())
         } else {
             Err(format!("{imp} shows instead: {}", seen(ds)))
         }
+    }
+
+    /// Whether this is a producer's claim (built, not read by a reader).
+    pub fn is_producer(&self) -> bool {
+        self.implementation().is_none()
     }
 
     /// Check a producer-row claim against the rows its checker reported wrong.
