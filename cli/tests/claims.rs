@@ -23,8 +23,6 @@ const UNCLAIMED: &[(&str, &str)] = &[
     ("F0104-gcc-drap-epilogue-keeps-rbp-rule", "GCC's CFI itself is wrong: needs a gcc -S then GNU as build and the emulator; not written yet"),
     ("F0105-gcc-s390x-noreturn-clobbers-fp", "GCC's CFI itself is wrong (s390x): needs a cross gcc build and the emulator; not written yet"),
     ("F0107-s390x-flex-cfa-offset-scaling", "a fixed reference bug: the reproducer now agrees, and no claim kind says 'agrees with the emulator'"),
-    ("F0122-libsframe-encoder-always-sorts", "an encoder finding: its claim needs the encoder's output flags (encode op) on a model; not written yet"),
-    ("F0123-libsframe-2.47-encoder-refuses-models", "an encoder finding: its claim needs the encoder's refusal (encode op) on a model; not written yet"),
     ("F0143-llvm-readobj-ignores-fre-offset", "sfh_freoff differs from where the FDEs end only in sections that break HDR-FDE-TILES, where the engine compares acceptance, not values: no input shows the misread FREs as a value"),
     ("F0165-glibc-walker-needs-ra-on-stack", "a stack-walk finding (unwind signature): shown by cli/tests/stackwalk.rs, not by a reader claim"),
     ("F0251-gcc-s390x-fpr-saved-sp-cfa-restored-early", "its reproducer is a library of corpus/real (s390x libsodium); the claim needs that file and the emulator; not written yet"),
