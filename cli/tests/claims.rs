@@ -20,7 +20,6 @@ use std::sync::Arc;
 /// Findings whose reproducers no claim checks yet, with the reason; the test fails when one
 /// of them gets a claim (take it off this list) or another finding has none.
 const UNCLAIMED: &[(&str, &str)] = &[
-    ("F0104-gcc-drap-epilogue-keeps-rbp-rule", "GCC's CFI itself is wrong: needs a gcc -S then GNU as build and the emulator; not written yet"),
     ("F0105-gcc-s390x-noreturn-clobbers-fp", "GCC's CFI itself is wrong (s390x): needs a cross gcc build and the emulator; not written yet"),
     ("F0107-s390x-flex-cfa-offset-scaling", "a fixed reference bug: the reproducer now agrees, and no claim kind says 'agrees with the emulator'"),
     ("F0143-llvm-readobj-ignores-fre-offset", "sfh_freoff differs from where the FDEs end only in sections that break HDR-FDE-TILES, where the engine compares acceptance, not values: no input shows the misread FREs as a value"),
@@ -125,8 +124,8 @@ fn build(b: &Build, src: &Path, dir: &Path, n: usize) -> Result<PathBuf, String>
     Ok(out)
 }
 
-/// The wrong rows `crosscheck` or `oracle` reports for `file`.
-fn rows(file: &Path, by: Checker) -> Vec<RowSeen> {
+/// The wrong rows `crosscheck` or `oracle` reports for `file`, with their rules of `column`.
+fn rows(file: &Path, by: Checker, column: &str) -> Vec<RowSeen> {
     let sub = match by {
         Checker::EhFrame => "crosscheck",
         Checker::Emulator => "oracle",
@@ -159,8 +158,8 @@ fn rows(file: &Path, by: Checker) -> Vec<RowSeen> {
                     seen.push(RowSeen {
                         function: function.clone(),
                         offset: m["pc_offset"].as_u64().unwrap_or(u64::MAX),
-                        written: loc(&m["found_rules"][&kind]),
-                        required: loc(&m["expected_rules"][&kind]),
+                        written: loc(&m["found_rules"][column]),
+                        required: loc(&m["expected_rules"][column]),
                         kind,
                     });
                 }
@@ -172,7 +171,7 @@ fn rows(file: &Path, by: Checker) -> Vec<RowSeen> {
                     seen.push(RowSeen {
                         function: m["function"].as_str().unwrap_or("").to_string(),
                         offset: m["offset"].as_u64().unwrap_or(u64::MAX),
-                        written: loc(&m["row"]["rules"][&kind]),
+                        written: loc(&m["row"]["rules"][column]),
                         required: None,
                         kind,
                     });
@@ -250,7 +249,8 @@ fn check_finding(
         let result = match c {
             Claim::ProducerRow { build: b, by, .. } => {
                 *n += 1;
-                build(b, &input, scratch, *n).and_then(|elf| c.check_rows(&rows(&elf, *by)))
+                let column = c.rule_column().map_or("", |r| r.name());
+                build(b, &input, scratch, *n).and_then(|elf| c.check_rows(&rows(&elf, *by, column)))
             }
             Claim::ProducerViolation { build: b, rule, .. } => {
                 *n += 1;

@@ -76,6 +76,10 @@ pub enum Claim {
         function: String,
         offset: u64,
         field: RowField,
+        /// The column `written` and `required` are of, when not `field` (a `step-error`
+        /// names the rule whose application failed).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule_of: Option<RowField>,
         written: Loc,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         required: Option<Loc>,
@@ -135,6 +139,9 @@ pub enum RowField {
     Fp,
     /// No row at a PC that has one (`.eh_frame` or the emulator say so).
     NoRow,
+    /// The row cannot be applied where the emulator stands (a rule reads memory that is
+    /// not there).
+    StepError,
 }
 
 impl RowField {
@@ -145,6 +152,7 @@ impl RowField {
             RowField::Ra => "ra",
             RowField::Fp => "fp",
             RowField::NoRow => "no-row",
+            RowField::StepError => "step-error",
         }
     }
 }
@@ -159,7 +167,8 @@ pub enum Checker {
     Emulator,
 }
 
-/// One wrong row a producer check reported, as the claim compares it.
+/// One wrong row a producer check reported, as the claim compares it: `written` and
+/// `required` are the rules of the claim's [`Claim::rule_column`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowSeen {
     pub function: String,
@@ -266,6 +275,15 @@ impl Claim {
     /// Whether this is a producer's claim (built, not read by a reader).
     pub fn is_producer(&self) -> bool {
         self.implementation().is_none()
+    }
+
+    /// The row column a producer-row claim's `written` and `required` rules are of (the
+    /// column a checker's [`RowSeen`] must be read from).
+    pub fn rule_column(&self) -> Option<RowField> {
+        match self {
+            Claim::ProducerRow { field, rule_of, .. } => Some(rule_of.unwrap_or(*field)),
+            _ => None,
+        }
     }
 
     /// Check a producer-row claim against the rows its checker reported wrong.
@@ -457,6 +475,7 @@ mod tests {
             function: "f0".into(),
             offset: 0,
             field: RowField::Ra,
+            rule_of: None,
             written: slot(112),
             required: Some(slot(80427120)),
             by: Checker::EhFrame,
