@@ -20,7 +20,6 @@ use std::sync::Arc;
 /// Findings whose reproducers no claim checks yet, with the reason; the test fails when one
 /// of them gets a claim (take it off this list) or another finding has none.
 const UNCLAIMED: &[(&str, &str)] = &[
-    ("F0105-gcc-s390x-noreturn-clobbers-fp", "GCC's CFI itself is wrong (s390x): needs a cross gcc build and the emulator; not written yet"),
     ("F0107-s390x-flex-cfa-offset-scaling", "a fixed reference bug: the reproducer now agrees, and no claim kind says 'agrees with the emulator'"),
     ("F0143-llvm-readobj-ignores-fre-offset", "sfh_freoff differs from where the FDEs end only in sections that break HDR-FDE-TILES, where the engine compares acceptance, not values: no input shows the misread FREs as a value"),
     ("F0165-glibc-walker-needs-ra-on-stack", "a stack-walk finding (unwind signature): shown by cli/tests/stackwalk.rs, not by a reader claim"),
