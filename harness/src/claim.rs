@@ -67,9 +67,10 @@ pub enum Claim {
         input: String,
     },
     /// A producer writes, for `field` at `offset` bytes into `function`, the rule `written`
-    /// where `by` (the file's own `.eh_frame`, or the emulator) requires another:
-    /// `required` when the requirement is a rule (`.eh_frame`); the emulator's truth is a
-    /// value per run, so its claims name only what was written.
+    /// where `by` (the file's own `.eh_frame`, or the emulator) says otherwise: `required`
+    /// is the `.eh_frame`'s rule (the wrong side where the finding's notes say the
+    /// `.eh_frame` is); the emulator's truth is a value per run, so its claims name only what
+    /// was written.
     ProducerRow {
         build: Build,
         source: String,
