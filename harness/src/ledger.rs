@@ -7,6 +7,7 @@
 //! asks the ledger whether a finding covers it; the gate passes when every observed
 //! signature is covered and fails naming the first new one.
 
+pub use crate::claim::Claim;
 use crate::diff::Discrepancy;
 use crate::signature::{PatternError, Signature, SignaturePattern};
 pub use crate::upstream_status::{Checked, SourceLines, Status, UpstreamStatus};
@@ -97,6 +98,13 @@ pub struct Finding {
     /// ([`UpstreamStatus`]): present, fixed or unknown, with the evidence.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub upstream_status: Vec<UpstreamStatus>,
+    /// What the reproducers show, typed and checked (`cli/tests/claims.rs` runs each on the
+    /// named implementation and release, or builds it with the named producer): the
+    /// specific answer, crash, refusal or wrong row the title speaks of ([`Claim`]). Every
+    /// finding has at least one; absent only in findings written by `diff --record`, which
+    /// the claims test then names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claim: Vec<Claim>,
 }
 
 /// Where an implementation's own source decides a finding.
@@ -397,6 +405,7 @@ mod tests {
             quirks: BTreeMap::new(),
             upstream: vec![],
             upstream_status: vec![],
+            claim: vec![],
         }
     }
 

@@ -14,6 +14,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod claim;
 pub mod diff;
 pub mod findings_index;
 pub mod gate;

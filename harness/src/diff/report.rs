@@ -257,6 +257,7 @@ mod tests {
                 quirks: Default::default(),
                 upstream: vec![],
                 upstream_status: vec![],
+                claim: vec![],
             }],
             ..Ledger::default()
         };

@@ -148,6 +148,16 @@ macro_rules! named {
                 s.serialize_str(self.name())
             }
         }
+
+        /// Read from its name.
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                $name::from_name(&s).ok_or_else(|| {
+                    serde::de::Error::custom(format!(concat!("unknown ", stringify!($name), " {:?}"), s))
+                })
+            }
+        }
     };
 }
 pub(crate) use named;

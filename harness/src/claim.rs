@@ -1,0 +1,498 @@
+//! What a finding's reproducers show, typed so that a test can check it (`claim` in
+//! `finding.json`): the specific answer, crash, refusal or producer row the title speaks of,
+//! on the named implementation and release, not merely that some discrepancy occurs.
+//!
+//! A finding lists one or more claims; each names one reproducer and one implementation or
+//! producer. `cli/tests/claims.rs` runs them: reader claims through the differential engine
+//! (the worker hosting Debian's libsframe of each release and glibc's reader, objdump and
+//! readelf of each release, simple-frame-rs, llvm-readobj) against the reference, producer
+//! claims by building the reproducer with the named assembler (and linker) and reading the
+//! row with `sframe-conform crosscheck` (against the file's own `.eh_frame`) or `oracle`
+//! (against the emulator). A spec ambiguity shows its two readings as two claims: one
+//! implementation's answer ([`Claim::Value`]) and another that agrees with the reference
+//! ([`Claim::Agrees`]).
+
+use crate::diff::{CaseResult, Discrepancy};
+use crate::ledger::{Finding, FindingKind};
+use crate::signature::{Op, SignaturePattern};
+use serde::{Deserialize, Serialize};
+use sframe_spec::Loc;
+
+/// One thing a reproducer shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "shows", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Claim {
+    /// A reader answers `found` for `field` (a decoded field, the row at `pc`, or a refusal's
+    /// error class) where the reference answers otherwise, and this finding's quirks are
+    /// needed to reproduce that answer from the reference.
+    Value {
+        implementation: String,
+        input: String,
+        op: Op,
+        /// The compared field, as in discrepancy signatures (`fre.ra`, `mask.missing`,
+        /// `function.count`, the error class of a refusal).
+        field: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pc: Option<i64>,
+        /// The implementation's answer, as the engine prints it (`none`, `SameValue`, `0`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        found: Option<String>,
+    },
+    /// A reader dies of `signal` (or `exit N`) at `site`, the function named by the
+    /// library's symbol table where the fault landed (not the first bad access, which a
+    /// sanitizer build names).
+    Crash {
+        implementation: String,
+        input: String,
+        op: Op,
+        signal: String,
+        site: String,
+    },
+    /// A reader does not answer in time.
+    Hang {
+        implementation: String,
+        input: String,
+        op: Op,
+    },
+    /// A reader accepts a section that breaks `rule` (a catalogue ID).
+    AcceptedInvalid {
+        implementation: String,
+        input: String,
+        rule: String,
+    },
+    /// A reader agrees with the reference on the whole input (the reading the reference
+    /// follows, beside another implementation's [`Claim::Value`]).
+    Agrees {
+        implementation: String,
+        input: String,
+    },
+    /// A producer writes, for `field` at `offset` bytes into `function`, the rule `written`
+    /// where `by` (the file's own `.eh_frame`, or the emulator) says otherwise: `required`
+    /// is the `.eh_frame`'s rule (the wrong side where the finding's notes say the
+    /// `.eh_frame` is); the emulator's truth is a value per run, so its claims name only what
+    /// was written.
+    ProducerRow {
+        build: Build,
+        source: String,
+        function: String,
+        offset: u64,
+        field: RowField,
+        /// The column `written` and `required` are of, when not `field` (a `step-error`
+        /// names the rule whose application failed).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule_of: Option<RowField>,
+        written: Loc,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        required: Option<Loc>,
+        by: Checker,
+    },
+    /// A producer writes a section that breaks `rule` (`sframe-conform check`).
+    ProducerViolation {
+        build: Build,
+        source: String,
+        rule: String,
+    },
+    /// A producer stops on the reproducer (an assertion, an abort): it fails and its
+    /// messages say `message`.
+    ProducerFails {
+        build: Build,
+        source: String,
+        message: String,
+    },
+    /// A producer writes no SFrame FDE for `function`, which has CFI (`sframe-conform
+    /// oracle` lists it among the functions without an FDE).
+    ProducerOmits {
+        build: Build,
+        source: String,
+        function: String,
+    },
+}
+
+/// How a producer claim's reproducer becomes an ELF file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "with", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Build {
+    /// `<target>-as-<release> --gsframe SOURCE` from the provisioned toolchains.
+    GnuAs { release: String, target: String },
+    /// `llvm-mc-<release> -filetype=obj -triple=<target> --gsframe SOURCE`.
+    LlvmMc { release: String, target: String },
+    /// `<target>-gcc` (or the native `gcc` for x86_64-linux-gnu) with `flags -c`, through
+    /// GNU as `as_release` with `--gsframe`, then, when `ld_release` is given, linked
+    /// `-shared` by that release's ld.
+    Gcc {
+        target: String,
+        flags: Vec<String>,
+        as_release: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ld_release: Option<String>,
+    },
+    /// A file of the repository (`corpus/...`; `.xz` is decompressed), built by the script
+    /// its README names.
+    Corpus { path: String },
+}
+
+/// The row column a producer claim is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RowField {
+    Cfa,
+    Ra,
+    Fp,
+    /// No row at a PC that has one (`.eh_frame` or the emulator say so).
+    NoRow,
+    /// The row cannot be applied where the emulator stands (a rule reads memory that is
+    /// not there).
+    StepError,
+}
+
+impl RowField {
+    /// Its name in oracle and crosscheck reports (`kind`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RowField::Cfa => "cfa",
+            RowField::Ra => "ra",
+            RowField::Fp => "fp",
+            RowField::NoRow => "no-row",
+            RowField::StepError => "step-error",
+        }
+    }
+}
+
+/// What a producer claim's row is checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Checker {
+    /// `sframe-conform crosscheck`: the same file's `.eh_frame`.
+    EhFrame,
+    /// `sframe-conform oracle`: the emulator running the code.
+    Emulator,
+}
+
+/// One wrong row a producer check reported, as the claim compares it: `written` and
+/// `required` are the rules of the claim's [`Claim::rule_column`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowSeen {
+    pub function: String,
+    pub offset: u64,
+    /// `cfa`, `ra`, `fp`, `no-row`, ... (the report's kind).
+    pub kind: String,
+    pub written: Option<Loc>,
+    pub required: Option<Loc>,
+}
+
+impl Claim {
+    /// The reproducer file (relative to the finding's directory) the claim runs.
+    pub fn input(&self) -> &str {
+        match self {
+            Claim::Value { input, .. }
+            | Claim::Crash { input, .. }
+            | Claim::Hang { input, .. }
+            | Claim::AcceptedInvalid { input, .. }
+            | Claim::Agrees { input, .. } => input,
+            Claim::ProducerRow { source, .. }
+            | Claim::ProducerViolation { source, .. }
+            | Claim::ProducerFails { source, .. }
+            | Claim::ProducerOmits { source, .. } => source,
+        }
+    }
+
+    /// The reader the claim is about (`None` for producer claims).
+    pub fn implementation(&self) -> Option<&str> {
+        match self {
+            Claim::Value { implementation, .. }
+            | Claim::Crash { implementation, .. }
+            | Claim::Hang { implementation, .. }
+            | Claim::AcceptedInvalid { implementation, .. }
+            | Claim::Agrees { implementation, .. } => Some(implementation),
+            _ => None,
+        }
+    }
+
+    /// Check a reader claim of `finding` against what the engine saw on its input (an
+    /// encoder's output, [`Op::Encode`], against what the reference reads of it). `Err` says
+    /// what was seen instead.
+    pub fn check_case(&self, finding: &Finding, r: &CaseResult) -> Result<(), String> {
+        let Some(imp) = self.implementation() else {
+            return Err("a producer claim is not checked on a reader's answers".into());
+        };
+        let Some(res) = r.results.iter().find(|x| x.implementation == imp) else {
+            return Err(format!("{imp} did not run on {}", r.case));
+        };
+        let ds = &res.discrepancies;
+        let hit = match self {
+            Claim::Agrees { .. } => {
+                return match ds.first() {
+                    None => Ok(()),
+                    Some(d) => Err(format!(
+                        "{imp} does not agree: {} (found {}, reference {})",
+                        d.signature, d.found, d.expected
+                    )),
+                }
+            }
+            Claim::Value {
+                op,
+                field,
+                pc,
+                found,
+                ..
+            } => ds.iter().any(|d| {
+                d.op == *op
+                    && d.detail == *field
+                    && matches!(
+                        d.kind,
+                        FindingKind::Disagreement | FindingKind::RejectedValid
+                    )
+                    && pc.is_none_or(|p| d.pc == Some(p))
+                    && found.as_ref().is_none_or(|f| &d.found == f)
+                    && (d.explained_by.contains(&finding.id)
+                        || (d.op == Op::Encode && finding.covers(&d.signature.to_string())))
+            }),
+            Claim::Crash {
+                op, signal, site, ..
+            } => {
+                let p = pattern(&format!("crash:{imp}:*:{op}:{signal}:{site}"))?;
+                ds.iter().any(|d| p.matches(&d.signature))
+            }
+            Claim::Hang { op, .. } => {
+                let p = pattern(&format!("hang:{imp}:*:{op}"))?;
+                ds.iter().any(|d| p.matches(&d.signature))
+            }
+            Claim::AcceptedInvalid { rule, .. } => {
+                let p = pattern(&format!("accepted-invalid:{imp}:*:invalid:{rule}"))?;
+                ds.iter().any(|d| p.matches(&d.signature))
+            }
+            Claim::ProducerRow { .. }
+            | Claim::ProducerViolation { .. }
+            | Claim::ProducerFails { .. }
+            | Claim::ProducerOmits { .. } => unreachable!(),
+        };
+        if hit {
+            Ok(())
+        } else {
+            Err(format!("{imp} shows instead: {}", seen(ds)))
+        }
+    }
+
+    /// Whether this is a producer's claim (built, not read by a reader).
+    pub fn is_producer(&self) -> bool {
+        self.implementation().is_none()
+    }
+
+    /// The row column a producer-row claim's `written` and `required` rules are of (the
+    /// column a checker's [`RowSeen`] must be read from).
+    pub fn rule_column(&self) -> Option<RowField> {
+        match self {
+            Claim::ProducerRow { field, rule_of, .. } => Some(rule_of.unwrap_or(*field)),
+            _ => None,
+        }
+    }
+
+    /// Check a producer-row claim against the rows its checker reported wrong.
+    pub fn check_rows(&self, rows: &[RowSeen]) -> Result<(), String> {
+        let Claim::ProducerRow {
+            function,
+            offset,
+            field,
+            written,
+            required,
+            ..
+        } = self
+        else {
+            return Err("not a producer-row claim".into());
+        };
+        let hit = rows.iter().any(|r| {
+            &r.function == function
+                && r.offset == *offset
+                && r.kind == field.name()
+                && (*field == RowField::NoRow || r.written.as_ref() == Some(written))
+                && required.is_none_or(|q| r.required == Some(q))
+        });
+        if hit {
+            return Ok(());
+        }
+        let mut s = String::new();
+        for r in rows.iter().take(8) {
+            s.push_str(&format!(
+                "\n  {}+{} {}: written {} required {}",
+                r.function,
+                r.offset,
+                r.kind,
+                r.written.map_or("-".into(), |l| l.to_string()),
+                r.required.map_or("-".into(), |l| l.to_string())
+            ));
+        }
+        Err(format!(
+            "no {} row {written} at {function}+{offset}; wrong rows seen ({}):{s}",
+            field.name(),
+            rows.len()
+        ))
+    }
+}
+
+fn pattern(text: &str) -> Result<SignaturePattern, String> {
+    text.parse()
+        .map_err(|e| format!("claim names no signature: {text:?}: {e}"))
+}
+
+/// The discrepancies, shortly, for a failure message.
+fn seen(ds: &[Discrepancy]) -> String {
+    if ds.is_empty() {
+        return "agreement with the reference".into();
+    }
+    let mut s = String::new();
+    for d in ds.iter().take(6) {
+        s.push_str(&format!(
+            "\n  {} pc {:?} found {:?} reference {:?} explained by {:?}",
+            d.signature, d.pc, d.found, d.expected, d.explained_by
+        ));
+    }
+    if ds.len() > 6 {
+        s.push_str(&format!("\n  ... {} more", ds.len() - 6));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::{ImplResult, Status};
+
+    fn disagreement(found: &str, explained_by: &[&str]) -> Discrepancy {
+        Discrepancy {
+            signature: "diff:libsframe-2.40:v1:find_fre:mask.missing"
+                .parse()
+                .unwrap(),
+            kind: FindingKind::Disagreement,
+            implementation: "libsframe-2.40".into(),
+            op: Op::FindFre,
+            detail: "mask.missing".into(),
+            function: None,
+            fre: None,
+            pc: Some(508),
+            expected: "Found".into(),
+            found: found.into(),
+            explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn case(ds: Vec<Discrepancy>) -> CaseResult {
+        CaseResult {
+            case: "t".into(),
+            bytes: 0,
+            version: Some(1),
+            valid: true,
+            first_error: None,
+            pcs: 1,
+            results: vec![ImplResult {
+                implementation: "libsframe-2.40".into(),
+                status: if ds.is_empty() {
+                    Status::Agree
+                } else {
+                    Status::Discrepant
+                },
+                discrepancies: ds,
+            }],
+        }
+    }
+
+    fn f(id: &str) -> Finding {
+        serde_json::from_str(&format!(
+            r#"{{"id":"{id}","title":"t","kind":"disagreement","verdict":"open","tools":[],"signatures":[]}}"#
+        ))
+        .unwrap()
+    }
+
+    fn value(found: &str) -> Claim {
+        serde_json::from_str(&format!(
+            r#"{{"shows":"value","implementation":"libsframe-2.40","input":"i.sframe","op":"find_fre","field":"mask.missing","pc":508,"found":"{found}"}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_value_claim_needs_that_answer_explained_by_that_finding() {
+        let c = value("none");
+        assert_eq!(
+            c.check_case(&f("F1"), &case(vec![disagreement("none", &["F1"])])),
+            Ok(())
+        );
+        assert!(c
+            .check_case(&f("F1"), &case(vec![disagreement("none", &["F2"])]))
+            .is_err());
+        assert!(c
+            .check_case(&f("F1"), &case(vec![disagreement("Found", &["F1"])]))
+            .is_err());
+        assert!(c.check_case(&f("F1"), &case(vec![])).is_err());
+        let agrees = Claim::Agrees {
+            implementation: "libsframe-2.40".into(),
+            input: "i".into(),
+        };
+        assert_eq!(agrees.check_case(&f("F1"), &case(vec![])), Ok(()));
+        assert!(agrees
+            .check_case(&f("F1"), &case(vec![disagreement("none", &["F1"])]))
+            .is_err());
+    }
+
+    #[test]
+    fn a_crash_claim_needs_the_signal_and_the_site() {
+        let mut d = disagreement("SIGSEGV", &[]);
+        d.kind = FindingKind::Crash;
+        d.signature = "crash:libsframe-2.40:v1:find_fre:SIGSEGV:sframe_decode"
+            .parse()
+            .unwrap();
+        let claim = |signal: &str, site: &str| Claim::Crash {
+            implementation: "libsframe-2.40".into(),
+            input: "i".into(),
+            op: Op::FindFre,
+            signal: signal.into(),
+            site: site.into(),
+        };
+        let r = case(vec![d]);
+        assert_eq!(
+            claim("SIGSEGV", "sframe_decode").check_case(&f("F"), &r),
+            Ok(())
+        );
+        assert!(claim("SIGABRT", "sframe_decode")
+            .check_case(&f("F"), &r)
+            .is_err());
+        assert!(claim("SIGSEGV", "sframe_find_fre")
+            .check_case(&f("F"), &r)
+            .is_err());
+    }
+
+    #[test]
+    fn a_producer_row_claim_needs_the_written_and_the_required_rule() {
+        let slot = |offset| Loc::Expr {
+            base: sframe_spec::Base::Cfa,
+            offset,
+            deref: true,
+        };
+        let c = Claim::ProducerRow {
+            build: Build::GnuAs {
+                release: "2.47".into(),
+                target: "x86_64-linux-gnu".into(),
+            },
+            source: "repro.s".into(),
+            function: "f0".into(),
+            offset: 0,
+            field: RowField::Ra,
+            rule_of: None,
+            written: slot(112),
+            required: Some(slot(80427120)),
+            by: Checker::EhFrame,
+        };
+        let row = |w, q| RowSeen {
+            function: "f0".into(),
+            offset: 0,
+            kind: "ra".into(),
+            written: Some(slot(w)),
+            required: Some(slot(q)),
+        };
+        assert_eq!(c.check_rows(&[row(112, 80427120)]), Ok(()));
+        assert!(c.check_rows(&[row(80427120, 80427120)]).is_err());
+        assert!(c.check_rows(&[row(112, 112)]).is_err());
+        assert!(c.check_rows(&[]).is_err());
+        let json = serde_json::to_string(&c).unwrap();
+        assert_eq!(serde_json::from_str::<Claim>(&json).unwrap(), c);
+    }
+}
