@@ -8,6 +8,7 @@
 //! signature is covered and fails naming the first new one.
 
 use crate::diff::Discrepancy;
+pub use crate::sanitizer::FirstBadAccess;
 use crate::signature::{PatternError, Signature, SignaturePattern};
 pub use crate::upstream_status::{Checked, SourceLines, Status, UpstreamStatus};
 use serde::{Deserialize, Serialize};
@@ -97,6 +98,11 @@ pub struct Finding {
     /// ([`UpstreamStatus`]): present, fixed or unknown, with the evidence.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub upstream_status: Vec<UpstreamStatus>,
+    /// Memory-safety findings: per implementation and release, the first bad access an
+    /// ASan/UBSan build of that release (from its Debian source) reports on the
+    /// reproducers ([`FirstBadAccess`]), with the trimmed report beside the finding.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first_bad_access: Vec<FirstBadAccess>,
 }
 
 /// Where an implementation's own source decides a finding.
@@ -397,6 +403,7 @@ mod tests {
             quirks: BTreeMap::new(),
             upstream: vec![],
             upstream_status: vec![],
+            first_bad_access: vec![],
         }
     }
 

@@ -18,6 +18,7 @@
 //! the in-process adapters it has), so that it lands beside `sframe-conform`, where the
 //! registry looks for it.
 
+mod asan_input;
 mod crash;
 mod ffi;
 mod forking;

@@ -102,6 +102,7 @@ pub fn record(
         quirks: Default::default(),
         upstream: Vec::new(),
         upstream_status: Vec::new(),
+        first_bad_access: Vec::new(),
     };
     let mut md = format!("# {id}\n\n**{}**\n\n", finding.title);
     md.push_str(&format!(

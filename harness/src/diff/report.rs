@@ -257,6 +257,7 @@ mod tests {
                 quirks: Default::default(),
                 upstream: vec![],
                 upstream_status: vec![],
+                first_bad_access: vec![],
             }],
             ..Ledger::default()
         };
