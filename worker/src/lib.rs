@@ -19,6 +19,7 @@
 //! registry looks for it.
 
 mod asan_input;
+pub mod coverage;
 mod crash;
 mod ffi;
 mod forking;
@@ -88,7 +89,15 @@ pub fn main(hosted: &[Hosted]) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        return match forking::serve(&imp, std::io::stdin().lock(), std::io::stdout().lock()) {
+        let served = match coverage::Covered::wrap(imp) {
+            Ok(Ok(c)) => forking::serve(&c, std::io::stdin().lock(), std::io::stdout().lock()),
+            Ok(Err(imp)) => forking::serve(&imp, std::io::stdin().lock(), std::io::stdout().lock()),
+            Err(e) => {
+                eprintln!("sframe-worker: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        return match served {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("sframe-worker: {e}");
@@ -105,7 +114,14 @@ pub fn main(hosted: &[Hosted]) -> ExitCode {
             symbols::load(&path);
             let version = version.unwrap_or_else(|| release.clone());
             match libsframe::Libsframe::open(&path, &release, &version) {
-                Ok(l) => Box::new(l),
+                Ok(l) => match coverage::Covered::wrap(l) {
+                    Ok(Ok(c)) => Box::new(c),
+                    Ok(Err(l)) => Box::new(l),
+                    Err(e) => {
+                        eprintln!("sframe-worker: {e}");
+                        return ExitCode::from(1);
+                    }
+                },
                 Err(e) => {
                     eprintln!("sframe-worker: {e}");
                     return ExitCode::from(1);
