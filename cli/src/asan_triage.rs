@@ -26,7 +26,7 @@ use std::process::{Command, Stdio};
 /// At most this many PCs per look-up request.
 const MAX_PCS: usize = 256;
 
-/// One sanitizer build, from its `manifest.json` (written by `ci/instrumented-libs`).
+/// One instrumented build, from its `manifest.json` (written by `ci/instrumented-libs`).
 #[derive(Debug, Clone, Deserialize)]
 pub struct AsanBuild {
     /// `libsframe` or `glibc`.
@@ -35,7 +35,7 @@ pub struct AsanBuild {
     /// The Debian version it was compiled from.
     pub version: String,
     pub path: PathBuf,
-    /// The ASan runtime to preload.
+    /// The ASan runtime to preload (empty for other flavours).
     pub preload: PathBuf,
     pub cc: String,
     pub cflags: String,
@@ -51,12 +51,23 @@ impl AsanBuild {
 
 /// Where `ci/instrumented-libs --flavour asan` puts its builds.
 pub fn asan_dir() -> PathBuf {
-    cache_dir().join("instrumented").join("asan")
+    instrumented_dir("asan")
+}
+
+/// Where `ci/instrumented-libs --flavour FLAVOUR` puts its builds.
+pub fn instrumented_dir(flavour: &str) -> PathBuf {
+    cache_dir().join("instrumented").join(flavour)
 }
 
 /// The ASan builds present (sorted by implementation name).
 pub fn asan_builds() -> Vec<AsanBuild> {
-    let mut out: Vec<AsanBuild> = std::fs::read_dir(asan_dir())
+    builds("asan")
+}
+
+/// The builds of `ci/instrumented-libs --flavour FLAVOUR` present, from their manifests
+/// (sorted by implementation name).
+pub fn builds(flavour: &str) -> Vec<AsanBuild> {
+    let mut out: Vec<AsanBuild> = std::fs::read_dir(instrumented_dir(flavour))
         .into_iter()
         .flatten()
         .flatten()
