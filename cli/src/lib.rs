@@ -11,6 +11,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod asan_triage;
 pub mod bench;
 pub mod bench_summary;
 pub mod check;

@@ -103,6 +103,13 @@ pub fn get() -> &'static Differential {
 /// The libFuzzer targets' initialization: build the shared state and say what is tested,
 /// or say what is missing and exit 1 before the first input.
 pub fn init() {
+    // The libraries an OSS-Fuzz/ClusterFuzzLite build carries beside the binaries
+    // (ci/oss-fuzz/build.sh names them in sframe-fuzz.env), unless the environment says.
+    if std::env::var_os("SFRAME_CONFORM_CACHE").is_none() {
+        if let Some(c) = crate::settings::get("SFRAME_CONFORM_CACHE") {
+            std::env::set_var("SFRAME_CONFORM_CACHE", c);
+        }
+    }
     match build(&crate::settings::excluded()) {
         Ok(d) => {
             for line in d.selection.render().lines() {

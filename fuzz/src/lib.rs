@@ -8,6 +8,7 @@ pub mod decode_diff;
 pub mod differential;
 pub mod findings_log;
 pub mod implementations;
+pub mod lib_coverage;
 pub mod lookup_diff;
 pub mod oracle_small;
 pub mod producer_cfi;

@@ -8,7 +8,9 @@
 //! - `SFRAME_FUZZ_STRICT=1`: a discrepancy the ledger does not cover panics (libFuzzer keeps
 //!   the input and the run ends) instead of being logged;
 //! - `SFRAME_FUZZ_FINDINGS`: the directory new discrepancies are logged in (see
-//!   [`crate::findings_log`]).
+//!   [`crate::findings_log`]);
+//! - `SFRAME_CONFORM_CACHE`: where the provisioned libraries are (an OSS-Fuzz build carries
+//!   them in `$OUT/sframe-cache`; see `differential::init`).
 
 use std::path::PathBuf;
 

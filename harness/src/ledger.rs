@@ -9,6 +9,7 @@
 
 pub use crate::claim::Claim;
 use crate::diff::Discrepancy;
+pub use crate::sanitizer::FirstBadAccess;
 use crate::signature::{PatternError, Signature, SignaturePattern};
 pub use crate::upstream_status::{Checked, SourceLines, Status, UpstreamStatus};
 use serde::{Deserialize, Serialize};
@@ -105,6 +106,11 @@ pub struct Finding {
     /// the claims test then names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub claim: Vec<Claim>,
+    /// Memory-safety findings: per implementation and release, the first bad access an
+    /// ASan/UBSan build of that release (from its Debian source) reports on the
+    /// reproducers ([`FirstBadAccess`]), with the trimmed report beside the finding.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first_bad_access: Vec<FirstBadAccess>,
 }
 
 /// Where an implementation's own source decides a finding.
@@ -406,6 +412,7 @@ mod tests {
             upstream: vec![],
             upstream_status: vec![],
             claim: vec![],
+            first_bad_access: vec![],
         }
     }
 

@@ -24,6 +24,7 @@ pub mod input;
 pub mod ledger;
 pub mod matrix;
 pub mod prelude;
+pub mod sanitizer;
 pub mod signature;
 pub mod upstream_status;
 pub mod walk;

@@ -24,6 +24,22 @@ impl Guarded {
     /// that may jump far from the section (a length they take from it, not from the caller):
     /// the guard is address space only (`PROT_NONE`, `MAP_NORESERVE`), however large.
     pub fn with_guards(bytes: &[u8], before: usize, after: usize) -> Option<Guarded> {
+        if let Some(heap) = crate::asan_input::heap() {
+            // SAFETY: ASan's malloc; the block (at least one byte) is filled from `bytes`
+            // and freed by `Drop` with ASan's free (`map_len` 0 marks it).
+            let p = unsafe { (heap.malloc)(bytes.len().max(1)) } as *mut u8;
+            if p.is_null() {
+                return None;
+            }
+            // SAFETY: `p` holds at least `bytes.len()` bytes and does not overlap `bytes`.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+            return Some(Guarded {
+                map: p,
+                map_len: 0,
+                data: p,
+                len: bytes.len(),
+            });
+        }
         // SAFETY: sysconf has no preconditions.
         let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
             .ok()
@@ -91,6 +107,13 @@ impl Guarded {
 
 impl Drop for Guarded {
     fn drop(&mut self) {
+        if self.map_len == 0 {
+            if let Some(heap) = crate::asan_input::heap() {
+                // SAFETY: the block ASan's malloc gave in `with_guards`, freed once.
+                unsafe { (heap.free)(self.map as *mut c_void) };
+            }
+            return;
+        }
         // SAFETY: unmaps exactly the mapping made in `new`, once.
         unsafe { libc::munmap(self.map as *mut c_void, self.map_len) };
     }

@@ -18,6 +18,8 @@
 //! the in-process adapters it has), so that it lands beside `sframe-conform`, where the
 //! registry looks for it.
 
+mod asan_input;
+pub mod coverage;
 mod crash;
 mod ffi;
 mod forking;
@@ -87,7 +89,15 @@ pub fn main(hosted: &[Hosted]) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        return match forking::serve(&imp, std::io::stdin().lock(), std::io::stdout().lock()) {
+        let served = match coverage::Covered::wrap(imp) {
+            Ok(Ok(c)) => forking::serve(&c, std::io::stdin().lock(), std::io::stdout().lock()),
+            Ok(Err(imp)) => forking::serve(&imp, std::io::stdin().lock(), std::io::stdout().lock()),
+            Err(e) => {
+                eprintln!("sframe-worker: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        return match served {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("sframe-worker: {e}");
@@ -104,7 +114,14 @@ pub fn main(hosted: &[Hosted]) -> ExitCode {
             symbols::load(&path);
             let version = version.unwrap_or_else(|| release.clone());
             match libsframe::Libsframe::open(&path, &release, &version) {
-                Ok(l) => Box::new(l),
+                Ok(l) => match coverage::Covered::wrap(l) {
+                    Ok(Ok(c)) => Box::new(c),
+                    Ok(Err(l)) => Box::new(l),
+                    Err(e) => {
+                        eprintln!("sframe-worker: {e}");
+                        return ExitCode::from(1);
+                    }
+                },
                 Err(e) => {
                     eprintln!("sframe-worker: {e}");
                     return ExitCode::from(1);

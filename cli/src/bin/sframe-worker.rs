@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 // The hosted library's heap blocks on guard pages (see `sframe_worker::guarded_heap`).
 sframe_worker::export_guarded_heap!();
+// The SanitizerCoverage hooks of an instrumented library (see `sframe_worker::coverage`).
+sframe_worker::export_coverage_hooks!();
 
 fn main() -> ExitCode {
     sframe_worker::main(&[("simple-frame-rs", || Box::new(SimpleFrame))])

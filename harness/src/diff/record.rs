@@ -103,6 +103,7 @@ pub fn record(
         upstream: Vec::new(),
         upstream_status: Vec::new(),
         claim: Vec::new(),
+        first_bad_access: Vec::new(),
     };
     let mut md = format!("# {id}\n\n**{}**\n\n", finding.title);
     md.push_str(&format!(

@@ -258,6 +258,7 @@ mod tests {
                 upstream: vec![],
                 upstream_status: vec![],
                 claim: vec![],
+                first_bad_access: vec![],
             }],
             ..Ledger::default()
         };

@@ -1,0 +1,214 @@
+//! Running a finding's reproducers on the ASan+UBSan builds of `ci/instrumented-libs`, in
+//! the worker, to name the first bad access of each memory-safety finding.
+//!
+//! The worker hosts the sanitizer build exactly as it hosts Debian's (`--libsframe PATH` or
+//! `--glibc PATH`, the same requests, a forked child per request), with `libasan` preloaded,
+//! `SFRAME_WORKER_ASAN_INPUT=1` (the section on ASan's heap, not between guard pages) and
+//! `allow_user_segv_handler=0` (ASan reports a fault, not the worker's crash reporter). A
+//! crashed answer's detail is then the child's stderr: UBSan's runtime errors and ASan's
+//! report, which [`sframe_harness::sanitizer::parse`] reads.
+//!
+//! Each reproducer is first decoded (`decode`: the header, every function, every FRE and
+//! its getters, as the differential check does); one that decodes without a report is then
+//! looked up (`find_fre`) at the PCs the differential engine would use
+//! ([`sframe_harness::diff::pcs_for`], from the reference's decoding).
+
+use crate::impls::toolchains::cache_dir;
+use serde::Deserialize;
+use sframe_harness::diff::pcs_for;
+use sframe_harness::impls::reference::Reference;
+use sframe_harness::impls::{Implementation, Outcome};
+use sframe_harness::sanitizer::{self, Operation, Parsed};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// At most this many PCs per look-up request.
+const MAX_PCS: usize = 256;
+
+/// One instrumented build, from its `manifest.json` (written by `ci/instrumented-libs`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct AsanBuild {
+    /// `libsframe` or `glibc`.
+    pub lib: String,
+    pub release: String,
+    /// The Debian version it was compiled from.
+    pub version: String,
+    pub path: PathBuf,
+    /// The ASan runtime to preload (empty for other flavours).
+    pub preload: PathBuf,
+    pub cc: String,
+    pub cflags: String,
+    pub origin: String,
+}
+
+impl AsanBuild {
+    /// The implementation's name in signatures and findings (`libsframe-2.40`).
+    pub fn implementation(&self) -> String {
+        format!("{}-{}", self.lib, self.release)
+    }
+}
+
+/// Where `ci/instrumented-libs --flavour asan` puts its builds.
+pub fn asan_dir() -> PathBuf {
+    instrumented_dir("asan")
+}
+
+/// Where `ci/instrumented-libs --flavour FLAVOUR` puts its builds.
+pub fn instrumented_dir(flavour: &str) -> PathBuf {
+    cache_dir().join("instrumented").join(flavour)
+}
+
+/// The ASan builds present (sorted by implementation name).
+pub fn asan_builds() -> Vec<AsanBuild> {
+    builds("asan")
+}
+
+/// The builds of `ci/instrumented-libs --flavour FLAVOUR` present, from their manifests
+/// (sorted by implementation name).
+pub fn builds(flavour: &str) -> Vec<AsanBuild> {
+    let mut out: Vec<AsanBuild> = std::fs::read_dir(instrumented_dir(flavour))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("manifest.json")).ok())
+        .filter_map(|t| serde_json::from_str::<AsanBuild>(&t).ok())
+        .filter(|b| b.path.is_file())
+        .collect();
+    out.sort_by_key(AsanBuild::implementation);
+    out
+}
+
+/// What one reproducer gave on a sanitizer build.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub reproducer: String,
+    pub operation: Operation,
+    /// The worker's answer status (`ok`, `crashed`, `rejected`, `unsupported`).
+    pub status: String,
+    /// The child's stderr when it crashed (the sanitizer's report).
+    pub report: Option<String>,
+    pub parsed: Option<Parsed>,
+}
+
+/// A worker's answer: its status, and the first crashed detail in it (a look-up answers
+/// per PC, each PC's outcome with its own status).
+struct Answer {
+    status: String,
+    detail: Option<String>,
+}
+
+fn first_crash(v: &serde_json::Value) -> Option<String> {
+    if v.get("status").and_then(|s| s.as_str()) == Some("crashed") {
+        return Some(v.get("detail")?.as_str()?.to_string());
+    }
+    v.get("value")?.as_array()?.iter().find_map(first_crash)
+}
+
+/// A worker hosting `build` under ASan, answering one request line at a time.
+struct AsanWorker {
+    child: std::process::Child,
+    out: BufReader<std::process::ChildStdout>,
+}
+
+impl AsanWorker {
+    fn start(worker: &Path, build: &AsanBuild) -> std::io::Result<AsanWorker> {
+        let flag = if build.lib == "glibc" {
+            "--glibc"
+        } else {
+            "--libsframe"
+        };
+        let mut child = Command::new(worker)
+            .args([flag])
+            .arg(&build.path)
+            .args(["--release", &build.release, "--version", &build.version])
+            .env("LD_PRELOAD", &build.preload)
+            .env(
+                "ASAN_OPTIONS",
+                "detect_leaks=0:allow_user_segv_handler=0:handle_abort=1:symbolize=1",
+            )
+            .env("UBSAN_OPTIONS", "print_stacktrace=1")
+            .env("SFRAME_WORKER_ASAN_INPUT", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let out = BufReader::new(child.stdout.take().expect("piped stdout"));
+        Ok(AsanWorker { child, out })
+    }
+
+    fn ask(&mut self, request: &serde_json::Value) -> std::io::Result<Answer> {
+        let stdin = self.child.stdin.as_mut().expect("piped stdin");
+        writeln!(stdin, "{request}")?;
+        stdin.flush()?;
+        let mut line = String::new();
+        if self.out.read_line(&mut line)? == 0 {
+            return Err(std::io::Error::other("the worker ended without answering"));
+        }
+        let v: serde_json::Value = serde_json::from_str(&line).map_err(std::io::Error::other)?;
+        let detail = first_crash(&v);
+        let status = match (&detail, v.get("status").and_then(|s| s.as_str())) {
+            (Some(_), _) => "crashed".to_string(),
+            (None, Some(s)) => s.to_string(),
+            (None, None) => "unknown".to_string(),
+        };
+        Ok(Answer { status, detail })
+    }
+}
+
+impl Drop for AsanWorker {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+fn hex(data: &[u8]) -> String {
+    data.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Run each `(name, bytes)` on `build` (decode, then look-up when decoding gave no report),
+/// in one worker. `only` restricts a reproducer to one operation (a recorded one's).
+pub fn run(
+    worker: &Path,
+    build: &AsanBuild,
+    inputs: &[(String, Vec<u8>, Option<Operation>)],
+) -> std::io::Result<Vec<Run>> {
+    let mut w = AsanWorker::start(worker, build)?;
+    let mut runs = Vec::new();
+    for (name, data, only) in inputs {
+        let mut last = None;
+        for op in [Operation::Decode, Operation::FindFre] {
+            if only.is_some_and(|o| o != op) {
+                continue;
+            }
+            let req = match op {
+                Operation::Decode => serde_json::json!({"op": "decode", "data": hex(data)}),
+                Operation::FindFre => {
+                    let decoded = match Reference.decode(data) {
+                        Outcome::Ok { value } => Some(value),
+                        _ => None,
+                    };
+                    let pcs = pcs_for(data, decoded.as_ref(), MAX_PCS);
+                    serde_json::json!({"op": "find_fre", "data": hex(data), "pcs": pcs})
+                }
+            };
+            let a = w.ask(&req)?;
+            let report = a.detail;
+            let parsed = report.as_deref().and_then(sanitizer::parse);
+            let found = parsed.is_some();
+            last = Some(Run {
+                reproducer: name.clone(),
+                operation: op,
+                status: a.status,
+                report,
+                parsed,
+            });
+            if found {
+                break;
+            }
+        }
+        runs.extend(last);
+    }
+    Ok(runs)
+}
