@@ -1,0 +1,31 @@
+//! Print, per file and libsframe release, the first known bug the release's decode (as
+//! `sframe-worker` drives it) reaches: `FILE RELEASE TRIGGER|clean|not-modelled`.
+//! `ci/check-triggers` compares these lines with what the ASan builds report.
+use sframe_spec::triggers::{first_trigger, Caller, Evaluation, Release};
+
+fn main() {
+    let mut status = 0;
+    for path in std::env::args().skip(1) {
+        let data = match std::fs::read(&path) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                status = 1;
+                continue;
+            }
+        };
+        for (name, rel) in [
+            ("libsframe-2.40", Release::Libsframe240),
+            ("libsframe-2.44", Release::Libsframe244),
+            ("libsframe-2.47", Release::Libsframe247),
+        ] {
+            let what = match first_trigger(&data, rel, Caller::Worker) {
+                Evaluation::Triggered(t) => t.name(),
+                Evaluation::Clean => "clean",
+                Evaluation::NotModelled => "not-modelled",
+            };
+            println!("{path} {name} {what}");
+        }
+    }
+    std::process::exit(status);
+}
