@@ -48,10 +48,16 @@ fn a_known_bug_is_known_wherever_it_lands_and_a_known_site_is_not_enough() {
     // stack-buffer-overflow in sframe_decode_fre). A site no pattern lists is still F0145.
     let data = reproducer("F0145", "v1-aux-freoff-saved-rbp-2.40.sframe");
     let mut ds = vec![
-        crash("crash:libsframe-2.40:v1:decode:SIGILL:somewhere_new", Op::Decode),
+        crash(
+            "crash:libsframe-2.40:v1:decode:SIGILL:somewhere_new",
+            Op::Decode,
+        ),
         crash("hang:libsframe-2.40:v1-aux:decode", Op::Decode),
     ];
-    assert!(ledger.finding_for(&ds[0]).is_none(), "no pattern lists that site");
+    assert!(
+        ledger.finding_for(&ds[0]).is_none(),
+        "no pattern lists that site"
+    );
     table.explain(&data, &mut ds);
     for d in &ds {
         assert_eq!(
@@ -73,7 +79,10 @@ fn a_known_bug_is_known_wherever_it_lands_and_a_known_site_is_not_enough() {
         "crash:libsframe-2.40:v1:decode:SIGSEGV:outside-libsframe",
         Op::Decode,
     )];
-    assert!(ledger.finding_for(&ds[0]).is_some(), "a pattern lists the site");
+    assert!(
+        ledger.finding_for(&ds[0]).is_some(),
+        "a pattern lists the site"
+    );
     table.explain(&valid, &mut ds);
     assert_eq!(ds[0].trigger, Some(TriggerCheck::NoneHolds));
     assert!(ledger.finding_for(&ds[0]).is_none());

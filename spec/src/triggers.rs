@@ -136,6 +136,16 @@ pub enum Evaluation {
 /// How many FREs of a function the worker reads (worker/src/libsframe.rs `MAX_FRES`).
 pub const WORKER_MAX_FRES: u64 = 4096;
 
+/// The largest allocation the model lets succeed: a `malloc` of more fails, as one of more
+/// than the host's memory does under Linux's heuristic overcommit (the ASan check ran on a
+/// host of 23 GiB; libsframe's allocations below 2 GiB, and of `sfh_fre_len` bytes, always
+/// succeed on it). Only 2.47's function table (24 bytes per FDE) can ask for more.
+pub const HOST_ALLOCATION_LIMIT: u64 = 1 << 34;
+
+/// `sizeof (sframe_func_desc_entry_int)` of libsframe 2.47 (`int64_t`, three `uint32_t`,
+/// three `uint8_t`, padded).
+const LIBSFRAME_2_47_FDE_ENTRY: u64 = 24;
+
 /// The fixed header's size, `sizeof (sframe_header)`.
 const HEADER: usize = 28;
 
@@ -263,6 +273,11 @@ fn decode(data: &[u8], rel: Release) -> Option<Copied> {
             return Some(Copied::NotModelled);
         }
     }
+    if rel == Release::Libsframe247 && num_fdes * LIBSFRAME_2_47_FDE_ENTRY > HOST_ALLOCATION_LIMIT {
+        // `sframe_fde_tbl_alloc`: `malloc (sizeof (sf_fde_tbl) + num_fdes * sizeof
+        // (sframe_func_desc_entry_int))` fails: refused, SFRAME_ERR_NOMEM.
+        return Some(Copied::Refused);
+    }
     let mut fdes = Vec::new();
     for i in 0..num_fdes {
         let at = fde_at + i * stride;
@@ -323,7 +338,9 @@ pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
         Some(Copied::NotModelled) => return Evaluation::NotModelled,
         Some(Copied::Fdes(f, at, n)) => (f, at, n),
     };
-    let fres = data.get(fres_at..fres_at + fre_len as usize).unwrap_or_default();
+    let fres = data
+        .get(fres_at..fres_at + fre_len as usize)
+        .unwrap_or_default();
     let m = rel.model();
     for fde in &fdes {
         if let Some(t) = walk_fres(fres, fde, rel, &m, caller) {

@@ -48,7 +48,11 @@ fn each_reproducer_reaches_the_bug_the_asan_build_reports_first() {
         ("F0145", "nb01-v1-2.40.sframe", [words, copies, "clean"]),
         ("F0145", "nb01-v2-2.44.sframe", ["clean", words, words]),
         ("F0145", "nb01-v2-2.47.sframe", ["clean", words, words]),
-        ("F0145", "v1-aux-freoff-saved-rbp-2.40.sframe", [words, copies, "clean"]),
+        (
+            "F0145",
+            "v1-aux-freoff-saved-rbp-2.40.sframe",
+            [words, copies, "clean"],
+        ),
         ("F0115", "input-1.sframe", [words, copies, "clean"]),
         ("F0115", "input-2.sframe", [walk, copies, "clean"]),
         ("F0115", "input-3.sframe", [ftype, copies, "clean"]),
@@ -67,7 +71,9 @@ fn each_reproducer_reaches_the_bug_the_asan_build_reports_first() {
         for (rel, want) in RELEASES.iter().zip(want) {
             let got = name(first_trigger(&data, *rel, Caller::Worker));
             if got != *want {
-                wrong.push(format!("{finding} {file} {rel:?}: ASan {want}, model {got}"));
+                wrong.push(format!(
+                    "{finding} {file} {rel:?}: ASan {want}, model {got}"
+                ));
             }
         }
     }
@@ -91,7 +97,10 @@ fn a_foreign_endian_section_is_not_modelled() {
 #[test]
 fn no_input_makes_the_walk_panic() {
     // Every prefix and every single-byte change of the reproducers.
-    for (finding, file) in [("F0145", "nb01-v2-2.47.sframe"), ("F0115", "input-7.sframe")] {
+    for (finding, file) in [
+        ("F0145", "nb01-v2-2.47.sframe"),
+        ("F0115", "input-7.sframe"),
+    ] {
         let data = input(finding, file);
         for n in 0..=data.len() {
             for rel in RELEASES {

@@ -48,9 +48,9 @@ pub mod mutate;
 pub mod producer;
 pub mod record;
 mod reference_view;
-pub mod triggers;
 pub mod report;
 pub mod seeds;
+pub mod triggers;
 
 pub use crate::signature::{crash_site, Op};
 pub use case::{Case, CaseResult, Discrepancy, ImplResult, Status, TriggerCheck};
