@@ -199,7 +199,7 @@ impl Release {
             Release::Libsframe247 => Model {
                 array: 24,
                 tail: 28,
-                max_count: 6,
+                max_count: crate::Quirk::LIBSFRAME_2_47_MAX_DATAWORDS as u8,
             },
         }
     }
