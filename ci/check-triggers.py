@@ -19,6 +19,8 @@ def classify(path, status):
             if kind == "stack-buffer-overflow":
                 return "libsframe-fre-data-words-overflow"
             return "libsframe-fre-walk-past-fre-bytes"
+        if fn.startswith(("sframe_decoder_get_funcdesc", "sframe_get_funcdesc_with_addr")):
+            return "libsframe-fde-table-truncated"
         return f"asan:{kind}:{fn}"
     m = re.search(r"(\w+): Assertion `", text)
     if m:

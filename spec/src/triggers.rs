@@ -55,17 +55,24 @@ pub enum Trigger {
     /// pc % rep_block_size`) unchecked, SIGFPE on x86-64 (2.44, 2.47; 2.40 masks low bytes
     /// instead, F0140; F0115).
     LibsframeMaskRepSizeZero,
+    /// 2.40 and 2.44 size the function table in an `int` (`int fidx_size; ... fidx_size =
+    /// sfheaderp->sfh_num_fdes * sizeof (sframe_func_desc_entry);`): when the product passes
+    /// 2^32 and wraps to a positive `int`, `malloc (fidx_size)` gets a shorter table than the
+    /// `sfh_num_fdes` entries `sframe_decoder_get_funcdesc` (`fdep = &dctx->sfd_funcdesc[i]`)
+    /// and the look-up's binary search index: a heap over-read past the table (F0115).
+    LibsframeFdeTableTruncated,
 }
 
 impl Trigger {
     /// Every trigger, in declaration order.
-    pub const ALL: [Trigger; 6] = [
+    pub const ALL: [Trigger; 7] = [
         Trigger::LibsframeDecodeCopiesPastBuffer,
         Trigger::LibsframeInvalidFreType,
         Trigger::LibsframeFreWalkPastFreBytes,
         Trigger::LibsframeFreDataWordsOverflow,
         Trigger::LibsframeFreStartPastFunction,
         Trigger::LibsframeMaskRepSizeZero,
+        Trigger::LibsframeFdeTableTruncated,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -77,6 +84,7 @@ impl Trigger {
             Trigger::LibsframeFreDataWordsOverflow => "libsframe-fre-data-words-overflow",
             Trigger::LibsframeFreStartPastFunction => "libsframe-fre-start-past-function",
             Trigger::LibsframeMaskRepSizeZero => "libsframe-mask-rep-size-zero",
+            Trigger::LibsframeFdeTableTruncated => "libsframe-fde-table-truncated",
         }
     }
 
@@ -226,10 +234,9 @@ enum Copied {
     Refused,
     /// A copy ran into a bug.
     Bug(Trigger),
-    /// Not modelled.
-    NotModelled,
-    /// The function descriptors, and the FRE bytes' place and length in the section.
-    Fdes(Vec<Fde>, usize, u64),
+    /// The function descriptors, and the FRE bytes' place and length in the section; whether
+    /// the table is shorter than `sfh_num_fdes` ([`Trigger::LibsframeFdeTableTruncated`]).
+    Fdes(Vec<Fde>, usize, u64, bool),
 }
 
 /// The function descriptors `sframe_decode` builds (`None`: a field the model needs is not
@@ -260,15 +267,24 @@ fn decode(data: &[u8], rel: Release) -> Option<Copied> {
     if matches!(rel, Release::Libsframe240 | Release::Libsframe244) {
         // `int fidx_size = sfh_num_fdes * sizeof (sframe_func_desc_entry)`: negative, the
         // `malloc` fails (refused, SFRAME_ERR_NOMEM); wrapped to a smaller positive size, the
-        // table is shorter than the count the getters index (not modelled).
+        // table is shorter than the count the getters index.
         let product = num_fdes * stride;
         if (product as u32 as i32) < 0 {
             return Some(Copied::Refused);
         }
-        if product > u64::from(u32::MAX) {
-            return Some(Copied::NotModelled);
-        }
     }
+    // The entries the table holds (2.40/2.44: `fidx_size` bytes, wrapped).
+    let table = if matches!(rel, Release::Libsframe240 | Release::Libsframe244) {
+        u64::from((num_fdes * stride) as u32)
+    } else {
+        num_fdes * stride
+    };
+    let truncated = table < num_fdes * stride;
+    let fres_at = if truncated { fde_at + table } else { fres_at };
+    if truncated && !fits(fde_at, table) {
+        return Some(past);
+    }
+    let num_fdes = if truncated { table / stride } else { num_fdes };
     let mut fdes = Vec::new();
     for i in 0..num_fdes {
         let at = fde_at + i * stride;
@@ -315,7 +331,7 @@ fn decode(data: &[u8], rel: Release) -> Option<Copied> {
     if !fits(fres_at, fre_len) {
         return Some(past);
     }
-    Some(Copied::Fdes(fdes, fres_at as usize, fre_len))
+    Some(Copied::Fdes(fdes, fres_at as usize, fre_len, truncated))
 }
 
 /// The first known bug `rel`, driven by `caller`, reaches on `data`.
@@ -323,12 +339,15 @@ pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
     if data.len() >= 2 && rd(data, 0, 2) == Some(0xe2de) {
         return Evaluation::NotModelled;
     }
-    let (fdes, fres_at, fre_len) = match decode(data, rel) {
+    let (fdes, fres_at, fre_len, truncated) = match decode(data, rel) {
         None | Some(Copied::Refused) => return Evaluation::Clean,
         Some(Copied::Bug(t)) => return Evaluation::Triggered(t),
-        Some(Copied::NotModelled) => return Evaluation::NotModelled,
-        Some(Copied::Fdes(f, at, n)) => (f, at, n),
+        Some(Copied::Fdes(f, at, n, t)) => (f, at, n, t),
     };
+    if truncated && caller == Caller::Lookup {
+        // The binary search indexes `sfh_num_fdes` entries before any FRE is read.
+        return Evaluation::Triggered(Trigger::LibsframeFdeTableTruncated);
+    }
     let fres = data
         .get(fres_at..fres_at + fre_len as usize)
         .unwrap_or_default();
@@ -337,6 +356,10 @@ pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
         if let Some(t) = walk_fres(fres, fde, rel, &m, caller) {
             return Evaluation::Triggered(t);
         }
+    }
+    if truncated {
+        // The next function's descriptor lies past the table.
+        return Evaluation::Triggered(Trigger::LibsframeFdeTableTruncated);
     }
     Evaluation::Clean
 }

@@ -120,3 +120,22 @@ fn no_input_makes_the_walk_panic() {
         }
     }
 }
+
+#[test]
+fn a_function_table_whose_int_size_wraps_is_read_past() {
+    // 2.44's `int fidx_size`: 0x0ccccccd FDEs of 20 bytes are 2^32 + 4 bytes, a table of 4.
+    // The ASan build of 2.44 (ci/check-triggers) reports a heap-buffer-overflow in
+    // sframe_decoder_get_funcdesc_v2 on such a section (found by ci/fuzz-long).
+    let mut data = vec![0u8; 64];
+    data[..8].copy_from_slice(&[0xe2, 0xde, 2, 0, 3, 0, 0xf8, 0]);
+    data[8..12].copy_from_slice(&0x0ccc_cccdu32.to_le_bytes());
+    assert_eq!(
+        first_trigger(&data, Release::Libsframe244, Caller::Worker),
+        Evaluation::Triggered(Trigger::LibsframeFdeTableTruncated)
+    );
+    // 2.47 sizes it in `size_t`: the copy runs past the 64 bytes.
+    assert_eq!(
+        first_trigger(&data, Release::Libsframe247, Caller::Worker),
+        Evaluation::Triggered(Trigger::LibsframeDecodeCopiesPastBuffer)
+    );
+}
