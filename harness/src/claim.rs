@@ -372,6 +372,7 @@ mod tests {
             expected: "Found".into(),
             found: found.into(),
             explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
+            trigger: None,
         }
     }
 

@@ -13,7 +13,7 @@ pub use crate::sanitizer::FirstBadAccess;
 use crate::signature::{PatternError, Signature, SignaturePattern};
 pub use crate::upstream_status::{Checked, SourceLines, Status, UpstreamStatus};
 use serde::{Deserialize, Serialize};
-use sframe_spec::Quirk;
+use sframe_spec::{Quirk, Trigger};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -92,6 +92,12 @@ pub struct Finding {
     /// the implementation's answer ([`crate::diff::explain`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub quirks: BTreeMap<String, Vec<Quirk>>,
+    /// Per implementation, the triggers of this crash or hang finding: predicates over the
+    /// input, as that release reads it, that say it reaches this bug. A crash or hang of
+    /// that implementation is explained here when one holds, wherever it lands
+    /// ([`crate::diff::triggers`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub triggers: BTreeMap<String, Vec<Trigger>>,
     /// The upstream source lines that decide the verdict, per release.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub upstream: Vec<Upstream>,
@@ -369,6 +375,10 @@ impl Ledger {
         if d.signature.is_reader_value() {
             return None;
         }
+        // The triggers read the input and none of the ledger's holds: new, wherever it lands.
+        if d.trigger.is_some() {
+            return None;
+        }
         self.lookup_signature(&d.signature)
     }
 
@@ -409,6 +419,7 @@ mod tests {
             fixed_in: vec![],
             notes: String::new(),
             quirks: BTreeMap::new(),
+            triggers: BTreeMap::new(),
             upstream: vec![],
             upstream_status: vec![],
             claim: vec![],

@@ -35,6 +35,26 @@ pub struct Discrepancy {
     /// [`explain`]); empty when none does, or for classes that are not value answers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub explained_by: Vec<String>,
+    /// For a crash or hang: what the ledger's triggers say of its input
+    /// ([`super::triggers`]); `None` when they cannot say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<TriggerCheck>,
+}
+
+/// What the ledger's triggers say of a crash or hang's input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "check")]
+pub enum TriggerCheck {
+    /// A ledgered trigger holds: its finding explains the crash, wherever it lands.
+    Holds {
+        trigger: sframe_spec::Trigger,
+        finding: String,
+    },
+    /// A known bug of the model holds that no finding of the ledger names for this
+    /// implementation: new.
+    Unledgered { trigger: sframe_spec::Trigger },
+    /// The input triggers no known bug: new, whatever its crash site.
+    NoneHolds,
 }
 
 /// What an implementation made of a section, in short.

@@ -33,6 +33,7 @@ fn disc(kind: FindingKind, imp: &str, op: Op, detail: &str, signature: Signature
         expected: String::new(),
         found: String::new(),
         explained_by: Vec::new(),
+        trigger: None,
     }
 }
 

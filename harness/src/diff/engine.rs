@@ -321,6 +321,7 @@ impl CaseContext {
             );
         }
         ds.extend(fs);
+        quirks.triggers.explain(data, &mut ds);
         (ds, unsupported, find_supported)
     }
 

@@ -30,6 +30,8 @@ pub struct Cause {
 #[derive(Debug, Clone, Default)]
 pub struct QuirkTable {
     by_impl: BTreeMap<String, Vec<Cause>>,
+    /// The ledger's crash and hang triggers, which the engine applies beside the quirks.
+    pub triggers: super::triggers::TriggerTable,
 }
 
 impl QuirkTable {
@@ -43,7 +45,10 @@ impl QuirkTable {
                 });
             }
         }
-        QuirkTable { by_impl }
+        QuirkTable {
+            by_impl,
+            triggers: super::triggers::TriggerTable::from_ledger(ledger),
+        }
     }
 
     /// The causes known for an implementation (empty when none).
@@ -52,7 +57,7 @@ impl QuirkTable {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_impl.is_empty()
+        self.by_impl.is_empty() && self.triggers.is_empty()
     }
 }
 

@@ -50,9 +50,10 @@ pub mod record;
 mod reference_view;
 pub mod report;
 pub mod seeds;
+pub mod triggers;
 
 pub use crate::signature::{crash_site, Op};
-pub use case::{Case, CaseResult, Discrepancy, ImplResult, Status};
+pub use case::{Case, CaseResult, Discrepancy, ImplResult, Status, TriggerCheck};
 pub use classify::{
     classify_decode, classify_decode_explained, classify_finds, classify_finds_explained, failure,
 };

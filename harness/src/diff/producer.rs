@@ -71,6 +71,7 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
         expected,
         found,
         explained_by: Vec::new(),
+        trigger: None,
     };
     let bytes = match out {
         Outcome::Ok { value } => value,

@@ -100,6 +100,7 @@ pub fn record(
             String::new()
         },
         quirks: Default::default(),
+        triggers: Default::default(),
         upstream: Vec::new(),
         upstream_status: Vec::new(),
         claim: Vec::new(),

@@ -220,6 +220,7 @@ mod tests {
             expected: "a".into(),
             found: "b".into(),
             explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
+            trigger: None,
         }
     }
 
@@ -255,6 +256,7 @@ mod tests {
                 fixed_in: vec![],
                 notes: String::new(),
                 quirks: Default::default(),
+                triggers: Default::default(),
                 upstream: vec![],
                 upstream_status: vec![],
                 claim: vec![],

@@ -1,0 +1,89 @@
+//! Crashes and hangs explained by the ledger's triggers.
+//!
+//! A crash or hang finding names, per implementation, the [`Trigger`]s that cause it
+//! (`triggers` in `finding.json`). A crash or hang of an implementation is explained by the
+//! finding whose trigger holds for its input as that release reads it
+//! ([`sframe_spec::triggers::first_trigger`]), wherever it lands; when the ledger has
+//! triggers for the implementation and none holds, it is new whatever its crash site. Where
+//! the model does not read the input (a foreign-endian section) or the ledger has no trigger
+//! for the implementation, its crash site is matched against the findings' patterns, as
+//! before triggers.
+
+use super::case::{Discrepancy, TriggerCheck};
+use crate::ledger::{FindingKind, Ledger};
+use crate::signature::Op;
+use sframe_spec::triggers::{first_trigger, Caller, Evaluation, Release};
+use sframe_spec::Trigger;
+use std::collections::BTreeMap;
+
+/// Every implementation's triggers, by implementation name, with the finding naming each.
+#[derive(Debug, Clone, Default)]
+pub struct TriggerTable {
+    by_impl: BTreeMap<String, Vec<(Trigger, String)>>,
+}
+
+/// The libsframe release an implementation name runs, and how it is driven for `op`.
+fn reader(implementation: &str, op: Op) -> Option<(Release, Caller)> {
+    let rel = match implementation {
+        "libsframe-2.40" => Release::Libsframe240,
+        "libsframe-2.44" => Release::Libsframe244,
+        "libsframe-2.47" => Release::Libsframe247,
+        _ => return None,
+    };
+    let caller = match op {
+        Op::Decode => Caller::Worker,
+        Op::FindFre => Caller::Lookup,
+        Op::Encode => return None,
+    };
+    Some((rel, caller))
+}
+
+impl TriggerTable {
+    pub fn from_ledger(ledger: &Ledger) -> TriggerTable {
+        let mut by_impl: BTreeMap<String, Vec<(Trigger, String)>> = BTreeMap::new();
+        for f in &ledger.findings {
+            for (imp, ts) in &f.triggers {
+                let e = by_impl.entry(imp.clone()).or_default();
+                e.extend(ts.iter().map(|t| (*t, f.id.clone())));
+            }
+        }
+        TriggerTable { by_impl }
+    }
+
+    /// What the triggers say of a crash or hang of `implementation` in `op` on `data`:
+    /// `None` when they cannot say (no trigger for it in the ledger, or an input the model
+    /// does not read).
+    pub fn check(&self, implementation: &str, op: Op, data: &[u8]) -> Option<TriggerCheck> {
+        let known = self.by_impl.get(implementation)?;
+        let (rel, caller) = reader(implementation, op)?;
+        match first_trigger(data, rel, caller) {
+            Evaluation::NotModelled => None,
+            Evaluation::Clean => Some(TriggerCheck::NoneHolds),
+            Evaluation::Triggered(t) => Some(match known.iter().find(|(k, _)| *k == t) {
+                Some((_, finding)) => TriggerCheck::Holds {
+                    trigger: t,
+                    finding: finding.clone(),
+                },
+                // The model knows the bug, the ledger does not name it yet.
+                None => TriggerCheck::Unledgered { trigger: t },
+            }),
+        }
+    }
+
+    /// Credit every crash and hang of `ds` to the finding whose trigger holds on `data`.
+    pub fn explain(&self, data: &[u8], ds: &mut [Discrepancy]) {
+        for d in ds
+            .iter_mut()
+            .filter(|d| matches!(d.kind, FindingKind::Crash | FindingKind::Hang))
+        {
+            d.trigger = self.check(&d.implementation, d.op, data);
+            if let Some(TriggerCheck::Holds { finding, .. }) = &d.trigger {
+                d.explained_by = vec![finding.clone()];
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_impl.is_empty()
+    }
+}

@@ -1,0 +1,97 @@
+//! Crashes and hangs are explained by the ledger's triggers, wherever they land: a new crash
+//! site of a known bug is known, a known site reached by an input that triggers no known bug
+//! is new.
+
+use sframe_harness::diff::triggers::TriggerTable;
+use sframe_harness::diff::{Discrepancy, Op, TriggerCheck};
+use sframe_harness::ledger::{FindingKind, Ledger};
+use sframe_spec::Trigger;
+
+fn crash(signature: &str, op: Op) -> Discrepancy {
+    let implementation = signature.split(':').nth(1).unwrap().to_string();
+    let kind = if signature.starts_with("hang:") {
+        FindingKind::Hang
+    } else {
+        FindingKind::Crash
+    };
+    Discrepancy {
+        signature: signature.parse().unwrap(),
+        kind,
+        implementation,
+        op,
+        detail: String::new(),
+        function: None,
+        fre: None,
+        pc: None,
+        expected: String::new(),
+        found: String::new(),
+        explained_by: Vec::new(),
+        trigger: None,
+    }
+}
+
+fn reproducer(finding: &str, file: &str) -> Vec<u8> {
+    let l = Ledger::default_dir();
+    let d = std::fs::read_dir(&l)
+        .unwrap()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().starts_with(finding))
+        .unwrap();
+    std::fs::read(d.path().join(file)).unwrap()
+}
+
+#[test]
+fn a_known_bug_is_known_wherever_it_lands_and_a_known_site_is_not_enough() {
+    let ledger = Ledger::load(&Ledger::default_dir()).unwrap();
+    let table = TriggerTable::from_ledger(&ledger);
+    // F0145's reproducer overflows 2.40's frame-row entry (the ASan build: a
+    // stack-buffer-overflow in sframe_decode_fre). A site no pattern lists is still F0145.
+    let data = reproducer("F0145", "v1-aux-freoff-saved-rbp-2.40.sframe");
+    let mut ds = vec![
+        crash(
+            "crash:libsframe-2.40:v1:decode:SIGILL:somewhere_new",
+            Op::Decode,
+        ),
+        crash("hang:libsframe-2.40:v1-aux:decode", Op::Decode),
+    ];
+    assert!(
+        ledger.finding_for(&ds[0]).is_none(),
+        "no pattern lists that site"
+    );
+    table.explain(&data, &mut ds);
+    for d in &ds {
+        assert_eq!(
+            d.trigger,
+            Some(TriggerCheck::Holds {
+                trigger: Trigger::LibsframeFreDataWordsOverflow,
+                finding: "F0145-libsframe-decode-fre-stack-buffer-overflow".into()
+            })
+        );
+        assert_eq!(
+            ledger.finding_for(d).map(|f| f.id.as_str()),
+            Some("F0145-libsframe-decode-fre-stack-buffer-overflow")
+        );
+    }
+    // A valid v1 section from GNU as 2.40 (decoded cleanly by 2.40's ASan build): a crash
+    // there, at a site F0145 lists, is new.
+    let valid = reproducer("F0112", "input-1.sframe");
+    let mut ds = vec![crash(
+        "crash:libsframe-2.40:v1:decode:SIGSEGV:outside-libsframe",
+        Op::Decode,
+    )];
+    assert!(
+        ledger.finding_for(&ds[0]).is_some(),
+        "a pattern lists the site"
+    );
+    table.explain(&valid, &mut ds);
+    assert_eq!(ds[0].trigger, Some(TriggerCheck::NoneHolds));
+    assert!(ledger.finding_for(&ds[0]).is_none());
+    // An implementation without triggers keeps its site patterns.
+    let mut ds = vec![crash(
+        "crash:glibc-2.43:v2:decode:SIGSEGV:__sframe_decode",
+        Op::Decode,
+    )];
+    table.explain(&valid, &mut ds);
+    assert_eq!(ds[0].trigger, None);
+    assert!(ledger.finding_for(&ds[0]).is_some());
+}

@@ -1,0 +1,446 @@
+//! Known crash and hang causes of real readers, as predicates over the input.
+//!
+//! A [`Trigger`] names one memory-safety bug or assertion of a real SFrame reader (the
+//! ledger's crash and hang findings name theirs, per implementation). [`first_trigger`] walks
+//! the bytes as that release reads them, on the path the harness drives it (its worker's
+//! decode walk, objdump's listing, a look-up), and returns the first known bug the walk
+//! reaches, wherever the crash then lands: a crash or hang is explained by the finding whose
+//! trigger holds, and one whose input triggers no known bug is new.
+//!
+//! The walk is a model of the release's own source, cited per variant; it reads nothing out
+//! of bounds, allocates nothing, and stops at the first bad access. Where it does not model
+//! the release (a foreign-endian section, whose byte-swapping pass runs first) it says so
+//! ([`Evaluation::NotModelled`]) rather than guess.
+
+/// One known crash or hang cause of a real reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum Trigger {
+    /// `sframe_decode` copies the function descriptors, or `sfh_fre_len` bytes of FREs,
+    /// from beyond the end of the buffer it was given: nothing compares `sfh_num_fdes`,
+    /// `sfh_fre_len` or the sub-section offsets with `sf_size` (2.40, 2.44: `memcpy
+    /// (dctx->sfd_funcdesc, frame_buf, fidx_size); ... memcpy (dctx->sfd_fres, frame_buf,
+    /// sfheaderp->sfh_fre_len);` from right after the header; 2.47: `sframe_fde_tbl_init
+    /// (dctx->sfd_funcdesc, frame_buf + dhp->sfh_fdeoff, frame_buf + dhp->sfh_freoff, ...)`,
+    /// which also reads each v3 FDE's attribute at `fre_buf + fdep->sfdi_func_start_fre_off`,
+    /// then `memcpy (dctx->sfd_fres, frame_buf + dhp->sfh_freoff, dhp->sfh_fre_len)`; F0115).
+    LibsframeDecodeCopiesPastBuffer,
+    /// A function with FREs whose FRE type is 3..15: `sframe_decode_fre` calls
+    /// `sframe_fre_start_addr_size`, whose `default: sframe_assert (0);` aborts (every
+    /// release; F0115).
+    LibsframeInvalidFreType,
+    /// An FRE walked from a function's `sfde_func_start_fre_off` lies, in part, beyond the
+    /// `sfh_fre_len` bytes `sframe_decode` copied (`sframe_decoder_get_fre`: `fres =
+    /// ctx->sfd_fres + fdep->sfde_func_start_fre_off;` then `sframe_decode_fre (fres, ...)`,
+    /// which reads the start address, `fre->fre_info = *(uint8_t *)(fre_buf + addr_size)`
+    /// and `memcpy (fre->fre_datawords, datawords, datawords_sz)` with no bound: a heap
+    /// over-read; F0115).
+    LibsframeFreWalkPastFreBytes,
+    /// An FRE's data words are more bytes than the frame-row entry's array holds
+    /// (`MAX_OFFSET_BYTES` 12 in 2.40 and 2.44, `MAX_DATAWORD_BYTES` 24 in 2.47), and the
+    /// copy either runs past the whole `sframe_frame_row_entry` (20 bytes in 2.40/2.44, 32 in
+    /// 2.47: a stack buffer overflow of the caller's frame) or changes, through the byte it
+    /// writes over `fre_info`, the entry size `sframe_decode_fre` then asserts (`memcpy
+    /// (fre->fre_offsets, stack_offsets, stack_offsets_sz); ... sframe_assert (fre_size ==
+    /// (addr_size + sizeof (fre->fre_info) + stack_offsets_sz));`). The copy happens before
+    /// `sframe_fre_sanity_check_p` refuses the count (F0145).
+    LibsframeFreDataWordsOverflow,
+    /// The FRE `sframe_decoder_get_fre` returns starts at or past its function's size:
+    /// 2.40 and 2.44 assert `fre->fre_start_addr < fdep->sfde_func_size` (`==` for a
+    /// function of size 0), 2.47 `ifre.fre_start_addr <= fdep->func_size` (F0115).
+    LibsframeFreStartPastFunction,
+    /// A look-up reaches the FREs of a PC-mask function whose repetition size is 0:
+    /// `sframe_fre_check_range_p` computes `pc_offset % rep_block_size` (2.44: `(int32_t)
+    /// pc % rep_block_size`) unchecked, SIGFPE on x86-64 (2.44, 2.47; 2.40 masks low bytes
+    /// instead, F0140; F0115).
+    LibsframeMaskRepSizeZero,
+    /// 2.40 and 2.44 size the function table in an `int` (`int fidx_size; ... fidx_size =
+    /// sfheaderp->sfh_num_fdes * sizeof (sframe_func_desc_entry);`): when the product passes
+    /// 2^32 and wraps to a positive `int`, `malloc (fidx_size)` gets a shorter table than the
+    /// `sfh_num_fdes` entries `sframe_decoder_get_funcdesc` (`fdep = &dctx->sfd_funcdesc[i]`)
+    /// and the look-up's binary search index: a heap over-read past the table (F0115).
+    LibsframeFdeTableTruncated,
+}
+
+impl Trigger {
+    /// Every trigger, in declaration order.
+    pub const ALL: [Trigger; 7] = [
+        Trigger::LibsframeDecodeCopiesPastBuffer,
+        Trigger::LibsframeInvalidFreType,
+        Trigger::LibsframeFreWalkPastFreBytes,
+        Trigger::LibsframeFreDataWordsOverflow,
+        Trigger::LibsframeFreStartPastFunction,
+        Trigger::LibsframeMaskRepSizeZero,
+        Trigger::LibsframeFdeTableTruncated,
+    ];
+
+    /// The kebab-case name used in the ledger (`finding.json`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Trigger::LibsframeDecodeCopiesPastBuffer => "libsframe-decode-copies-past-buffer",
+            Trigger::LibsframeInvalidFreType => "libsframe-invalid-fre-type",
+            Trigger::LibsframeFreWalkPastFreBytes => "libsframe-fre-walk-past-fre-bytes",
+            Trigger::LibsframeFreDataWordsOverflow => "libsframe-fre-data-words-overflow",
+            Trigger::LibsframeFreStartPastFunction => "libsframe-fre-start-past-function",
+            Trigger::LibsframeMaskRepSizeZero => "libsframe-mask-rep-size-zero",
+            Trigger::LibsframeFdeTableTruncated => "libsframe-fde-table-truncated",
+        }
+    }
+
+    /// The trigger of a ledger name.
+    pub fn from_name(name: &str) -> Option<Trigger> {
+        Trigger::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+impl core::fmt::Display for Trigger {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A libsframe release whose reading [`first_trigger`] models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Release {
+    /// binutils 2.40-2 (Debian bookworm): v1 only, sub-section offsets not read.
+    Libsframe240,
+    /// binutils 2.44-3 (Debian trixie): v1 and v2, both with the 20-byte v2 FDE layout,
+    /// sub-section offsets not read (F0112, F0133).
+    Libsframe244,
+    /// binutils 2.47.50.20261021-1 (Debian sid): v2 and v3, sub-section offsets read.
+    Libsframe247,
+}
+
+/// Who drives the release, and so which FREs are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Caller {
+    /// `sframe-worker`'s decode (worker/src/libsframe.rs): per function the descriptor
+    /// getter, then `sframe_decoder_get_fre (i, j)` for `j < min (num_fres, 4096)`, stopping
+    /// at the first failure.
+    Worker,
+    /// `objdump --sframe` (`dump_sframe_func_with_fres`): `sframe_decoder_get_fre` for every
+    /// `j < num_fres`, its failures ignored (F0155).
+    Objdump,
+    /// `sframe_find_fre` for PCs in every function (the harness looks up PCs across the
+    /// section): per function, its FREs decoded in order with no sanity check and no start
+    /// assertion, and the range check of a PC-mask function. A look-up stops at the FRE
+    /// that matches its PC; this walk does not, so it names a bug some look-up of the
+    /// function reaches, not the one a given PC reaches.
+    Lookup,
+}
+
+/// What the walk concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Evaluation {
+    /// The first known bug the walk reaches.
+    Triggered(Trigger),
+    /// The walk ends without reaching a known bug.
+    Clean,
+    /// The walk is not modelled for this input (a foreign-endian section).
+    NotModelled,
+}
+
+/// How many FREs of a function the worker reads (worker/src/libsframe.rs `MAX_FRES`).
+pub const WORKER_MAX_FRES: u64 = 4096;
+
+// Allocations are taken to succeed, as in `sframe-worker`, whose heap maps libsframe's blocks
+// `MAP_NORESERVE` (worker/src/guarded_heap.rs): 2.47's function table of `sfh_num_fdes`
+// 24-byte entries is allocated whatever its size, then filled from past the buffer. (An ASan
+// build's allocator refuses a table larger than the host's memory: `ci/check-triggers`
+// counts those apart.) 2.40's and 2.44's `int fidx_size` keeps theirs below 2 GiB.
+
+/// The fixed header's size, `sizeof (sframe_header)`.
+const HEADER: usize = 28;
+
+fn rd(data: &[u8], off: usize, width: usize) -> Option<u64> {
+    let end = off.checked_add(width)?;
+    let b = data.get(off..end)?;
+    Some(b.iter().rev().fold(0u64, |a, &x| (a << 8) | u64::from(x)))
+}
+
+/// The bytes of a data-word size code, as `sframe_fre_offset_bytes_size` /
+/// `sframe_fre_datawords_bytes_size` count them: 2 and 4 for codes 1 and 2, else 1
+/// (the reserved code 3 included).
+fn word_bytes(info: u8) -> usize {
+    match (info >> 5) & 3 {
+        1 => 2,
+        2 => 4,
+        _ => 1,
+    }
+}
+
+fn dataword_bytes(info: u8) -> usize {
+    usize::from((info >> 1) & 0xf) * word_bytes(info)
+}
+
+/// One function descriptor as the release's decoder context holds it.
+struct Fde {
+    size: u32,
+    fre_off: u64,
+    num_fres: u64,
+    info: u8,
+    rep_size: u8,
+}
+
+struct Model {
+    /// `MAX_OFFSET_BYTES` / `MAX_DATAWORD_BYTES`.
+    array: usize,
+    /// The bytes from the array's start to the end of `sframe_frame_row_entry`.
+    tail: usize,
+    /// `MAX_NUM_STACK_OFFSETS` / `MAX_NUM_DATAWORDS`.
+    max_count: u8,
+}
+
+impl Release {
+    fn model(self) -> Model {
+        match self {
+            // sframe-api.h: `uint32_t fre_start_addr; unsigned char fre_offsets[12];
+            // unsigned char fre_info;` (20 bytes with its padding).
+            Release::Libsframe240 | Release::Libsframe244 => Model {
+                array: 12,
+                tail: 16,
+                max_count: 3,
+            },
+            // `uint32_t fre_start_addr; unsigned char fre_datawords[24]; unsigned char
+            // fre_info;` (32 bytes).
+            Release::Libsframe247 => Model {
+                array: 24,
+                tail: 28,
+                max_count: crate::Quirk::LIBSFRAME_2_47_MAX_DATAWORDS as u8,
+            },
+        }
+    }
+
+    /// `sframe_header_sanity_check_p`, and the versions `sframe_decode` goes on with.
+    fn accepts(self, version: u8, flags: u8) -> bool {
+        match self {
+            Release::Libsframe240 => version == 1 && flags & !3 == 0,
+            Release::Libsframe244 => (version == 1 || version == 2) && flags & !3 == 0,
+            // `SFRAME_V2_F_ALL_FLAGS` (7), `SFRAME_V3_F_ALL_FLAGS` (5); v1 passes the check
+            // and `sframe_fde_tbl_init` then refuses it ("Not possible ATM").
+            Release::Libsframe247 => match version {
+                2 => flags & !7 == 0,
+                3 => flags & !5 == 0,
+                _ => false,
+            },
+        }
+    }
+}
+
+/// What `sframe_decode` made of a section.
+enum Copied {
+    /// Refused before any copy.
+    Refused,
+    /// A copy ran into a bug.
+    Bug(Trigger),
+    /// The function descriptors, and the FRE bytes' place and length in the section; whether
+    /// the table is shorter than `sfh_num_fdes` ([`Trigger::LibsframeFdeTableTruncated`]).
+    Fdes(Vec<Fde>, usize, u64, bool),
+}
+
+/// The function descriptors `sframe_decode` builds (`None`: a field the model needs is not
+/// there to read).
+fn decode(data: &[u8], rel: Release) -> Option<Copied> {
+    let len = data.len();
+    if len < HEADER || rd(data, 0, 2)? != 0xdee2 {
+        return Some(Copied::Refused);
+    }
+    let (version, flags) = (data[2], data[3]);
+    let hdrsz = HEADER + usize::from(data[7]);
+    let num_fdes = rd(data, 8, 4)?;
+    let fre_len = rd(data, 16, 4)?;
+    let (fdeoff, freoff) = (rd(data, 20, 4)?, rd(data, 24, 4)?);
+    if !rel.accepts(version, flags) || fdeoff > freoff {
+        return Some(Copied::Refused);
+    }
+    let past = Copied::Bug(Trigger::LibsframeDecodeCopiesPastBuffer);
+    // A copy of no bytes reads nothing, wherever it starts.
+    let fits = |off: u64, n: u64| n == 0 || off.checked_add(n).is_some_and(|e| e <= len as u64);
+    let hdr = hdrsz as u64;
+    let (fde_at, stride, fres_at) = match (rel, version) {
+        (Release::Libsframe240, _) => (hdr, 17u64, hdr + num_fdes * 17),
+        (Release::Libsframe244, _) => (hdr, 20, hdr + num_fdes * 20),
+        (_, 2) => (hdr + fdeoff, 20, hdr + freoff),
+        _ => (hdr + fdeoff, 16, hdr + freoff),
+    };
+    if matches!(rel, Release::Libsframe240 | Release::Libsframe244) {
+        // `int fidx_size = sfh_num_fdes * sizeof (sframe_func_desc_entry)`: negative, the
+        // `malloc` fails (refused, SFRAME_ERR_NOMEM); wrapped to a smaller positive size, the
+        // table is shorter than the count the getters index.
+        let product = num_fdes * stride;
+        if (product as u32 as i32) < 0 {
+            return Some(Copied::Refused);
+        }
+    }
+    // The entries the table holds (2.40/2.44: `fidx_size` bytes, wrapped).
+    let table = if matches!(rel, Release::Libsframe240 | Release::Libsframe244) {
+        u64::from((num_fdes * stride) as u32)
+    } else {
+        num_fdes * stride
+    };
+    let truncated = table < num_fdes * stride;
+    let fres_at = if truncated { fde_at + table } else { fres_at };
+    if truncated && !fits(fde_at, table) {
+        return Some(past);
+    }
+    let num_fdes = if truncated { table / stride } else { num_fdes };
+    let mut fdes = Vec::new();
+    for i in 0..num_fdes {
+        let at = fde_at + i * stride;
+        // 2.40 and 2.44 copy the whole table; 2.47 reads a v2 entry field by field, its two
+        // bytes of padding unread (`sframe_fde_tbl_init`).
+        let read = if rel == Release::Libsframe247 && stride == 20 {
+            18
+        } else {
+            stride
+        };
+        if !fits(at, read) {
+            return Some(past);
+        }
+        let at = at as usize;
+        let fde = if stride == 16 {
+            // v3: `sframe_func_desc_idx_v3` then its attribute at the FRE sub-section.
+            let fre_off = rd(data, at + 12, 4)?;
+            let attr = fres_at + fre_off;
+            if !fits(attr, 5) {
+                return Some(past);
+            }
+            let attr = attr as usize;
+            Fde {
+                size: rd(data, at + 8, 4)? as u32,
+                fre_off: fre_off + 5,
+                num_fres: rd(data, attr, 2)?,
+                info: data[attr + 2],
+                rep_size: data[attr + 4],
+            }
+        } else {
+            Fde {
+                size: rd(data, at + 4, 4)? as u32,
+                fre_off: rd(data, at + 8, 4)?,
+                num_fres: rd(data, at + 12, 4)?,
+                info: data[at + 16],
+                // v1 (2.40) has no repetition size; 2.44 reads a v1 section's from the
+                // next FDE's bytes (F0112).
+                rep_size: if stride == 20 { data[at + 17] } else { 0 },
+            }
+        };
+        // Bounded: each descriptor read lies inside `data`.
+        fdes.push(fde);
+    }
+    if !fits(fres_at, fre_len) {
+        return Some(past);
+    }
+    Some(Copied::Fdes(fdes, fres_at as usize, fre_len, truncated))
+}
+
+/// The first known bug `rel`, driven by `caller`, reaches on `data`.
+pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
+    if data.len() >= 2 && rd(data, 0, 2) == Some(0xe2de) {
+        return Evaluation::NotModelled;
+    }
+    let (fdes, fres_at, fre_len, truncated) = match decode(data, rel) {
+        None | Some(Copied::Refused) => return Evaluation::Clean,
+        Some(Copied::Bug(t)) => return Evaluation::Triggered(t),
+        Some(Copied::Fdes(f, at, n, t)) => (f, at, n, t),
+    };
+    if truncated && caller == Caller::Lookup {
+        // The binary search indexes `sfh_num_fdes` entries before any FRE is read.
+        return Evaluation::Triggered(Trigger::LibsframeFdeTableTruncated);
+    }
+    let fres = data
+        .get(fres_at..fres_at + fre_len as usize)
+        .unwrap_or_default();
+    let m = rel.model();
+    for fde in &fdes {
+        if let Some(t) = walk_fres(fres, fde, rel, &m, caller) {
+            return Evaluation::Triggered(t);
+        }
+    }
+    if truncated {
+        // The next function's descriptor lies past the table.
+        return Evaluation::Triggered(Trigger::LibsframeFdeTableTruncated);
+    }
+    Evaluation::Clean
+}
+
+/// The FREs of one function, as `sframe_decoder_get_fre (i, j)` for `j = 0, 1, ...` first
+/// decodes them (each call decodes FREs `0..=j` again, the same way).
+fn walk_fres(fres: &[u8], fde: &Fde, rel: Release, m: &Model, caller: Caller) -> Option<Trigger> {
+    let limit = match caller {
+        Caller::Worker => fde.num_fres.min(WORKER_MAX_FRES),
+        Caller::Objdump | Caller::Lookup => fde.num_fres,
+    };
+    if limit == 0 {
+        return None;
+    }
+    let addr = match fde.info & 0xf {
+        0 => 1usize,
+        1 => 2,
+        2 => 4,
+        _ => return Some(Trigger::LibsframeInvalidFreType),
+    };
+    let past = Some(Trigger::LibsframeFreWalkPastFreBytes);
+    let mut pos = fde.fre_off;
+    let mut k = 0u64;
+    // Every FRE is at least two bytes, so the walk leaves `fres` within `fres.len()` steps.
+    while k < limit {
+        let p = match usize::try_from(pos) {
+            Ok(p) if p.checked_add(addr + 1).is_some_and(|e| e <= fres.len()) => p,
+            _ => return past,
+        };
+        let start = rd(fres, p, addr)?;
+        let mut info = fres[p + addr];
+        let sz = dataword_bytes(info);
+        if p + addr + 1 + sz > fres.len() {
+            return past;
+        }
+        if sz > m.array {
+            // The byte of the data words that lands on `fre_info`.
+            let over = fres[p + addr + 1 + m.array];
+            if sz > m.tail || dataword_bytes(over) != sz {
+                return Some(Trigger::LibsframeFreDataWordsOverflow);
+            }
+            info = over;
+        }
+        if caller == Caller::Lookup {
+            // `sframe_fre_check_range_p` on the first FRE: `SFRAME_V2_FUNC_PC_TYPE`.
+            let mask = (fde.info >> 4) & 1 == 1;
+            if k == 0 && mask && fde.rep_size == 0 && rel != Release::Libsframe240 {
+                return Some(Trigger::LibsframeMaskRepSizeZero);
+            }
+        }
+        let sane = (info >> 5) & 3 != 3 && (info >> 1) & 0xf <= m.max_count;
+        // The worker's look-up also reads candidate functions' FREs through
+        // `sframe_decoder_get_fre` to say which function `sframe_find_fre` searched.
+        if sane {
+            let size = u64::from(fde.size);
+            let ok = match rel {
+                Release::Libsframe247 => start <= size,
+                _ if size == 0 => start == 0,
+                _ => start < size,
+            };
+            if !ok {
+                return Some(Trigger::LibsframeFreStartPastFunction);
+            }
+        } else if caller == Caller::Worker {
+            return None;
+        }
+        pos += (addr + 1 + sz) as u64;
+        k += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for t in Trigger::ALL {
+            assert_eq!(Trigger::from_name(t.name()), Some(t));
+        }
+        assert_eq!(Trigger::from_name("no-such-trigger"), None);
+    }
+}

@@ -1,0 +1,141 @@
+//! The crash triggers on the ledger's reproducers: per input and libsframe release, the first
+//! known bug the release's decode walk reaches. The expected triggers are what AddressSanitizer
+//! builds of each release (Debian source, `ci/check-triggers`, gcc 12.2.0 -fsanitize=address)
+//! reported first on the same input, walked as sframe-worker walks it: the kind of report and
+//! the libsframe function it names (a heap over-read in `sframe_decode` is
+//! `libsframe-decode-copies-past-buffer`, a stack-buffer-overflow in `sframe_decode_fre` or its
+//! size assertion `libsframe-fre-data-words-overflow`, ...); `clean` where the build decoded or
+//! refused the input without a report.
+
+use sframe_spec::triggers::{first_trigger, Caller, Evaluation, Release};
+use sframe_spec::Trigger;
+use std::path::Path;
+
+fn input(finding: &str, file: &str) -> Vec<u8> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/findings");
+    let d = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().starts_with(finding))
+        .unwrap_or_else(|| panic!("no finding {finding}"));
+    std::fs::read(d.path().join(file)).unwrap()
+}
+
+const RELEASES: [Release; 3] = [
+    Release::Libsframe240,
+    Release::Libsframe244,
+    Release::Libsframe247,
+];
+
+fn name(e: Evaluation) -> &'static str {
+    match e {
+        Evaluation::Triggered(t) => t.name(),
+        Evaluation::Clean => "clean",
+        Evaluation::NotModelled => "not-modelled",
+    }
+}
+
+#[test]
+fn each_reproducer_reaches_the_bug_the_asan_build_reports_first() {
+    use Trigger::*;
+    let copies = LibsframeDecodeCopiesPastBuffer.name();
+    let words = LibsframeFreDataWordsOverflow.name();
+    let walk = LibsframeFreWalkPastFreBytes.name();
+    let ftype = LibsframeInvalidFreType.name();
+    let start = LibsframeFreStartPastFunction.name();
+    // (finding, input, [2.40, 2.44, 2.47]) as the ASan builds reported them.
+    let cases: &[(&str, &str, [&str; 3])] = &[
+        ("F0145", "nb01-v1-2.40.sframe", [words, copies, "clean"]),
+        ("F0145", "nb01-v2-2.44.sframe", ["clean", words, words]),
+        ("F0145", "nb01-v2-2.47.sframe", ["clean", words, words]),
+        (
+            "F0145",
+            "v1-aux-freoff-saved-rbp-2.40.sframe",
+            [words, copies, "clean"],
+        ),
+        ("F0115", "input-1.sframe", [words, copies, "clean"]),
+        ("F0115", "input-2.sframe", [walk, copies, "clean"]),
+        ("F0115", "input-3.sframe", [ftype, copies, "clean"]),
+        ("F0115", "input-4.sframe", [copies, copies, "clean"]),
+        ("F0115", "input-7.sframe", ["clean", walk, walk]),
+        ("F0115", "input-9.sframe", ["clean", ftype, copies]),
+        // 2.47 reads a v2 FDE's fields, not its padding: the last two bytes may lie past.
+        ("F0116", "input-13.sframe", ["clean", "clean", "clean"]),
+        ("F0112", "input-10.sframe", [start, copies, "clean"]),
+        ("F0112", "input-5.sframe", [start, copies, "clean"]),
+        ("F0112", "input-12.sframe", ["clean", "clean", "clean"]),
+    ];
+    let mut wrong = Vec::new();
+    for (finding, file, want) in cases {
+        let data = input(finding, file);
+        for (rel, want) in RELEASES.iter().zip(want) {
+            let got = name(first_trigger(&data, *rel, Caller::Worker));
+            if got != *want {
+                wrong.push(format!(
+                    "{finding} {file} {rel:?}: ASan {want}, model {got}"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_foreign_endian_section_is_not_modelled() {
+    // Big-endian magic: libsframe swaps the section first (flip_sframe), which the walk
+    // does not model.
+    let mut data = input("F0145", "nb01-v2-2.44.sframe");
+    data.swap(0, 1);
+    for rel in RELEASES {
+        assert_eq!(
+            first_trigger(&data, rel, Caller::Worker),
+            Evaluation::NotModelled
+        );
+    }
+}
+
+#[test]
+fn no_input_makes_the_walk_panic() {
+    // Every prefix and every single-byte change of the reproducers.
+    for (finding, file) in [
+        ("F0145", "nb01-v2-2.47.sframe"),
+        ("F0115", "input-7.sframe"),
+    ] {
+        let data = input(finding, file);
+        for n in 0..=data.len() {
+            for rel in RELEASES {
+                for caller in [Caller::Worker, Caller::Objdump, Caller::Lookup] {
+                    let _ = first_trigger(&data[..n], rel, caller);
+                }
+            }
+        }
+        for i in 0..data.len().min(64) {
+            for v in [0u8, 0x7f, 0xff] {
+                let mut d = data.clone();
+                d[i] = v;
+                for rel in RELEASES {
+                    let _ = first_trigger(&d, rel, Caller::Lookup);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_function_table_whose_int_size_wraps_is_read_past() {
+    // 2.44's `int fidx_size`: 0x0ccccccd FDEs of 20 bytes are 2^32 + 4 bytes, a table of 4.
+    // The ASan build of 2.44 (ci/check-triggers) reports a heap-buffer-overflow in
+    // sframe_decoder_get_funcdesc_v2 on such a section (found by ci/fuzz-long).
+    let mut data = vec![0u8; 64];
+    data[..8].copy_from_slice(&[0xe2, 0xde, 2, 0, 3, 0, 0xf8, 0]);
+    data[8..12].copy_from_slice(&0x0ccc_cccdu32.to_le_bytes());
+    assert_eq!(
+        first_trigger(&data, Release::Libsframe244, Caller::Worker),
+        Evaluation::Triggered(Trigger::LibsframeFdeTableTruncated)
+    );
+    // 2.47 sizes it in `size_t`: the copy runs past the 64 bytes.
+    assert_eq!(
+        first_trigger(&data, Release::Libsframe247, Caller::Worker),
+        Evaluation::Triggered(Trigger::LibsframeDecodeCopiesPastBuffer)
+    );
+}
