@@ -23,6 +23,7 @@ pub mod matrix_cmd;
 #[cfg(feature = "oracle")]
 pub mod oracle_cmd;
 pub mod out;
+pub mod report_cmd;
 #[cfg(feature = "oracle")]
 pub mod produce_cmd;
 pub mod rules_cmd;

@@ -22,6 +22,7 @@ pub mod impls;
 pub mod input;
 pub mod ledger;
 pub mod matrix;
+pub mod report;
 pub mod signature;
 pub mod upstream_status;
 pub mod walk;
