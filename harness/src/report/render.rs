@@ -272,17 +272,12 @@ pub fn render(p: &Prepared, format: Format) -> String {
                 .iter()
                 .map(|r| format!("{} {r}", match project { Project::Binutils => "binutils", Project::Llvm => "LLVM" }))
                 .collect();
-            let ends = if status == "exit 0" {
-                String::new()
-            } else {
-                format!(" and {}", status_words(status))
+            let what = match (shows.is_empty(), status == "exit 0") {
+                (false, true) => "prints (excerpt):".to_string(),
+                (false, false) => format!("{} and prints (excerpt):", status_words(status)),
+                (true, _) => format!("{}.", status_words(status)),
             };
-            d.para(&format!(
-                "{}: {} prints{ends}{}",
-                rel.join(", "),
-                d.ic(&s.command_line()),
-                if shows.is_empty() { "." } else { " (excerpt):" }
-            ));
+            d.para(&format!("{}: {} {what}", rel.join(", "), d.ic(&s.command_line())));
             if !shows.is_empty() {
                 d.code("", &shows.join("\n"));
             }
