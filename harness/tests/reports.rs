@@ -4,8 +4,8 @@
 //!   with `sframe-conform report --all --in-place`, or `SFRAME_REGENERATE_REPORTS=1` here);
 //! - each reproducer, run as the report prints it with the upstream tools of every release
 //!   the report names (binutils 2.40, 2.44, 2.47 and LLVM 23 from `ci/toolchains`, put on
-//!   `PATH` under the names the report uses; the C programs built with gcc against that
-//!   release's libsframe headers and library), ends as the report says and prints every line
+//!   `PATH` under the names the report uses; `gcc` there builds against that release's
+//!   libsframe headers and library, as with its libsframe-dev installed), ends as the report says and prints every line
 //!   the report shows as the actual answer: the lines come from the real tools, and a tool
 //!   that no longer prints them fails the test;
 //! - the releases the reports name are the provisioned ones, and the manual's sentences
@@ -150,6 +150,22 @@ fn tool_dir(base: &Path, project: Project, release: &str, triple: &str) -> PathB
             }
         }
     }
+    // `gcc` as on a system with that release's libsframe-dev: its headers and library first;
+    // the system's own assembler and linker (the host's, whatever the report's triple).
+    let gcc = d.join("gcc");
+    let inc = cache.join("include").join(release);
+    let lib = cache.join(format!("lib/libsframe-{release}"));
+    std::fs::write(
+        &gcc,
+        format!(
+            "#!/bin/sh\nPATH=/usr/bin:/bin exec /usr/bin/gcc -I{} -L{} -Wl,-rpath,{} \"$@\"\n",
+            inc.display(),
+            lib.display(),
+            lib.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&gcc, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     for (name, target) in links {
         assert!(
             target.exists(),
@@ -168,7 +184,6 @@ fn holds(output: &str, line: &str) -> bool {
 
 #[test]
 fn every_reproducer_shows_what_its_report_says_on_the_upstream_tools() {
-    let cache = sframe_harness::cache_dir();
     let base = scratch("run");
     let mut failures = Vec::new();
     for p in prepared() {
@@ -184,20 +199,26 @@ fn every_reproducer_shows_what_its_report_says_on_the_upstream_tools() {
                 };
                 std::fs::write(work.join(name), bytes).unwrap();
             }
-            let inc = cache.join("include").join(rel);
-            let lib = cache.join(format!("lib/libsframe-{rel}"));
             for step in &input.steps {
                 let line = step.command_line();
-                let out = Command::new(&step.run[0])
+                // `./prog`: the program the steps built, in the work directory.
+                let program = match step.run[0].strip_prefix("./") {
+                    Some(local) => work.join(local),
+                    None => PathBuf::from(&step.run[0]),
+                };
+                let out = Command::new(program)
                     .args(&step.run[1..])
                     .current_dir(&work)
                     .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-                    .env("C_INCLUDE_PATH", &inc)
-                    .env("LIBRARY_PATH", &lib)
-                    .env("LD_LIBRARY_PATH", &lib)
                     .env("LC_ALL", "C")
-                    .output()
-                    .unwrap_or_else(|e| panic!("{}: {rel}: {line}: {e}", p.finding.id));
+                    .output();
+                let out = match out {
+                    Ok(o) => o,
+                    Err(e) => {
+                        failures.push(format!("{} {rel}: `{line}`: {e}", p.finding.id));
+                        break;
+                    }
+                };
                 let status = match (out.status.code(), out.status.signal()) {
                     (Some(c), _) => format!("exit {c}"),
                     (None, Some(s)) => format!("signal {s}"),

@@ -149,7 +149,17 @@ pub struct FileSpec {
     /// machine and byte order.
     #[serde(default)]
     pub elf_from: String,
+    /// A file of the finding's directory, written byte for byte (a raw section for a C
+    /// program to read).
+    #[serde(default)]
+    pub bytes_from: String,
+    /// One of this project's C programs for reports ([`PROGRAMS`]), by name.
+    #[serde(default)]
+    pub program: String,
 }
+
+/// The C programs reports use, on libsframe's public API: (name, source).
+pub const PROGRAMS: &[(&str, &str)] = &[("lookup.c", include_str!("lookup.c"))];
 
 /// One command of the reproducer.
 #[derive(Debug, Clone, Deserialize)]
@@ -367,22 +377,34 @@ pub fn prepare(ledger_dir: &Path, f: &Finding) -> Result<Prepared, Refusal> {
     }
     let mut files = Vec::new();
     for spec in &input.files {
-        let content = match (spec.from.is_empty(), spec.elf_from.is_empty()) {
-            (false, true) => Content::Text(
-                std::fs::read_to_string(dir.join(&spec.from))
-                    .map_err(|e| bad(format!("{}: {e}", spec.from)))?,
-            ),
-            (true, false) => {
-                let raw = std::fs::read(dir.join(&spec.elf_from))
-                    .map_err(|e| bad(format!("{}: {e}", spec.elf_from)))?;
-                Content::Binary(wrap_section(&raw).map_err(|e| bad(format!("{}: {e}", spec.elf_from)))?)
-            }
-            _ => {
-                return Err(bad(format!(
-                    "file {} needs exactly one of from and elf_from",
-                    spec.name
-                )))
-            }
+        let read = |name: &str| {
+            std::fs::read(dir.join(name)).map_err(|e| bad(format!("{name}: {e}")))
+        };
+        let given = [&spec.from, &spec.elf_from, &spec.bytes_from, &spec.program];
+        if given.iter().filter(|s| !s.is_empty()).count() != 1 {
+            return Err(bad(format!(
+                "file {} needs exactly one of from, elf_from, bytes_from, program",
+                spec.name
+            )));
+        }
+        let content = if !spec.from.is_empty() {
+            Content::Text(
+                String::from_utf8(read(&spec.from)?)
+                    .map_err(|_| bad(format!("{}: not UTF-8 text", spec.from)))?,
+            )
+        } else if !spec.elf_from.is_empty() {
+            Content::Binary(
+                wrap_section(&read(&spec.elf_from)?)
+                    .map_err(|e| bad(format!("{}: {e}", spec.elf_from)))?,
+            )
+        } else if !spec.bytes_from.is_empty() {
+            Content::Binary(read(&spec.bytes_from)?)
+        } else {
+            let (_, text) = PROGRAMS
+                .iter()
+                .find(|(n, _)| *n == spec.program)
+                .ok_or_else(|| bad(format!("no program {}", spec.program)))?;
+            Content::Text((*text).to_string())
         };
         files.push((spec.name.clone(), content));
     }
