@@ -177,9 +177,18 @@ fn tool_dir(base: &Path, project: Project, release: &str, triple: &str) -> PathB
     d
 }
 
-/// Output lines compared without the blanks around them (objdump pads its columns).
-fn holds(output: &str, line: &str) -> bool {
-    output.lines().any(|l| l.trim() == line.trim())
+/// The lines of `shows` that `output` does not hold in that order (lines compared without
+/// the blanks around them: objdump pads its columns; a line shown twice must be there twice).
+fn missing<'a>(output: &str, shows: &'a [String]) -> Vec<&'a str> {
+    let mut lines = output.lines().map(str::trim);
+    let mut missing = Vec::new();
+    for want in shows {
+        if !lines.any(|l| l == want.trim()) {
+            missing.push(want.as_str());
+            lines = output.lines().map(str::trim);
+        }
+    }
+    missing
 }
 
 #[test]
@@ -236,13 +245,11 @@ fn every_reproducer_shows_what_its_report_says_on_the_upstream_tools() {
                         p.finding.id
                     ));
                 }
-                for l in step.shows_on(rel) {
-                    if !holds(&text, l) {
-                        failures.push(format!(
-                            "{} {rel}: `{line}` does not print `{l}`:\n{text}",
-                            p.finding.id
-                        ));
-                    }
+                for l in missing(&text, step.shows_on(rel)) {
+                    failures.push(format!(
+                        "{} {rel}: `{line}` does not print `{l}` (in the order shown):\n{text}",
+                        p.finding.id
+                    ));
                 }
             }
         }
