@@ -179,11 +179,13 @@ fn tool_dir(base: &Path, project: Project, release: &str, triple: &str) -> PathB
 
 /// The lines of `shows` that `output` does not hold in that order (lines compared without
 /// the blanks around them: objdump pads its columns; a line shown twice must be there twice).
+/// An output line may hold more before the shown text: the program name that starts a
+/// message is the path it was run by.
 fn missing<'a>(output: &str, shows: &'a [String]) -> Vec<&'a str> {
     let mut lines = output.lines().map(str::trim);
     let mut missing = Vec::new();
     for want in shows {
-        if !lines.any(|l| l == want.trim()) {
+        if !lines.any(|l| l.ends_with(want.trim())) {
             missing.push(want.as_str());
             lines = output.lines().map(str::trim);
         }
