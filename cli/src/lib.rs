@@ -23,9 +23,9 @@ pub mod matrix_cmd;
 #[cfg(feature = "oracle")]
 pub mod oracle_cmd;
 pub mod out;
-pub mod report_cmd;
 #[cfg(feature = "oracle")]
 pub mod produce_cmd;
+pub mod report_cmd;
 pub mod rules_cmd;
 #[cfg(feature = "oracle")]
 pub mod stackwalk;

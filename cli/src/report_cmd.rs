@@ -26,11 +26,13 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<ExitCode, String> {
     let format = Format::from_name(&args.format)
         .ok_or_else(|| format!("--format {}: markdown or bugzilla", args.format))?;
-    if args.all == !args.findings.is_empty() {
+    if args.all != args.findings.is_empty() {
         return Err("name findings (F0180 or the full ID) or give --all, not both".into());
     }
     if args.in_place && (args.out.is_some() || format != Format::Markdown) {
-        return Err("--in-place writes Markdown into the ledger: no --out, no --format bugzilla".into());
+        return Err(
+            "--in-place writes Markdown into the ledger: no --out, no --format bugzilla".into(),
+        );
     }
     let dir = args.ledger.clone().unwrap_or_else(Ledger::default_dir);
     let ledger = Ledger::load(&dir).map_err(|e| e.to_string())?;

@@ -53,7 +53,7 @@ pub fn wrap_sframe(data: &[u8], machine: u16, endian: Endian) -> Vec<u8> {
     out.extend_from_slice(shstr);
     out.resize(off_sh, 0);
     out.extend_from_slice(&[0; 64]); // SHN_UNDEF
-    // .sframe: SHT_PROGBITS, SHF_ALLOC, address 0; .shstrtab: SHT_STRTAB.
+                                     // .sframe: SHT_PROGBITS, SHF_ALLOC, address 0; .shstrtab: SHT_STRTAB.
     for (name, ty, flags, off, size, align) in [
         (1u64, 1u64, 2u64, off_data, data.len(), 8u64),
         (9, 3, 0, off_shstr, shstr.len(), 1),

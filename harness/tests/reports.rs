@@ -60,7 +60,11 @@ fn committed_reports_are_what_rendering_gives() {
         let bz = report::render(&p, report::Format::Bugzilla);
         for (name, content) in &p.files {
             let script = report::render::file_script(name, content);
-            assert!(bz.contains(&script), "{}: bugzilla text lacks {name}", p.finding.id);
+            assert!(
+                bz.contains(&script),
+                "{}: bugzilla text lacks {name}",
+                p.finding.id
+            );
         }
     }
     assert!(
@@ -103,9 +107,14 @@ fn a_sanitizer_report_beside_the_finding_is_in_its_report() {
         let e = e.unwrap();
         std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
     }
-    let text = "==1==ERROR: AddressSanitizer: stack-buffer-overflow on address 0x7ff\nWRITE of size 60\n";
+    let text =
+        "==1==ERROR: AddressSanitizer: stack-buffer-overflow on address 0x7ff\nWRITE of size 60\n";
     std::fs::write(dir.join("sanitizer-libsframe-2.47.txt"), text).unwrap();
-    let f = ledger.findings.iter().find(|f| f.id == p.finding.id).unwrap();
+    let f = ledger
+        .findings
+        .iter()
+        .find(|f| f.id == p.finding.id)
+        .unwrap();
     let with = report::prepare(&tmp, f).expect("prepared from the copy");
     assert_eq!(with.sanitizer.len(), 1);
     for format in [report::Format::Markdown, report::Format::Bugzilla] {
@@ -277,7 +286,11 @@ fn the_releases_reports_name_are_the_provisioned_ones() {
                         && t["version"] == r.debian
                         && t["suite"] == r.suite
                 });
-                assert!(hit, "binutils {} is not Debian {} {}", r.release, r.suite, r.debian);
+                assert!(
+                    hit,
+                    "binutils {} is not Debian {} {}",
+                    r.release, r.suite, r.debian
+                );
             }
             Project::Llvm => {
                 let line = format!("llvm-{}\t{}", r.release, r.debian);

@@ -290,7 +290,11 @@ pub fn eligible(f: &Finding) -> Result<(), Refusal> {
             verdict,
         });
     }
-    if !f.upstream_status.iter().any(|s| s.status == Status::Present) {
+    if !f
+        .upstream_status
+        .iter()
+        .any(|s| s.status == Status::Present)
+    {
         return Err(Refusal::NotPresent {
             id: f.id.clone(),
             statuses: crate::upstream_status::summary(&f.upstream_status),
@@ -377,9 +381,8 @@ pub fn prepare(ledger_dir: &Path, f: &Finding) -> Result<Prepared, Refusal> {
     }
     let mut files = Vec::new();
     for spec in &input.files {
-        let read = |name: &str| {
-            std::fs::read(dir.join(name)).map_err(|e| bad(format!("{name}: {e}")))
-        };
+        let read =
+            |name: &str| std::fs::read(dir.join(name)).map_err(|e| bad(format!("{name}: {e}")));
         let given = [&spec.from, &spec.elf_from, &spec.bytes_from, &spec.program];
         if given.iter().filter(|s| !s.is_empty()).count() != 1 {
             return Err(bad(format!(
@@ -420,7 +423,8 @@ pub fn prepare(ledger_dir: &Path, f: &Finding) -> Result<Prepared, Refusal> {
             .collect();
         names.sort();
         for p in names {
-            let t = std::fs::read_to_string(&p).map_err(|e| bad(format!("{}: {e}", p.display())))?;
+            let t =
+                std::fs::read_to_string(&p).map_err(|e| bad(format!("{}: {e}", p.display())))?;
             let name = p
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())

@@ -56,7 +56,8 @@ impl Doc {
         match self.format {
             Format::Markdown => {
                 let fence = if body.contains("```") { "````" } else { "```" };
-                self.out.push_str(&format!("{fence}{lang}\n{body}\n{fence}\n\n"));
+                self.out
+                    .push_str(&format!("{fence}{lang}\n{body}\n{fence}\n\n"));
             }
             Format::Bugzilla => self.out.push_str(&format!("{body}\n\n")),
         }
@@ -162,14 +163,20 @@ fn releases_line(p: &Prepared) -> String {
             Project::Binutils => {
                 format!("binutils {} (Debian {} {})", r.release, r.suite, r.debian)
             }
-            Project::Llvm => format!("LLVM {} (Debian {} llvm-{} {})", r.release, r.suite, r.release, r.debian),
+            Project::Llvm => format!(
+                "LLVM {} (Debian {} llvm-{} {})",
+                r.release, r.suite, r.release, r.debian
+            ),
         })
         .collect();
     parts.join(", ")
 }
 
 /// Releases grouped by identical output of one step, in the input's order.
-fn grouped<'a>(p: &'a Prepared, step: &'a super::Step) -> Vec<(Vec<&'a str>, &'a [String], &'a str)> {
+fn grouped<'a>(
+    p: &'a Prepared,
+    step: &'a super::Step,
+) -> Vec<(Vec<&'a str>, &'a [String], &'a str)> {
     let mut groups: Vec<(Vec<&str>, &[String], &str)> = Vec::new();
     for r in &p.input.releases {
         let shows = step.shows_on(r);
@@ -177,7 +184,10 @@ fn grouped<'a>(p: &'a Prepared, step: &'a super::Step) -> Vec<(Vec<&'a str>, &'a
         if shows.is_empty() && status == "exit 0" {
             continue;
         }
-        match groups.iter_mut().find(|(_, s, st)| *s == shows && *st == status) {
+        match groups
+            .iter_mut()
+            .find(|(_, s, st)| *s == shows && *st == status)
+        {
             Some((rs, _, _)) => rs.push(r),
             None => groups.push((vec![r.as_str()], shows, status)),
         }
@@ -270,14 +280,26 @@ pub fn render(p: &Prepared, format: Format) -> String {
         for (releases, shows, status) in grouped(p, s) {
             let rel: Vec<String> = releases
                 .iter()
-                .map(|r| format!("{} {r}", match project { Project::Binutils => "binutils", Project::Llvm => "LLVM" }))
+                .map(|r| {
+                    format!(
+                        "{} {r}",
+                        match project {
+                            Project::Binutils => "binutils",
+                            Project::Llvm => "LLVM",
+                        }
+                    )
+                })
                 .collect();
             let what = match (shows.is_empty(), status == "exit 0") {
                 (false, true) => "prints (excerpt):".to_string(),
                 (false, false) => format!("{} and prints (excerpt):", status_words(status)),
                 (true, _) => format!("{}.", status_words(status)),
             };
-            d.para(&format!("{}: {} {what}", rel.join(", "), d.ic(&s.command_line())));
+            d.para(&format!(
+                "{}: {} {what}",
+                rel.join(", "),
+                d.ic(&s.command_line())
+            ));
             if !shows.is_empty() {
                 d.code("", &shows.join("\n"));
             }
@@ -298,7 +320,13 @@ pub fn render(p: &Prepared, format: Format) -> String {
         if !source_of(&u.source, project) {
             continue;
         }
-        d.para(&format!("{} ({}), {}, {}:", u.release, u.source, d.ic(&u.file), u.function));
+        d.para(&format!(
+            "{} ({}), {}, {}:",
+            u.release,
+            u.source,
+            d.ic(&u.file),
+            u.function
+        ));
         d.code("c", &u.lines);
     }
     for s in &p.statuses {
