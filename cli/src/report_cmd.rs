@@ -12,14 +12,26 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// The command's arguments.
+#[derive(Debug, Clone, clap::Args)]
 pub struct Args {
+    /// Finding IDs (F0180) or full directory names.
     pub findings: Vec<String>,
+    /// Every finding that is an implementation or producer bug present upstream.
+    #[arg(long)]
     pub all: bool,
+    /// markdown or bugzilla (plain text, fixed width).
+    #[arg(long, default_value = "markdown")]
     pub format: String,
+    /// Write each report to DIR/<finding>.md (or .txt) instead of stdout.
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Write each report (Markdown) to `<ledger>/<finding>/report.md`.
+    /// Write each report to the ledger's <finding>/report.md (how the committed ones are made).
+    #[arg(long)]
     pub in_place: bool,
+    /// The findings ledger (default: corpus/findings).
+    #[arg(long)]
     pub ledger: Option<PathBuf>,
+    #[arg(long)]
     pub json: bool,
 }
 

@@ -55,27 +55,7 @@ enum Command {
     /// a reproducer needing only the upstream tools, actual and expected with the manual's
     /// sentence, the source lines at fault. Refuses (exit 1) findings that are not bugs,
     /// not present upstream, or whose report.json is not written.
-    Report {
-        /// Finding IDs (F0180) or full directory names.
-        findings: Vec<String>,
-        /// Every finding that is an implementation or producer bug present upstream.
-        #[arg(long)]
-        all: bool,
-        /// markdown or bugzilla (plain text, fixed width).
-        #[arg(long, default_value = "markdown")]
-        format: String,
-        /// Write each report to DIR/<finding>.md (or .txt) instead of stdout.
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-        /// Write each report to the ledger's <finding>/report.md (how the committed ones are made).
-        #[arg(long)]
-        in_place: bool,
-        /// The findings ledger (default: corpus/findings).
-        #[arg(long)]
-        ledger: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
-    },
+    Report(sframe_conform::report_cmd::Args),
     /// List the rule catalogue (or the discrepancies between the texts).
     Rules {
         #[arg(long)]
@@ -202,23 +182,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             verbose,
         }),
         Command::Dump { files, json } => Ok(dump::run(&files, json)),
-        Command::Report {
-            findings,
-            all,
-            format,
-            out,
-            in_place,
-            ledger,
-            json,
-        } => sframe_conform::report_cmd::run(&sframe_conform::report_cmd::Args {
-            findings,
-            all,
-            format,
-            out,
-            in_place,
-            ledger,
-            json,
-        }),
+        Command::Report(args) => sframe_conform::report_cmd::run(&args),
         Command::Rules {
             json,
             discrepancies,

@@ -316,29 +316,19 @@ pub fn render(p: &Prepared, format: Format) -> String {
     }
 
     d.heading("Source lines at fault");
-    for u in &f.upstream {
-        if !source_of(&u.source, project) {
-            continue;
-        }
-        d.para(&format!(
-            "{} ({}), {}, {}:",
-            u.release,
-            u.source,
-            d.ic(&u.file),
-            u.function
-        ));
-        d.code("c", &u.lines);
+    let quote = |d: &mut Doc, whose: String, file: &str, function: &str, lines: &str| {
+        let file = d.ic(file);
+        d.para(&format!("{whose}, {file}, {function}:"));
+        d.code("c", lines);
+    };
+    for u in f.upstream.iter().filter(|u| source_of(&u.source, project)) {
+        let whose = format!("{} ({})", u.release, u.source);
+        quote(&mut d, whose, &u.file, &u.function, &u.lines);
     }
     for s in &p.statuses {
         for l in &s.lines {
-            d.para(&format!(
-                "Newest source, {} ({}), {}, {}:",
-                s.implementation,
-                s.newest,
-                d.ic(&l.file),
-                l.function
-            ));
-            d.code("c", &l.lines);
+            let whose = format!("Newest source, {} ({})", s.implementation, s.newest);
+            quote(&mut d, whose, &l.file, &l.function, &l.lines);
         }
     }
 
