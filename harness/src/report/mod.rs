@@ -67,7 +67,7 @@ impl Project {
     /// Where the project takes bug reports.
     pub fn tracker(self) -> &'static str {
         match self {
-            Project::Binutils => "https://sourceware.org/bugzilla/ (product binutils)",
+            Project::Binutils => "https://sourceware.org/bugzilla/, product binutils",
             Project::Llvm => "https://github.com/llvm/llvm-project/issues",
         }
     }

@@ -218,10 +218,10 @@ pub fn render(p: &Prepared, format: Format) -> String {
         Format::Bugzilla => d.out.push_str(&format!("Summary: {}\n\n", input.summary)),
     }
     let tried = releases_line(p);
-    let component = input.summary.split(':').next().unwrap_or_default();
     d.para(&format!(
-        "For {} (component {component}). Reproduced with {tried}{}.",
+        "For {}, component {}. Reproduced with {tried}{}.",
         project.tracker(),
+        component(&input.summary),
         if input.triple.is_empty() {
             String::new()
         } else {
@@ -352,6 +352,16 @@ pub fn render(p: &Prepared, format: Format) -> String {
     d.out
 }
 
+/// The component a summary names: `gas` of `gas: ...`, `[MC][SFrame]` of `[MC][SFrame] ...`.
+fn component(summary: &str) -> &str {
+    if summary.starts_with('[') {
+        let end = summary.find("] ").map_or(summary.len(), |i| i + 1);
+        &summary[..end]
+    } else {
+        summary.split(':').next().unwrap_or_default()
+    }
+}
+
 /// Whether a quoted source tree (`binutils-2.44-3`, `llvm-toolchain-23-...`) is `project`'s.
 fn source_of(tree: &str, project: Project) -> bool {
     match project {
@@ -363,6 +373,12 @@ fn source_of(tree: &str, project: Project) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_component_is_the_summary_prefix() {
+        assert_eq!(component("gas: SFrame: x"), "gas");
+        assert_eq!(component("[MC][SFrame] a .cfi_x: y"), "[MC][SFrame]");
+    }
 
     #[test]
     fn base64_is_rfc_4648() {
