@@ -26,6 +26,7 @@ pub mod oracle_cmd;
 pub mod out;
 #[cfg(feature = "oracle")]
 pub mod produce_cmd;
+pub mod report_cmd;
 pub mod rules_cmd;
 #[cfg(feature = "oracle")]
 pub mod stackwalk;

@@ -139,6 +139,7 @@ pub fn load(file: &[u8]) -> Result<Loaded, LoadError> {
 }
 
 pub mod probe;
+pub mod wrap;
 
 fn machine_of(elf: &Elf<'_>) -> Result<Machine, LoadError> {
     machine_from(elf.header.e_machine)

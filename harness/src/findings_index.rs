@@ -7,6 +7,7 @@
 //! section is this text; `harness/tests/findings_index.rs` checks it stays so.
 
 use crate::ledger::{Finding, Ledger};
+use crate::report;
 use crate::upstream_status;
 use std::collections::BTreeSet;
 
@@ -18,12 +19,12 @@ pub fn markdown(ledger: &Ledger) -> String {
     let mut findings: Vec<&Finding> = ledger.findings.iter().collect();
     findings.sort_by(|a, b| a.id.cmp(&b.id));
     let mut out = format!(
-        "{HEADING}\n\n| ID | verdict | title | quirks | upstream source | fixed in | newest upstream |\n|---|---|---|---|---|---|---|\n"
+        "{HEADING}\n\n| ID | verdict | title | quirks | upstream source | fixed in | newest upstream | report |\n|---|---|---|---|---|---|---|---|\n"
     );
     for f in findings {
         let short = f.id.get(..5).unwrap_or(&f.id);
         out.push_str(&format!(
-            "| [{short}]({}/README.md) | {} | {} | {} | {} | {} | {} |\n",
+            "| [{short}]({}/README.md) | {} | {} | {} | {} | {} | {} | {} |\n",
             f.id,
             verdict_name(f),
             cell(&f.title),
@@ -31,6 +32,7 @@ pub fn markdown(ledger: &Ledger) -> String {
             cell(&upstream(f)),
             cell(&fixed_in(f)),
             cell(&upstream_status::summary(&f.upstream_status)),
+            cell(&report_link(ledger, f)),
         ));
     }
     out.push_str(&format!(
@@ -38,6 +40,15 @@ pub fn markdown(ledger: &Ledger) -> String {
         ledger.untriaged.len()
     ));
     out
+}
+
+/// A link to the finding's bug report (`sframe-conform report`), where one is committed.
+fn report_link(ledger: &Ledger, f: &Finding) -> String {
+    if ledger.dir.join(&f.id).join(report::OUTPUT).is_file() {
+        format!("[report]({}/{})", f.id, report::OUTPUT)
+    } else {
+        String::new()
+    }
 }
 
 fn verdict_name(f: &Finding) -> String {

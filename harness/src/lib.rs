@@ -25,6 +25,7 @@ pub mod ledger;
 pub mod matrix;
 pub mod prelude;
 pub mod sanitizer;
+pub mod report;
 pub mod signature;
 pub mod upstream_status;
 pub mod walk;

@@ -51,6 +51,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Bug reports of findings still present upstream, ready to file: summary, releases,
+    /// a reproducer needing only the upstream tools, actual and expected with the manual's
+    /// sentence, the source lines at fault. Refuses (exit 1) findings that are not bugs,
+    /// not present upstream, or whose report.json is not written.
+    Report(sframe_conform::report_cmd::Args),
     /// List the rule catalogue (or the discrepancies between the texts).
     Rules {
         #[arg(long)]
@@ -177,6 +182,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             verbose,
         }),
         Command::Dump { files, json } => Ok(dump::run(&files, json)),
+        Command::Report(args) => sframe_conform::report_cmd::run(&args),
         Command::Rules {
             json,
             discrepancies,

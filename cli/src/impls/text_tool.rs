@@ -28,10 +28,8 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// ELF machine numbers.
-pub const EM_S390: u16 = 22;
-pub const EM_X86_64: u16 = 62;
-pub const EM_AARCH64: u16 = 183;
+/// ELF machine numbers, and the wrapper: `sframe_elf::wrap` (also used by the bug reports).
+pub use sframe_elf::wrap::{wrap_sframe as wrap_elf, EM_AARCH64, EM_S390, EM_X86_64};
 
 /// What a text adapter needs to know of a section before wrapping it: its byte order (from
 /// the magic), its version and ABI bytes as stored (`None` past the end or unknown).
@@ -59,55 +57,6 @@ impl Preamble {
                 .and_then(Abi::from_u8),
         })
     }
-}
-
-/// A minimal ELF64 executable holding `data` as its `.sframe` section at address 0.
-pub fn wrap_elf(data: &[u8], machine: u16, endian: Endian) -> Vec<u8> {
-    let shstr: &[u8] = b"\0.sframe\0.shstrtab\0";
-    let off_data = 64usize;
-    let off_shstr = off_data + data.len();
-    let off_sh = (off_shstr + shstr.len() + 7) & !7;
-    let mut out = Vec::with_capacity(off_sh + 3 * 64);
-    let put = |out: &mut Vec<u8>, v: u64, n: usize| endian.put(out, v, n);
-    out.extend_from_slice(b"\x7fELF");
-    out.push(2); // ELFCLASS64
-    out.push(if endian == Endian::Little { 1 } else { 2 });
-    out.push(1); // EV_CURRENT
-    out.extend_from_slice(&[0; 9]);
-    put(&mut out, 2, 2); // ET_EXEC
-    put(&mut out, u64::from(machine), 2);
-    put(&mut out, 1, 4); // e_version
-    put(&mut out, 0, 8); // e_entry
-    put(&mut out, 0, 8); // e_phoff
-    put(&mut out, off_sh as u64, 8); // e_shoff
-    put(&mut out, 0, 4); // e_flags
-    put(&mut out, 64, 2); // e_ehsize
-    put(&mut out, 0, 2); // e_phentsize
-    put(&mut out, 0, 2); // e_phnum
-    put(&mut out, 64, 2); // e_shentsize
-    put(&mut out, 3, 2); // e_shnum
-    put(&mut out, 2, 2); // e_shstrndx
-    out.extend_from_slice(data);
-    out.extend_from_slice(shstr);
-    out.resize(off_sh, 0);
-    out.extend_from_slice(&[0; 64]); // SHN_UNDEF
-                                     // .sframe: SHT_PROGBITS, SHF_ALLOC, address 0.
-    for (name, ty, flags, off, size, align) in [
-        (1u64, 1u64, 2u64, off_data, data.len(), 8u64),
-        (9, 3, 0, off_shstr, shstr.len(), 1),
-    ] {
-        put(&mut out, name, 4);
-        put(&mut out, ty, 4);
-        put(&mut out, flags, 8);
-        put(&mut out, 0, 8); // sh_addr
-        put(&mut out, off as u64, 8);
-        put(&mut out, size as u64, 8);
-        put(&mut out, 0, 4); // sh_link
-        put(&mut out, 0, 4); // sh_info
-        put(&mut out, align, 8);
-        put(&mut out, 0, 8); // sh_entsize
-    }
-    out
 }
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
