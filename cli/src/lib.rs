@@ -22,6 +22,7 @@ pub mod dump;
 pub mod impls;
 pub mod matrix_cmd;
 #[cfg(feature = "oracle")]
+pub mod oracle_blame;
 pub mod oracle_cmd;
 pub mod out;
 #[cfg(feature = "oracle")]

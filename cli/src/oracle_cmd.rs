@@ -8,10 +8,13 @@
 //! files), else the file's stem. Exit status: 0 when every signature is covered by the
 //! findings ledger, 1 when one is not (the first new one is named), 2 on bad input.
 
+use crate::oracle_blame::{self, Blame, CfiAuthor};
+use serde::Serialize;
 use serde_json::{json, Value};
 use sframe_harness::ledger::Ledger;
 use sframe_harness::walk::{Outcome, Summary, Unreadable};
 use sframe_oracle::{Options, Oracle, Report};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -44,17 +47,25 @@ pub struct Args {
 
 /// The producer name used in signatures for `path`.
 pub fn producer_for(path: &Path) -> String {
-    manifest_producer(path).unwrap_or_else(|| {
+    producer_from(path, manifest_entry(path).as_ref())
+}
+
+/// The producer name for `path` with manifest entry `entry`.
+fn producer_from(path: &Path, entry: Option<&sframe_provision::Entry>) -> String {
+    entry.map(|e| e.producer().to_string()).unwrap_or_else(|| {
         path.file_stem()
             .map_or_else(|| "unknown".into(), |s| s.to_string_lossy().into_owned())
     })
 }
 
+/// The entry of `path` in the `manifest.json` of an enclosing corpus directory.
+pub fn manifest_entry(path: &Path) -> Option<sframe_provision::Entry> {
+    sframe_provision::Manifests::default().entry(path).cloned()
+}
+
 /// The producer the `manifest.json` of an enclosing corpus directory gives `path`.
 pub fn manifest_producer(path: &Path) -> Option<String> {
-    sframe_provision::Manifests::default()
-        .producer(path)
-        .map(|p| p.to_string())
+    manifest_entry(path).map(|e| e.producer().to_string())
 }
 
 /// The ELF files with an SFrame section among `paths` (directories walked).
@@ -99,6 +110,12 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 continue;
             }
         };
+        let bytes = match &e.outcome {
+            Outcome::Section {
+                file: Some(bytes), ..
+            } => bytes.as_slice(),
+            _ => &[],
+        };
         let report = oracle.and_then(|oracle| {
             bar.inc_length(oracle.functions().len() as u64);
             bar.set_message(path.display().to_string());
@@ -116,35 +133,54 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             }
         };
         walked.add(&e);
-        let producer = args.producer.clone().unwrap_or_else(|| producer_for(path));
-        let mut sigs: Vec<(String, Option<String>)> = Vec::new();
-        for m in report.mismatches() {
-            let s = m.signature(&producer, report.abi);
-            if !sigs.iter().any(|(x, _)| *x == s) {
-                let covered = ledger.lookup(&s).map(|f| f.id.clone());
-                sigs.push((s, covered));
+        let entry = manifest_entry(path);
+        let producer = args
+            .producer
+            .clone()
+            .unwrap_or_else(|| producer_from(path, entry.as_ref()));
+        let author = CfiAuthor::of(
+            entry.as_ref().and_then(|e| e.extra_str("cfi_author")),
+            report.compiler.as_deref(),
+        );
+        let blames = oracle_blame::blame(bytes, &report, &author);
+        let mut sigs: Vec<Sig> = Vec::new();
+        let mut by_blame: BTreeMap<Blame, usize> = BTreeMap::new();
+        for (m, &b) in report.mismatches().zip(&blames) {
+            *by_blame.entry(b).or_default() += 1;
+            let s = match b {
+                Blame::SframeProducer => m.signature(&producer, report.abi),
+                Blame::Cfi => m.signature(&oracle_blame::cfi_producer(&author), report.abi),
+                Blame::CfiDoesNotDescribeCode => continue,
+            };
+            if !sigs.iter().any(|x| x.signature == s) {
+                let finding = ledger.lookup(&s).map(|f| f.id.clone());
+                sigs.push(Sig {
+                    signature: s,
+                    finding,
+                    blame: b,
+                });
             }
         }
         if first_new.is_none() {
             first_new = sigs
                 .iter()
-                .find(|(_, c)| c.is_none())
-                .map(|(s, _)| s.clone());
+                .find(|x| x.finding.is_none())
+                .map(|x| x.signature.clone());
         }
         let s = &report.summary;
         totals.0 += s.instructions;
         totals.1 += s.executed;
         totals.2 += s.rows_checked;
         totals.3 += s.mismatches;
-        totals.4 += sigs.iter().filter(|(_, c)| c.is_none()).count();
+        totals.4 += sigs.iter().filter(|x| x.finding.is_none()).count();
         totals.5 += report.stats.elapsed_secs;
         if let Some(stream) = &mut stream {
-            stream.item(&render_json(path, &producer, &report, &sigs));
+            stream.item(&render_json(path, &producer, &report, &sigs, &by_blame));
         } else {
             bar.suspend(|| {
                 crate::out!(
                     "{}",
-                    render_text(path, &producer, &report, &sigs, args.stats)
+                    render_text(path, &producer, &report, &sigs, &by_blame, args.stats)
                 )
             });
         }
@@ -181,11 +217,21 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     })
 }
 
+/// A distinct signature of a file's mismatches, whose fault it is and the finding that
+/// covers it.
+#[derive(Debug, Clone, Serialize)]
+struct Sig {
+    signature: String,
+    finding: Option<String>,
+    blame: Blame,
+}
+
 fn render_text(
     path: &Path,
     producer: &str,
     r: &Report,
-    sigs: &[(String, Option<String>)],
+    sigs: &[Sig],
+    by_blame: &BTreeMap<Blame, usize>,
     stats: bool,
 ) -> String {
     let mut o = format!(
@@ -200,10 +246,22 @@ fn render_text(
             .unwrap_or_default()
     );
     o.push_str(&r.render_text(stats));
-    for (s, c) in sigs {
-        o.push_str(&match c {
-            Some(id) => format!("known: {s} ({id})\n"),
-            None => format!("NEW: {s}\n"),
+    if !by_blame.is_empty() {
+        let parts: Vec<String> = by_blame
+            .iter()
+            .map(|(b, n)| format!("{} {n}", b.name()))
+            .collect();
+        o.push_str(&format!("mismatches by fault: {}\n", parts.join(", ")));
+    }
+    for x in sigs {
+        let s = &x.signature;
+        let whose = match x.blame {
+            Blame::SframeProducer => "",
+            _ => " [the CFI's: SFrame = .eh_frame there]",
+        };
+        o.push_str(&match &x.finding {
+            Some(id) => format!("known: {s} ({id}){whose}\n"),
+            None => format!("NEW: {s}{whose}\n"),
         });
     }
     o.push('\n');
@@ -214,12 +272,14 @@ fn render_json(
     path: &Path,
     producer: &str,
     r: &Report,
-    sigs: &[(String, Option<String>)],
+    sigs: &[Sig],
+    by_blame: &BTreeMap<Blame, usize>,
 ) -> Value {
     json!({
         "file": path.display().to_string(),
         "producer": producer,
         "report": r,
-        "signatures": sigs.iter().map(|(s, c)| json!({"signature": s, "finding": c})).collect::<Vec<_>>(),
+        "mismatches_by_fault": by_blame,
+        "signatures": sigs,
     })
 }

@@ -40,6 +40,7 @@ use crate::shadow::{ShadowStack, TrueFrame};
 use crate::snapshot::{MemoryRange, SnapshotFrame, StackSnapshot};
 use crate::Options;
 use sframe_gen::rng::SplitMix64;
+use sframe_spec::recovery::Loc;
 use sframe_spec::unwind::{Frame, StepError};
 use sframe_spec::{Endian, SectionRef};
 use std::collections::{BTreeMap, HashSet};
@@ -129,6 +130,12 @@ pub enum DropReason {
     UnbalancedReturn,
     /// A return went elsewhere than the executing frame's return address.
     WildReturn,
+    /// Control reached the start of another function (by a jump or by running off the end
+    /// of the executing one) with the SP not where the executing frame's entry left it: no
+    /// tail call does that, since the callee returns to the caller with the SP it finds (a
+    /// forced branch past a bounds check sent an indirect jump through a table there, or a
+    /// `noreturn` call's emulated return ran into the next function).
+    UnbalancedTailCall,
     /// The code overwrote its own return-address slot: the row's RA slot held the true
     /// return address at an earlier PC of the frame, and holds another value now.
     RaSlotOverwritten,
@@ -146,6 +153,7 @@ impl DropReason {
             DropReason::MisalignedPc => "misaligned-pc",
             DropReason::UnbalancedReturn => "unbalanced-return",
             DropReason::WildReturn => "wild-return",
+            DropReason::UnbalancedTailCall => "unbalanced-tail-call",
             DropReason::RaSlotOverwritten => "ra-slot-overwritten",
             DropReason::FpSlotOverwritten => "fp-slot-overwritten",
         }
@@ -202,6 +210,7 @@ impl RunEnd {
             RunEnd::Dropped(DropReason::MisalignedPc) => "dropped-misaligned-pc",
             RunEnd::Dropped(DropReason::UnbalancedReturn) => "dropped-unbalanced-return",
             RunEnd::Dropped(DropReason::WildReturn) => "dropped-wild-return",
+            RunEnd::Dropped(DropReason::UnbalancedTailCall) => "dropped-unbalanced-tail-call",
             RunEnd::Dropped(DropReason::RaSlotOverwritten) => "dropped-ra-slot-overwritten",
             RunEnd::Dropped(DropReason::FpSlotOverwritten) => "dropped-fp-slot-overwritten",
         }
@@ -1131,6 +1140,15 @@ fn on_code(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) {
             end(uc, RunEnd::Dropped(DropReason::WildJump));
             return;
         }
+        if t.function != fi
+            && pc == func.start
+            && sp != t.entry_sp
+            && func.kind == FunctionKind::Code
+            && !same_frame(image, t.function, fi)
+        {
+            end(uc, RunEnd::Dropped(DropReason::UnbalancedTailCall));
+            return;
+        }
         if t.function != fi && pc == func.start {
             // A tail call: the new function keeps its return address where it likes.
             let run = &mut uc.get_data_mut().run;
@@ -1259,26 +1277,16 @@ fn slot_overwritten(
     outcome: &CheckOutcome,
 ) -> Option<DropReason> {
     let cpu = ctx.image.cpu;
-    let (row, bad) = match outcome {
-        CheckOutcome::Ok(row) => (row, None),
-        CheckOutcome::Mismatch {
-            kind: kind @ (MismatchKind::Ra | MismatchKind::Fp),
-            row: Some(row),
-            got: Some(g),
-            ..
-        } if g.cfa == truth.cfa => (row, Some(*kind == MismatchKind::Ra)),
-        _ => return None,
-    };
     let slots = {
         let u: &Unicorn<'_, State> = uc;
         let regf = |n: u32| cpu.dwarf_register(n).and_then(|id| u.reg_read(id).ok());
-        let at = |loc| checker::slot(loc, truth.cfa, frame, ctx.image.abi, &regf);
-        [(at(&row.rules.ra), true), (at(&row.rules.fp), false)]
+        let at = |loc: &Loc| checker::slot(loc, truth.cfa, frame, ctx.image.abi, &regf);
+        read_slots(outcome, truth, &at)?
     };
     let st = uc.get_data_mut();
     let entry_sp = st.run.shadow.top()?.entry_sp;
-    match bad {
-        None => {
+    match slots {
+        SlotsRead::Right(slots) => {
             for (slot, is_ra) in slots {
                 let Some(slot) = slot else { continue };
                 let key = (entry_sp, slot, is_ra);
@@ -1288,18 +1296,59 @@ fn slot_overwritten(
             }
             None
         }
-        Some(is_ra) => {
-            let slot = if is_ra { slots[0].0 } else { slots[1].0 }?;
-            st.run
-                .ra_slots
-                .contains(&(entry_sp, slot, is_ra))
-                .then_some(if is_ra {
-                    DropReason::RaSlotOverwritten
-                } else {
-                    DropReason::FpSlotOverwritten
-                })
-        }
+        SlotsRead::Wrong(slot, is_ra) => overwritten(&st.run.ra_slots, entry_sp, slot, is_ra),
     }
+}
+
+/// The save slots a row read, as [`read_slots`] tells them.
+enum SlotsRead {
+    /// A right row: the RA's and the FP's slots (none where the rule reads no memory).
+    Right([(Option<u64>, bool); 2]),
+    /// The CFA right, the RA (`true`) or FP read wrong from this slot.
+    Wrong(u64, bool),
+}
+
+/// The slots a check's row read, `at` giving a rule's slot address; none when the check is
+/// not about a saved value (a wrong CFA, no row).
+fn read_slots(
+    outcome: &CheckOutcome,
+    truth: &Values,
+    at: &dyn Fn(&Loc) -> Option<u64>,
+) -> Option<SlotsRead> {
+    match outcome {
+        CheckOutcome::Ok(row) => Some(SlotsRead::Right([
+            (at(&row.rules.ra), true),
+            (at(&row.rules.fp), false),
+        ])),
+        CheckOutcome::Mismatch {
+            kind: kind @ (MismatchKind::Ra | MismatchKind::Fp),
+            row: Some(row),
+            got: Some(g),
+            ..
+        } if g.cfa == truth.cfa => {
+            let is_ra = *kind == MismatchKind::Ra;
+            let loc = if is_ra { &row.rules.ra } else { &row.rules.fp };
+            Some(SlotsRead::Wrong(at(loc)?, is_ra))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `slot` of the frame entered at `entry_sp` held the true RA (or FP) at an earlier
+/// PC, so that a wrong value read from it now was written by the code.
+fn overwritten(
+    slots: &[(u64, u64, bool)],
+    entry_sp: u64,
+    slot: u64,
+    is_ra: bool,
+) -> Option<DropReason> {
+    slots
+        .contains(&(entry_sp, slot, is_ra))
+        .then_some(if is_ra {
+            DropReason::RaSlotOverwritten
+        } else {
+            DropReason::FpSlotOverwritten
+        })
 }
 
 /// Whether functions `a` and `b` may run in one frame at PCs other than their starts: parts
@@ -1449,9 +1498,21 @@ fn walk(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, start: Frame) {
             CheckOutcome::Ok(_) => {}
             CheckOutcome::Outermost => break,
             m @ CheckOutcome::Mismatch { .. } => {
-                if k > 0 {
-                    observe(uc.get_data_mut(), t.function, w.frame.pc, k, &truth, m);
+                if k == 0 {
+                    break;
                 }
+                // A caller's save slot that held the true value when the caller ran, and
+                // another one now: a callee wrote over it (a buffer overrun on a forced
+                // path), as for the executing frame.
+                let at = |loc: &Loc| checker::slot(loc, truth.cfa, &w.frame, image.abi, &none);
+                if let Some(SlotsRead::Wrong(slot, is_ra)) = read_slots(&m, &truth, &at) {
+                    let slots = &uc.get_data().run.ra_slots;
+                    if let Some(why) = overwritten(slots, t.entry_sp, slot, is_ra) {
+                        end(uc, RunEnd::Dropped(why));
+                        return;
+                    }
+                }
+                observe(uc.get_data_mut(), t.function, w.frame.pc, k, &truth, m);
                 break;
             }
         }

@@ -79,6 +79,10 @@ pub enum SkipReason {
     SignalTrampoline,
     /// The FDE's range does not lie in executable memory.
     NotCode,
+    /// The function starts where no instruction of the ABI can (AArch64: not a multiple of
+    /// 4; s390x: odd): a call there faults, so no execution arrives (binutils' tests give
+    /// FDEs to single data bytes).
+    MisalignedStart,
 }
 
 impl SkipReason {
@@ -89,6 +93,7 @@ impl SkipReason {
             SkipReason::PltHeader => "plt-header",
             SkipReason::SignalTrampoline => "signal-trampoline",
             SkipReason::NotCode => "not-code",
+            SkipReason::MisalignedStart => "misaligned-start",
         }
     }
 }
@@ -124,6 +129,9 @@ pub struct Function {
     pub kind: FunctionKind,
     /// The FDE's range does not lie in executable memory: it cannot be run.
     pub outside_code: bool,
+    /// It starts at an address no instruction of the ABI can start at.
+    #[serde(skip)]
+    pub misaligned_start: bool,
     /// Where runs start: the function's start; for a PLT each entry (none for PLT0).
     #[serde(skip)]
     pub entries: Vec<u64>,
@@ -136,6 +144,8 @@ impl Function {
             Some(SkipReason::NotCode)
         } else if self.kind == FunctionKind::SignalTrampoline {
             Some(SkipReason::SignalTrampoline)
+        } else if self.misaligned_start {
+            Some(SkipReason::MisalignedStart)
         } else if self.kind == FunctionKind::Plt && self.entries.is_empty() {
             Some(SkipReason::PltHeader)
         } else if self.kind == FunctionKind::Code && is_cold_part(&self.name) {
@@ -241,6 +251,9 @@ impl Image {
                 .is_some_and(|d| d.signal(sref.version()));
             if f.kind == FunctionKind::Code && (signal_flag || cpu.is_sigreturn(head)) {
                 image.functions[i].kind = FunctionKind::SignalTrampoline;
+                image.functions[i].entries.clear();
+            } else if f.kind == FunctionKind::Code && f.start % cpu.insn_granule() != 0 {
+                image.functions[i].misaligned_start = true;
                 image.functions[i].entries.clear();
             }
         }
@@ -744,6 +757,7 @@ fn functions(
                 FunctionKind::Code
             },
             outside_code: !in_exec(a, b),
+            misaligned_start: false,
             entries,
         });
     }
@@ -801,6 +815,7 @@ fn functions(
             fde: None,
             kind: FunctionKind::Code,
             outside_code: false,
+            misaligned_start: false,
             entries: vec![a],
         });
     }

@@ -675,6 +675,52 @@ pub fn crosscheck(file: &[u8]) -> Result<FileReport, FileError> {
     Ok(report)
 }
 
+/// What a file's `.eh_frame` says of its SFrame row at one PC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RowAgreement {
+    /// A CFI row covers the PC and SFrame's row says the same: the section translated its
+    /// input faithfully there, so whatever is wrong with the row is wrong in the CFI too.
+    Agrees,
+    /// SFrame's row differs from the CFI's there (or the FDE's facts differ).
+    Disagrees,
+    /// No CFI row was compared there (no `.eh_frame` FDE, or the function was skipped).
+    NotCompared,
+}
+
+impl FileReport {
+    /// The agreement of SFrame and `.eh_frame` at `pc` (absolute, in the layout of
+    /// [`sframe_elf::section_addresses`]); a PC between instruction starts counts as the
+    /// instruction start below it.
+    pub fn agreement_at(&self, pc: u64) -> RowAgreement {
+        let step = pc_step(self.abi);
+        let pc = pc / step * step;
+        let covering = self
+            .functions
+            .iter()
+            .filter(|f| f.start <= pc && pc - f.start < f.size);
+        let mut seen = RowAgreement::NotCompared;
+        for f in covering {
+            let Outcome::Checked {
+                disagreements,
+                facts,
+                ..
+            } = &f.outcome
+            else {
+                continue;
+            };
+            let inside = disagreements
+                .iter()
+                .any(|d| d.pc <= pc && pc < d.pc.saturating_add(d.pcs.saturating_mul(step)));
+            if inside || facts.is_some() {
+                return RowAgreement::Disagrees;
+            }
+            seen = RowAgreement::Agrees;
+        }
+        seen
+    }
+}
+
 /// The signature's shape part for a function's disagreement: the check's shape, `plt-`
 /// before it in a PLT section.
 pub fn shape_of(f: &FunctionReport, m: &Mismatch) -> String {
