@@ -19,7 +19,11 @@
 //! that hangs is killed with the worker: the
 //! harness times the request out and kills the worker, and `PR_SET_PDEATHSIG` takes the
 //! child with it. A `decode_find` request is answered as its `decode` and its `find_fre`
-//! halves would be, each with its own crash handling, in one exchange with the server.
+//! halves would be, each with its own crash handling, in one exchange with the server (which
+//! reads the section once for both). When the `decode` half crashed while the library built
+//! its decoder, in both children (`stage`), the `find_fre` half, which starts alike, is
+//! answered with that crash (PC by PC, as asking would) without forking more children to
+//! watch it repeat: a crashing input costs two children, not up to nine.
 
 use sframe_harness::impls::process::signal_name;
 use crate::stage::{self, Stage};
