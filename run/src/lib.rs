@@ -21,3 +21,16 @@ pub use line_process::LineProcess;
 pub use once::{run, run_once, Ran};
 pub use policy::{Failure, Policy, Try, DEFAULT_TIMEOUT, HANG_RETRY_FACTOR};
 pub use signal::{signal_name, status_name};
+
+/// What the unit tests share.
+#[cfg(test)]
+mod test_support {
+    use std::process::Command;
+
+    /// `sh -c SCRIPT`: a stand-in program whose behaviour the test chooses.
+    pub fn sh(script: &str) -> Command {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(script);
+        c
+    }
+}

@@ -139,12 +139,7 @@ impl LineProcess {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sh(script: &str) -> Command {
-        let mut c = Command::new("sh");
-        c.arg("-c").arg(script);
-        c
-    }
+    use crate::test_support::sh;
 
     #[test]
     fn answers_come_line_by_line_and_a_death_or_silence_ends_the_process() {

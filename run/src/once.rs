@@ -112,13 +112,8 @@ pub fn run(cmd: &mut Command, policy: Policy) -> std::io::Result<Try<Ran>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::sh;
     use crate::HANG_RETRY_FACTOR;
-
-    fn sh(script: &str) -> Command {
-        let mut c = Command::new("sh");
-        c.arg("-c").arg(script);
-        c
-    }
 
     #[test]
     fn an_exit_is_an_answer_with_what_was_printed() {
@@ -126,12 +121,19 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(r.status.and_then(|s| s.code()), Some(3));
-        assert_eq!((r.stdout_text(), r.stderr_text()), ("out\n".into(), "err\n".into()));
+        assert_eq!(
+            (r.stdout_text(), r.stderr_text()),
+            ("out\n".into(), "err\n".into())
+        );
     }
 
     #[test]
     fn a_signal_is_a_crash_and_a_missing_program_an_error() {
-        let r = run(&mut sh("echo last words >&2; kill -SEGV $$"), Policy::default()).unwrap();
+        let r = run(
+            &mut sh("echo last words >&2; kill -SEGV $$"),
+            Policy::default(),
+        )
+        .unwrap();
         assert_eq!(
             r.unwrap_err(),
             Failure::Crashed {
