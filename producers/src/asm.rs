@@ -163,3 +163,35 @@ impl Producer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in assembler (not an assembler: this tests how a death is reported) that
+    /// kills itself with SIGSEGV after a word on stderr.
+    #[test]
+    fn an_assembler_that_dies_on_a_signal_is_said_so_in_its_stderr() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("sframe-dying-as-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("as");
+        std::fs::write(&path, "#!/bin/sh\necho 'about to die' >&2\nkill -SEGV $$\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let p = Producer {
+            name: "stand-in".into(),
+            assembler: Assembler::GnuAs,
+            arch: Arch::X86_64,
+            path,
+        };
+        let a = p.assemble("\t.text\n", &dir.join("work")).unwrap();
+        assert!(a.object.is_none());
+        assert!(a.stderr.contains("about to die"), "{}", a.stderr);
+        assert!(
+            a.stderr.ends_with("(the assembler died: SIGSEGV)"),
+            "{}",
+            a.stderr
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
