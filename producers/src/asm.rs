@@ -1,9 +1,17 @@
 //! Running a producer on a `.s` file: GNU as (`<triple>-as-<release> --gsframe`) or LLVM's
-//! assembler (`llvm-mc-<major> -filetype=obj --gsframe`).
+//! assembler (`llvm-mc-<major> -filetype=obj --gsframe`), under the suite's deadline and retry
+//! policy ([`sframe_run`]): an assembler that hangs or dies on a signal is said so, never
+//! waited for without end.
 
 use crate::gen::Arch;
+use sframe_run::{run, Failure, Policy};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
+
+/// The time limit of an assembler run (a few functions: milliseconds); the retry policy
+/// gives a run that misses it a second, longer try.
+const ASSEMBLER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Which assembler a producer is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -74,12 +82,14 @@ pub struct Assembled {
 impl Producer {
     /// The producer's `--version` line that names its release.
     pub fn version(&self) -> String {
-        let out = Command::new(&self.path)
-            .arg("--version")
-            .output()
-            .ok()
-            .and_then(|o| String::from_utf8(o.stdout).ok())
-            .unwrap_or_default();
+        let out = run(
+            Command::new(&self.path).arg("--version"),
+            Policy::new(ASSEMBLER_TIMEOUT),
+        )
+        .ok()
+        .and_then(Result::ok)
+        .map(|r| r.stdout_text())
+        .unwrap_or_default();
         let pick = match self.assembler {
             Assembler::GnuAs => out.lines().next(),
             Assembler::LlvmMc => out.lines().find(|l| l.contains("LLVM version")),
@@ -119,13 +129,62 @@ impl Producer {
                     .arg("--gsframe");
             }
         }
-        let out = cmd.arg("-o").arg(&o).arg(&s).output()?;
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        let object = if out.status.success() {
-            Some(std::fs::read(&o)?)
-        } else {
-            None
+        cmd.arg("-o").arg(&o).arg(&s);
+        match run(&mut cmd, Policy::new(ASSEMBLER_TIMEOUT))? {
+            Ok(ran) => {
+                let object = if ran.status.is_some_and(|s| s.success()) {
+                    Some(std::fs::read(&o)?)
+                } else {
+                    None
+                };
+                Ok(Assembled {
+                    object,
+                    stderr: ran.stderr_text(),
+                })
+            }
+            Err(Failure::Crashed { signal, detail }) => Ok(Assembled {
+                object: None,
+                stderr: format!(
+                    "{}(the assembler died: {signal})",
+                    detail.unwrap_or_default()
+                ),
+            }),
+            Err(Failure::Hung { timeout_ms }) => Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("{} did not finish in {timeout_ms} ms", self.path.display()),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in assembler (not an assembler: this tests how a death is reported) that
+    /// kills itself with SIGSEGV after a word on stderr.
+    #[test]
+    fn an_assembler_that_dies_on_a_signal_is_said_so_in_its_stderr() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("sframe-dying-as-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("as");
+        std::fs::write(&path, "#!/bin/sh\necho 'about to die' >&2\nkill -SEGV $$\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let p = Producer {
+            name: "stand-in".into(),
+            assembler: Assembler::GnuAs,
+            arch: Arch::X86_64,
+            path,
         };
-        Ok(Assembled { object, stderr })
+        let a = p.assemble("\t.text\n", &dir.join("work")).unwrap();
+        assert!(a.object.is_none());
+        assert!(a.stderr.contains("about to die"), "{}", a.stderr);
+        assert!(
+            a.stderr.ends_with("(the assembler died: SIGSEGV)"),
+            "{}",
+            a.stderr
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -37,15 +37,17 @@ extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut c_voi
         let count = backtrace(frames.as_mut_ptr(), frames.len() as c_int).max(0) as usize;
         let mut found = false;
         for &f in &frames[..count] {
+            // dladdr searches the symbols of the frame's object: only for a frame inside
+            // the hosted library, when its segments are known.
+            if !in_hosted_library(f as usize) {
+                continue;
+            }
             let mut info: libc::Dl_info = std::mem::zeroed();
             if libc::dladdr(f as *const c_void, &mut info) == 0 || info.dli_fname.is_null() {
                 continue;
             }
             let file = CStr::from_ptr(info.dli_fname).to_bytes();
-            // GNU libsframe, or glibc's reader as ci/glibc-reader builds it.
-            if !file.windows(9).any(|w| w == b"libsframe")
-                && !file.windows(11).any(|w| w == b"sframe-read")
-            {
+            if !is_hosted(file) {
                 continue;
             }
             let base = file.rsplit(|&c| c == b'/').next().unwrap_or(file);
@@ -85,6 +87,59 @@ extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut c_voi
         // Die of the same signal: restore the default action and re-raise.
         libc::signal(sig, libc::SIG_DFL);
         libc::raise(sig);
+    }
+}
+
+/// Whether `name` is the hosted library's file: GNU libsframe, or glibc's reader as
+/// ci/glibc-reader builds it.
+fn is_hosted(name: &[u8]) -> bool {
+    name.windows(9).any(|w| w == b"libsframe") || name.windows(11).any(|w| w == b"sframe-read")
+}
+
+/// The loaded segments of the hosted library, `(start, end)`; none noted: every frame is
+/// looked up.
+const SEGMENTS: usize = 16;
+static mut HOSTED: [(usize, usize); SEGMENTS] = [(0, 0); SEGMENTS];
+static mut HOSTED_COUNT: usize = 0;
+
+fn in_hosted_library(addr: usize) -> bool {
+    // SAFETY: written once before any child is forked (`note_hosted_library`), read after.
+    unsafe {
+        let n = *std::ptr::addr_of!(HOSTED_COUNT);
+        let table = &*std::ptr::addr_of!(HOSTED);
+        n == 0 || table[..n].iter().any(|&(s, e)| (s..e).contains(&addr))
+    }
+}
+
+unsafe extern "C" fn note_segments(
+    info: *mut libc::dl_phdr_info,
+    _size: usize,
+    _data: *mut c_void,
+) -> c_int {
+    let info = &*info;
+    if info.dlpi_name.is_null() || !is_hosted(CStr::from_ptr(info.dlpi_name).to_bytes()) {
+        return 0;
+    }
+    for i in 0..usize::from(info.dlpi_phnum) {
+        let ph = &*info.dlpi_phdr.add(i);
+        let n = *std::ptr::addr_of!(HOSTED_COUNT);
+        if ph.p_type == libc::PT_LOAD && n < SEGMENTS {
+            let start = (info.dlpi_addr as usize).wrapping_add(ph.p_vaddr as usize);
+            let table = &mut *std::ptr::addr_of_mut!(HOSTED);
+            table[n] = (start, start + ph.p_memsz as usize);
+            *std::ptr::addr_of_mut!(HOSTED_COUNT) = n + 1;
+        }
+    }
+    0
+}
+
+/// Note where the hosted library (loaded by now) lies, so that the reporter looks up only
+/// its frames' symbols (`dladdr` on every frame was most of a crash's cost).
+pub fn note_hosted_library() {
+    // SAFETY: the callback reads the loader's program headers and writes the table, on
+    // this (the only) thread, before any child is forked.
+    unsafe {
+        libc::dl_iterate_phdr(Some(note_segments), std::ptr::null_mut());
     }
 }
 

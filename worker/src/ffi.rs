@@ -387,8 +387,9 @@ impl Lib {
         // lifetime ('a); `err` is a valid out-pointer.
         // The decoder's own copies of the section on guard pages: a read past them crashes.
         let guarded = crate::guarded_heap::guarding();
-        let ctx =
-            unsafe { (self.common.decode)(data.as_ptr() as *const c_char, data.len(), &mut err) };
+        let ctx = crate::stage::decoding(|| unsafe {
+            (self.common.decode)(data.as_ptr() as *const c_char, data.len(), &mut err)
+        });
         drop(guarded);
         if ctx.is_null() {
             Err(err)

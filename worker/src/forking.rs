@@ -19,12 +19,17 @@
 //! that hangs is killed with the worker: the
 //! harness times the request out and kills the worker, and `PR_SET_PDEATHSIG` takes the
 //! child with it. A `decode_find` request is answered as its `decode` and its `find_fre`
-//! halves would be, each with its own crash handling, in one exchange with the server.
+//! halves would be, each with its own crash handling, in one exchange with the server (which
+//! reads the section once for both). When the `decode` half crashed while the library built
+//! its decoder, in both children (`stage`), the `find_fre` half, which starts alike, is
+//! answered with that crash (PC by PC, as asking would) without forking more children to
+//! watch it repeat: a crashing input costs two children, not up to nine.
 
 use sframe_harness::impls::process::signal_name;
+use crate::stage::{self, Stage};
 use sframe_harness::impls::protocol::{
-    answer, find_line, finds_one_at_a_time, join_decode_find, parse_answer, serve_with,
-    split_decode_find, split_find,
+    answer, answer_decode_find, answer_request, find_line, finds_one_at_a_time, is_decode_find,
+    join_decode_find, parse_answer, serve_with, split_decode_find, split_find, Request,
 };
 use sframe_harness::impls::{Implementation, Outcome};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -33,7 +38,18 @@ use std::os::fd::{FromRawFd, OwnedFd};
 /// How one forked attempt ended.
 enum Ended {
     Answered,
-    Died { signal: String, stderr: String },
+    Died {
+        signal: String,
+        stderr: String,
+        stage: Stage,
+    },
+}
+
+/// How a child died on a request: its end, last words, and the stage it was in.
+struct Death {
+    signal: String,
+    stderr: String,
+    stage: Stage,
 }
 
 fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
@@ -112,6 +128,7 @@ fn attempt(imp: &dyn Implementation, line: &str) -> std::io::Result<Ended> {
     // SAFETY: waits for the child this call forked.
     unsafe { libc::waitpid(pid, &mut status, 0) };
     let stderr = String::from_utf8_lossy(&err).trim_end().to_string();
+    let stage = stage::take();
     let clean = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
     if clean && out.ends_with('\n') {
         return Ok(Ended::Answered);
@@ -123,7 +140,11 @@ fn attempt(imp: &dyn Implementation, line: &str) -> std::io::Result<Ended> {
     } else {
         "unknown".into()
     };
-    Ok(Ended::Died { signal, stderr })
+    Ok(Ended::Died {
+        signal,
+        stderr,
+        stage,
+    })
 }
 
 fn crashed(signal: String, detail: String) -> String {
@@ -135,21 +156,42 @@ fn crashed(signal: String, detail: String) -> String {
         .unwrap_or_else(|_| r#"{"status":"crashed","signal":"unknown"}"#.into())
 }
 
+/// A second opinion: the answer, and when both children died on the same signal while
+/// the library built its decoder, that crash (signal and detail).
+struct Opinion {
+    answer: String,
+    decoder_crash: Option<(String, String)>,
+}
+
 /// The answer to `line` after one child died on it: a second, fresh child's verdict.
-fn second_opinion(
-    imp: &dyn Implementation,
-    line: &str,
-    signal: String,
-    stderr: String,
-) -> std::io::Result<String> {
-    Ok(match attempt(imp, line)? {
+fn second_opinion(imp: &dyn Implementation, line: &str, first: Death) -> std::io::Result<String> {
+    Ok(opinion(imp, line, first)?.answer)
+}
+
+/// [`second_opinion`], saying whether the crash is the decoder's (see [`Opinion`]).
+fn opinion(imp: &dyn Implementation, line: &str, first: Death) -> std::io::Result<Opinion> {
+    let Death {
+        signal,
+        stderr,
+        stage,
+    } = first;
+    let mut decoder_crash = None;
+    let answer = match attempt(imp, line)? {
         Ended::Died {
             signal: s2,
             stderr: e2,
-        } if s2 == signal => crashed(signal, if e2.is_empty() { stderr } else { e2 }),
+            stage: stage2,
+        } if s2 == signal => {
+            let detail = if e2.is_empty() { stderr } else { e2 };
+            if stage == Stage::Decoding && stage2 == Stage::Decoding {
+                decoder_crash = Some((signal.clone(), detail.clone()));
+            }
+            crashed(signal, detail)
+        }
         Ended::Died {
             signal: s2,
             stderr: e2,
+            ..
         } => crashed(
             signal,
             format!("nondeterministic: {s2} on a second try; {stderr} {e2}"),
@@ -158,7 +200,25 @@ fn second_opinion(
             signal,
             format!("nondeterministic: did not repeat in a fresh child; {stderr}"),
         ),
+    };
+    Ok(Opinion {
+        answer,
+        decoder_crash,
     })
+}
+
+/// The answer to a `find_fre` request at `pcs` on a section whose decoder construction
+/// crashed, repeatedly, with `signal` and `detail`: every PC's request would start alike and
+/// crash alike, so this is what asking (PC by PC when there are several, as
+/// [`Serving::after_death`] does) would answer, without the children.
+fn finds_after_decoder_crash(pcs: &[i64], signal: &str, detail: &str) -> String {
+    let text = crashed(signal.to_string(), detail.to_string());
+    if pcs.len() <= 1 {
+        return text;
+    }
+    let finds = finds_one_at_a_time(pcs, |_| parse_answer(&text));
+    serde_json::to_string(&Outcome::ok(finds))
+        .unwrap_or_else(|e| crashed("protocol-error".into(), e.to_string()))
 }
 
 /// A server child: requests go down `to`, answers come up `from`, one line each (two for a
@@ -194,26 +254,26 @@ fn server_loop(imp: &dyn Implementation, input: std::fs::File, out: i32) {
     let leaked = || crate::guarded_heap::live_blocks() != 0;
     for line in BufReader::new(input).lines() {
         let Ok(line) = line else { return };
-        if let Some((decode, find)) = split_decode_find(&line) {
-            let d = answer(imp, &decode);
-            if leaked() {
-                say(&d, true);
-                return;
+        let resp = match serde_json::from_str::<Request>(&line) {
+            // Both halves, the section read once; each half answered as its own request.
+            Ok(Request::DecodeFind { data, pcs }) => {
+                let go_on = |d: &str| {
+                    let retire = leaked();
+                    say(d, retire);
+                    !retire
+                };
+                match answer_decode_find(imp, &data, &pcs, go_on) {
+                    (_, Some(f)) => f,
+                    (_, None) => return,
+                }
             }
-            say(&d, false);
-            let f = answer(imp, &find);
-            let retire = leaked();
-            say(&f, retire);
-            if retire {
-                return;
-            }
-        } else {
-            let resp = answer(imp, &line);
-            let retire = leaked();
-            say(&resp, retire);
-            if retire {
-                return;
-            }
+            Ok(req) => answer_request(imp, req),
+            Err(_) => answer(imp, &line),
+        };
+        let retire = leaked();
+        say(&resp, retire);
+        if retire {
+            return;
         }
     }
 }
@@ -279,8 +339,9 @@ impl Server {
         Some((String::from_utf8_lossy(&resp[1..]).into_owned(), go_on))
     }
 
-    /// Reap the child that died answering a request: how it ended and its last words.
-    fn died(mut self) -> (String, String) {
+    /// Reap the child that died answering a request: how it ended, its last words, and
+    /// the stage it was in.
+    fn died(mut self) -> Death {
         let mut status = 0;
         // SAFETY: reaps the child this process forked. Its answer pipe is closed, or
         // writing to it failed: it is dead or exiting (nothing in it closes that pipe).
@@ -288,7 +349,11 @@ impl Server {
         let mut err = Vec::new();
         let _ = (&mut self.err).take(64 * 1024).read_to_end(&mut err);
         let stderr = String::from_utf8_lossy(&err).trim_end().to_string();
-        (ended(status), stderr)
+        Death {
+            signal: ended(status),
+            stderr,
+            stage: stage::take(),
+        }
     }
 
     /// Stop (when still alive) and reap the child.
@@ -319,9 +384,9 @@ struct Serving<'a> {
 }
 
 impl Serving<'_> {
-    /// The server's next answer to the request `line` it was sent: when it died instead,
-    /// a fresh child's second opinion; the server is kept while it goes on.
-    fn next_answer(&mut self, mut server: Server, line: &str) -> std::io::Result<String> {
+    /// The server's next answer, or how it died instead; the server is kept while it goes
+    /// on.
+    fn answer_of(&mut self, mut server: Server) -> Result<String, Death> {
         match server.answer() {
             Some((resp, true)) => {
                 self.server = Some(server);
@@ -331,10 +396,16 @@ impl Serving<'_> {
                 server.end();
                 Ok(resp)
             }
-            None => {
-                let (signal, stderr) = server.died();
-                self.after_death(line, signal, stderr)
-            }
+            None => Err(server.died()),
+        }
+    }
+
+    /// The server's next answer to the request `line` it was sent: when it died instead,
+    /// the answer [`Serving::after_death`] finds.
+    fn next_answer(&mut self, server: Server, line: &str) -> std::io::Result<String> {
+        match self.answer_of(server) {
+            Ok(resp) => Ok(resp),
+            Err(death) => self.after_death(line, death),
         }
     }
 
@@ -342,14 +413,9 @@ impl Serving<'_> {
     /// of several PCs is asked again PC by PC ([`finds_one_at_a_time`], as the harness would
     /// otherwise do, one exchange with it per PC, never reading a second opinion on the
     /// whole); any other request gets a fresh child's second opinion.
-    fn after_death(
-        &mut self,
-        line: &str,
-        signal: String,
-        stderr: String,
-    ) -> std::io::Result<String> {
+    fn after_death(&mut self, line: &str, death: Death) -> std::io::Result<String> {
         let Some((hex, pcs)) = split_find(line) else {
-            return second_opinion(self.imp, line, signal, stderr);
+            return second_opinion(self.imp, line, death);
         };
         let mut failed = None;
         let finds = finds_one_at_a_time(&pcs, |pc| match self.one(&find_line(&hex, pc)) {
@@ -381,31 +447,60 @@ impl Serving<'_> {
     fn one(&mut self, line: &str) -> std::io::Result<String> {
         let mut server = self.server()?;
         if !server.send(line) {
-            let (signal, stderr) = server.died();
-            return self.after_death(line, signal, stderr);
+            let death = server.died();
+            return self.after_death(line, death);
         }
         self.next_answer(server, line)
     }
 
     fn respond(&mut self, line: &str) -> std::io::Result<String> {
-        let Some((decode, find)) = split_decode_find(line) else {
+        if !is_decode_find(line) {
             return self.one(line);
-        };
-        // Both halves in one exchange; each answered as its own request would be.
-        let mut server = self.server()?;
-        if !server.send(line) {
-            let (signal, stderr) = server.died();
-            let d = second_opinion(self.imp, &decode, signal, stderr)?;
-            let f = self.one(&find)?;
-            return Ok(join_decode_find(&d, &f));
         }
-        let d = self.next_answer(server, &decode)?;
+        // Both halves in one exchange; each answered as its own request would be. The
+        // request is split into its halves only when a half must be asked alone.
+        let halves = || {
+            split_decode_find(line).ok_or_else(|| std::io::Error::other("not a decode_find"))
+        };
+        let mut server = self.server()?;
+        let first = if server.send(line) {
+            self.answer_of(server)
+        } else {
+            Err(server.died())
+        };
+        let d = match first {
+            Ok(d) => d,
+            Err(death) => {
+                let (decode, find) = halves()?;
+                let o = opinion(self.imp, &decode, death)?;
+                // The decoder crashed, and would again on the `find_fre` half: its answer
+                // without the children.
+                let f = match (&o.decoder_crash, split_find_pcs(&find)) {
+                    (Some((signal, detail)), Some(pcs)) => {
+                        finds_after_decoder_crash(&pcs, signal, detail)
+                    }
+                    _ => self.one(&find)?,
+                };
+                return Ok(join_decode_find(&o.answer, &f));
+            }
+        };
         let f = match self.server.take() {
             // Still serving: the `find_fre` half is on its way.
-            Some(s) => self.next_answer(s, &find)?,
-            None => self.one(&find)?,
+            Some(s) => match self.answer_of(s) {
+                Ok(f) => f,
+                Err(death) => self.after_death(&halves()?.1, death)?,
+            },
+            None => self.one(&halves()?.1)?,
         };
         Ok(join_decode_find(&d, &f))
+    }
+}
+
+/// The PCs of a `find_fre` request line.
+fn split_find_pcs(line: &str) -> Option<Vec<i64>> {
+    match serde_json::from_str::<Request>(line) {
+        Ok(Request::FindFre { pcs, .. }) => Some(pcs),
+        _ => None,
     }
 }
 impl Drop for Serving<'_> {
@@ -422,6 +517,10 @@ pub fn serve(
     input: impl BufRead,
     output: impl Write,
 ) -> std::io::Result<()> {
+    // Before the first child: the stage word they share, and where the hosted library lies
+    // for their crash reporter.
+    stage::share();
+    crate::crash::note_hosted_library();
     let mut serving = Serving { imp, server: None };
     serve_with(input, output, |line| serving.respond(line))
 }

@@ -229,7 +229,7 @@ impl Glibc {
         let f = self.decode;
         // SAFETY: `buf` has room for a sframe_decoder_ctx; the section lies in a guarded
         // mapping that lives as long as the context.
-        let r = unsafe { f(ctx.ptr(), p) };
+        let r = crate::stage::decoding(|| unsafe { f(ctx.ptr(), p) });
         if r != URC_NO_REASON {
             return Err(Outcome::rejected(
                 "_URC_END_OF_STACK",

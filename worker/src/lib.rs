@@ -27,6 +27,7 @@ mod glibc;
 mod guard;
 pub mod guarded_heap;
 mod libsframe;
+mod stage;
 mod symbols;
 
 use sframe_harness::impls::protocol::serve;

@@ -1,8 +1,8 @@
 //! What the text adapters ([`super::objdump`], [`super::llvm_readobj`]) share: the section's
 //! bytes wrapped in a minimal ELF executable (one allocated `.sframe` section at address 0,
 //! the machine and byte order of the section), written to a temporary file, and one run of
-//! `TOOL --sframe FILE` under a time limit, whose signal is a crash and whose deadline, missed
-//! twice in a row, a hang.
+//! `TOOL --sframe FILE` under the suite's deadline and retry policy ([`sframe_run`]): a
+//! signal that repeats is a crash, a deadline missed twice in a row a hang.
 //!
 //! Many sections go through one objdump process ([`objdump_many`]): a process per section
 //! cost more than the dump itself. objdump prints each file's name before its dump, but its
@@ -19,14 +19,13 @@
 //! llvm-readobj is simpler to batch ([`readobj_many`]): it names the file in every message.
 
 use super::{Decoded, Outcome};
-use sframe_harness::impls::process::HANG_RETRY_FACTOR;
+use sframe_run::{run, run_once, Failure, Policy};
 use sframe_spec::layout::header as header_offsets;
 use sframe_spec::{Abi, Endian};
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// ELF machine numbers, and the wrapper: `sframe_elf::wrap` (also used by the bug reports).
 pub use sframe_elf::wrap::{wrap_sframe as wrap_elf, EM_AARCH64, EM_S390, EM_X86_64};
@@ -81,90 +80,31 @@ pub fn run_on_elf(
     r
 }
 
-/// Run `TOOL --sframe PATH` (objdump, llvm-readobj) within `timeout`: its exit status, stdout
-/// and stderr; a signal is a crash. A run that misses the deadline is killed and run once
-/// more with [`HANG_RETRY_FACTOR`] times the limit: only a second miss is a hang (a deadline
-/// missed once is as likely the machine's load as the tool, and a finding must reproduce; as
-/// the harness does for worker processes, [`sframe_harness::impls::process`]).
+/// Run `TOOL --sframe PATH` (objdump, llvm-readobj) within `timeout`, under the suite's
+/// retry policy ([`sframe_run`]: a missed deadline is a hang only when the longer second
+/// try misses it too, a signal a crash when it repeats): its exit status, stdout and
+/// stderr.
 pub fn run_sframe_dump(
     tool: &Path,
     path: &Path,
     timeout: Duration,
 ) -> Result<(ExitStatus, String, String), Outcome<Decoded>> {
-    match run_sframe_dump_once(tool, path, timeout) {
-        Err(Outcome::Hung { .. }) => run_sframe_dump_once(tool, path, timeout * HANG_RETRY_FACTOR),
-        first => first,
-    }
-}
-
-/// One run of [`run_sframe_dump`]: the deadline is a hang.
-fn run_sframe_dump_once(
-    tool: &Path,
-    path: &Path,
-    timeout: Duration,
-) -> Result<(ExitStatus, String, String), Outcome<Decoded>> {
-    let mut child = Command::new(tool)
-        .arg("--sframe")
-        .arg(path)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| Outcome::unsupported(format!("cannot run {}: {e}", tool.display())))?;
-    let out = child
-        .stdout
-        .take()
-        .ok_or_else(|| Outcome::unsupported("no stdout"))?;
-    let err = child
-        .stderr
-        .take()
-        .ok_or_else(|| Outcome::unsupported("no stderr"))?;
-    let (t_out, t_err) = (drain(out), drain(err));
-    let status = match wait_within(&mut child, timeout) {
-        Ok(Some(s)) => s,
-        Ok(None) => {
-            return Err(Outcome::Hung {
-                timeout_ms: timeout.as_millis() as u64,
-            })
-        }
-        Err(e) => return Err(Outcome::unsupported(format!("wait failed: {e}"))),
-    };
-    let stdout = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
-    use std::os::unix::process::ExitStatusExt;
-    if let Some(sig) = status.signal() {
-        return Err(Outcome::Crashed {
-            signal: super::process::signal_name(sig),
-            detail: Some(stderr),
-        });
-    }
-    Ok((status, stdout, stderr))
-}
-
-/// Read all of `r` on a thread of its own.
-fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = r.read_to_end(&mut s);
-        s
-    })
-}
-
-/// Wait for `child` at most `timeout`: its status, or `None` when it ran out of time (it is
-/// killed then).
-fn wait_within(
-    child: &mut std::process::Child,
-    timeout: Duration,
-) -> std::io::Result<Option<ExitStatus>> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        match child.try_wait()? {
-            Some(s) => return Ok(Some(s)),
-            None if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-            None => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Ok(None);
+    let mut cmd = Command::new(tool);
+    cmd.arg("--sframe").arg(path);
+    match run(&mut cmd, Policy::new(timeout)) {
+        Err(e) => Err(Outcome::unsupported(format!(
+            "cannot run {}: {e}",
+            tool.display()
+        ))),
+        Ok(Err(Failure::Crashed { signal, detail })) => Err(Outcome::Crashed { signal, detail }),
+        Ok(Err(Failure::Hung { timeout_ms })) => Err(Outcome::Hung { timeout_ms }),
+        Ok(Ok(ran)) => {
+            let (stdout, stderr) = (ran.stdout_text(), ran.stderr_text());
+            match ran.status {
+                Some(status) => Ok((status, stdout, stderr)),
+                None => Err(Outcome::Hung {
+                    timeout_ms: timeout.as_millis() as u64,
+                }),
             }
         }
     }
@@ -255,34 +195,16 @@ fn dump_many(
 /// output of the files it printed unambiguously, a prefix of `paths`.
 fn objdump_batch(tool: &Path, paths: &[&Path], timeout: Duration) -> Vec<(String, String)> {
     // `sh` puts stderr on the stdout pipe and becomes objdump (`exec`), whose pid it keeps.
-    let Ok(mut child) = Command::new("sh")
-        .arg("-c")
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
         .arg(r#"exec stdbuf -o0 "$0" --sframe "$@" 2>&1"#)
         .arg(tool)
-        .args(paths)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-    else {
+        .args(paths);
+    let Ok(ran) = run_once(&mut cmd, timeout) else {
         return Vec::new();
     };
-    let Some(reader) = child.stdout.take() else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Vec::new();
-    };
-    let t_out = drain(reader);
-    let finished = match wait_within(&mut child, timeout) {
-        Ok(Some(s)) => s.code().is_some(),
-        _ => {
-            let _ = child.kill();
-            let _ = child.wait();
-            false
-        }
-    };
-    let text = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
-    split_batch(&text, &tool.to_string_lossy(), paths, finished)
+    let finished = ran.status.is_some_and(|s| s.code().is_some());
+    split_batch(&ran.stdout_text(), &tool.to_string_lossy(), paths, finished)
 }
 
 /// Split a batch's merged output (see [`objdump_batch`]) into the stdout of each file of
@@ -336,28 +258,13 @@ fn split_batch(text: &str, prog: &str, paths: &[&Path], finished: bool) -> Vec<(
 /// crash or a hang keeps only the files listed before the last one begun, and before any
 /// file with an error.
 fn readobj_batch(tool: &Path, paths: &[&Path], timeout: Duration) -> Vec<(String, String)> {
-    let Ok(mut child) = Command::new(tool)
-        .arg("--sframe")
-        .args(paths)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-    else {
+    let mut cmd = Command::new(tool);
+    cmd.arg("--sframe").args(paths);
+    let Ok(ran) = run_once(&mut cmd, timeout) else {
         return Vec::new();
     };
-    let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Vec::new();
-    };
-    let (t_out, t_err) = (drain(out), drain(err));
-    let clean_exit = match wait_within(&mut child, timeout) {
-        Ok(Some(s)) => s.success(),
-        _ => false,
-    };
-    let stdout = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
+    let clean_exit = ran.status.is_some_and(|s| s.success());
+    let (stdout, stderr) = (ran.stdout_text(), ran.stderr_text());
     split_readobj(&stdout, &stderr, paths, clean_exit)
 }
 
@@ -509,49 +416,6 @@ mod tests {
         assert!(split_readobj(&format!("junk{stdout}"), "", &paths, true).is_empty());
         let two = format!("{}{}", listing("/t/a.elf"), listing("/t/c.elf"));
         assert_eq!(split_readobj(&two, "", &paths, true).len(), 0);
-    }
-
-    /// A stand-in for the tool (not objdump: this tests the deadline, not a tool) that
-    /// sleeps past the deadline on its first `sleeps` runs in `dir`, then prints a line.
-    fn slow_tool(dir: &Path, sleeps: u32) -> std::path::PathBuf {
-        use std::os::unix::fs::PermissionsExt;
-        let script = dir.join("tool");
-        let body = format!(
-            "#!/bin/sh\nn=$(ls {d} | grep -c run)\n: > {d}/run$n\n\
-             [ \"$n\" -lt {sleeps} ] && exec sleep 30\necho \"listed $2\"\n",
-            d = dir.display()
-        );
-        std::fs::write(&script, body).unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        script
-    }
-
-    #[test]
-    fn a_deadline_is_a_hang_only_when_missed_twice_in_a_row() {
-        let base = std::env::temp_dir().join(format!("sframe-slow-tool-{}", std::process::id()));
-        let limit = Duration::from_millis(400);
-        // The stand-in sleeps 30 s: past the second try's limit too.
-        assert!(limit * HANG_RETRY_FACTOR < Duration::from_secs(30));
-        for (sleeps, hang) in [(0, false), (1, false), (2, true)] {
-            let dir = base.join(format!("sleeps-{sleeps}"));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
-            let tool = slow_tool(&dir, sleeps);
-            let r = run_sframe_dump(&tool, Path::new("/t/a.elf"), limit);
-            match r {
-                Err(Outcome::Hung { timeout_ms }) => {
-                    assert!(hang, "{sleeps} slow runs: hung");
-                    assert_eq!(timeout_ms, 400 * u64::from(HANG_RETRY_FACTOR));
-                }
-                Ok((status, out, _)) => {
-                    assert!(!hang, "{sleeps} slow runs: answered");
-                    assert!(status.success());
-                    assert_eq!(out, "listed /t/a.elf\n");
-                }
-                Err(other) => panic!("{sleeps} slow runs: {other:?}"),
-            }
-        }
-        let _ = std::fs::remove_dir_all(&base);
     }
 
     #[test]

@@ -140,12 +140,13 @@ pub fn objdumps() -> Vec<Objdump> {
         .collect();
     let system = Path::new("/usr/bin/objdump");
     if system.is_file() {
-        if let Some(first) = std::process::Command::new(system)
-            .arg("--version")
-            .output()
-            .ok()
-            .and_then(|o| String::from_utf8(o.stdout).ok())
-            .and_then(|s| s.lines().next().map(str::to_string))
+        if let Some(first) = sframe_run::run(
+            std::process::Command::new(system).arg("--version"),
+            sframe_run::Policy::default(),
+        )
+        .ok()
+        .and_then(Result::ok)
+        .and_then(|r| r.stdout_text().lines().next().map(str::to_string))
         {
             if let Some(rel) = first
                 .split_whitespace()

@@ -1,17 +1,13 @@
 //! An implementation in another process, spoken to over the JSON-lines [`protocol`].
 //!
 //! Used for GNU libsframe (hosted by `sframe-worker`, one process per release) and for
-//! external programs. The process is started lazily and again after it dies; every request
-//! has a time limit. A process that dies answering a request makes the outcome
-//! [`Outcome::Crashed`] with the signal's name (the request is tried once more on a fresh
-//! process; a crash that does not repeat is marked nondeterministic in the detail); one that
-//! does not answer in time is killed, and the request is asked once more of a fresh process,
-//! with [`HANG_RETRY_FACTOR`] times the limit: the outcome is [`Outcome::Hung`] only when that
-//! one runs out of time too (a deadline missed once is as likely the machine's load as the
-//! implementation: a libsframe crash that takes 2.5 s alone took over 10 s on a 2-core machine
-//! running four jobs; a finding must reproduce). The second try's answer stands otherwise,
-//! crash handling included. The last lines the
-//! process wrote to stderr go into the crash detail (assertion messages, for example).
+//! external programs. The process ([`sframe_run::LineProcess`]) is started lazily and again
+//! after it dies; every request has a time limit, and a crash or a hang is settled by the
+//! suite's one retry policy ([`sframe_run::Policy`]: tried once more on a fresh process,
+//! with [`HANG_RETRY_FACTOR`] times the limit after a hang): the outcome is
+//! [`Outcome::Crashed`] with the signal's name (marked nondeterministic in the detail when
+//! it does not repeat) or [`Outcome::Hung`]. The last lines the process wrote to stderr go
+//! into the crash detail (assertion messages, for example).
 //!
 //! [`protocol`]: super::protocol
 
@@ -19,18 +15,14 @@ use super::protocol::{finds_one_at_a_time, protocol_error, DecodeFind, Hello, Re
 use super::{BenchTiming, Decoded, Found, Hosting, Implementation, Outcome};
 use serde::de::DeserializeOwned;
 use sframe_gen::hex;
+use sframe_run::{Failure, LineProcess as Running, Policy, Try};
 use sframe_spec::{Section, Version};
-use std::collections::VecDeque;
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::process::Command;
+use std::sync::Mutex;
 use std::time::Duration;
 
-/// Default time limit per request.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+pub use sframe_run::{signal_name, DEFAULT_TIMEOUT, HANG_RETRY_FACTOR};
 
 /// How to start the process.
 #[derive(Debug, Clone)]
@@ -76,174 +68,18 @@ impl Launch {
         }
         s
     }
-}
-
-/// Why a request got no answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Failure {
-    Crashed {
-        signal: String,
-        detail: Option<String>,
-    },
-    Hung {
-        timeout_ms: u64,
-    },
-}
-
-/// How many times the first limit a request that ran out of time gets on its second try
-/// (see the module docs); the text adapters' runs use it too.
-pub const HANG_RETRY_FACTOR: u32 = 4;
-
-struct Running {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<Option<String>>,
-    stderr_tail: Arc<Mutex<VecDeque<String>>>,
-}
-
-/// The name of a signal number (Linux numbering), or `signal N`.
-pub fn signal_name(sig: i32) -> String {
-    let name = match sig {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        4 => "SIGILL",
-        5 => "SIGTRAP",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        11 => "SIGSEGV",
-        13 => "SIGPIPE",
-        15 => "SIGTERM",
-        24 => "SIGXCPU",
-        31 => "SIGSYS",
-        _ => return format!("signal {sig}"),
-    };
-    name.to_string()
-}
-
-fn status_name(s: ExitStatus) -> String {
-    match (s.signal(), s.code()) {
-        (Some(sig), _) => signal_name(sig),
-        (None, Some(c)) => format!("exit {c}"),
-        (None, None) => "unknown".into(),
-    }
-}
-
-impl Running {
-    fn start(l: &Launch) -> std::io::Result<Running> {
-        let mut cmd = Command::new(&l.program);
-        cmd.args(&l.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, v) in &l.env {
+    /// Start the process.
+    fn start(&self) -> std::io::Result<Running> {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args);
+        for (k, v) in &self.env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn()?;
-        let stdin = child
-            .stdin
-            .take()
-            .ok_or_else(|| std::io::Error::other("no stdin"))?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| std::io::Error::other("no stdout"))?;
-        let stderr = child
-            .stderr
-            .take()
-            .ok_or_else(|| std::io::Error::other("no stderr"))?;
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                match line {
-                    Ok(l) => {
-                        if tx.send(Some(l)).is_err() {
-                            return;
-                        }
-                    }
-                    Err(_) => break,
-                }
-            }
-            let _ = tx.send(None);
-        });
-        let tail = Arc::new(Mutex::new(VecDeque::new()));
-        let t2 = Arc::clone(&tail);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let mut t = t2.lock().unwrap_or_else(|e| e.into_inner());
-                if t.len() == 8 {
-                    t.pop_front();
-                }
-                t.push_back(line);
-            }
-        });
-        Ok(Running {
-            child,
-            stdin,
-            lines: rx,
-            stderr_tail: tail,
-        })
+        Running::start(&mut cmd)
     }
-
-    fn stderr_text(&self) -> Option<String> {
-        // Give the stderr reader a moment to catch the last words of a dying process.
-        std::thread::sleep(Duration::from_millis(5));
-        let t = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
-        (!t.is_empty()).then(|| t.iter().cloned().collect::<Vec<_>>().join("\n"))
-    }
-
-    /// Wait for a dead (or dying) process and describe its end.
-    fn died(mut self) -> Failure {
-        let status = match self.child.wait() {
-            Ok(s) => status_name(s),
-            Err(e) => format!("wait failed: {e}"),
-        };
-        Failure::Crashed {
-            signal: status,
-            detail: self.stderr_text(),
-        }
-    }
-
-    fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
-    fn request(
-        mut self,
-        line: &str,
-        timeout: Duration,
-    ) -> (Option<Running>, Result<String, Failure>) {
-        if self.send(line).is_err() {
-            return (None, Err(self.died()));
-        }
-        self.receive(timeout)
-    }
-
-    /// Write a request line.
-    fn send(&mut self, line: &str) -> std::io::Result<()> {
-        self.stdin
-            .write_all(line.as_bytes())
-            .and_then(|_| self.stdin.write_all(b"\n"))
-            .and_then(|_| self.stdin.flush())
-    }
-
-    /// The answer to the request sent last; the process when it is still good for more.
-    fn receive(self, timeout: Duration) -> (Option<Running>, Result<String, Failure>) {
-        match self.lines.recv_timeout(timeout) {
-            Ok(Some(resp)) => (Some(self), Ok(resp)),
-            Ok(None) | Err(RecvTimeoutError::Disconnected) => (None, Err(self.died())),
-            Err(RecvTimeoutError::Timeout) => {
-                self.kill();
-                (
-                    None,
-                    Err(Failure::Hung {
-                        timeout_ms: timeout.as_millis() as u64,
-                    }),
-                )
-            }
-        }
+    /// The retry policy with this time limit.
+    fn policy(&self) -> Policy {
+        Policy::new(self.timeout)
     }
 }
 
@@ -296,7 +132,7 @@ impl ProcessImpl {
     /// Start the process and ask who it is.
     pub fn start(launch: Launch, hosting: Hosting) -> Result<ProcessImpl, String> {
         let what = launch.describe();
-        let r = Running::start(&launch).map_err(|e| format!("cannot start `{what}`: {e}"))?;
+        let r = launch.start().map_err(|e| format!("cannot start `{what}`: {e}"))?;
         let line = serde_json::to_string(&Request::Hello).map_err(|e| e.to_string())?;
         let (r, resp) = r.request(&line, launch.timeout);
         let resp = resp.map_err(|f| format!("`{what}` did not answer hello: {f:?}"))?;
@@ -320,16 +156,16 @@ impl ProcessImpl {
         &self.hello
     }
 
-    fn call_once(&self, line: &str) -> Result<String, Failure> {
+    fn call_once(&self, line: &str) -> Try<String> {
         self.call_within(line, self.launch.timeout)
     }
 
     /// [`ProcessImpl::call_once`] with the time limit `timeout`.
-    fn call_within(&self, line: &str, timeout: Duration) -> Result<String, Failure> {
+    fn call_within(&self, line: &str, timeout: Duration) -> Try<String> {
         let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
         let r = match guard.settled(self.launch.timeout) {
             Some(r) => r,
-            None => Running::start(&self.launch).map_err(|e| Failure::Crashed {
+            None => self.launch.start().map_err(|e| Failure::Crashed {
                 signal: "spawn failed".into(),
                 detail: Some(e.to_string()),
             })?,
@@ -341,7 +177,7 @@ impl ProcessImpl {
 
     /// The answer to the pending request `p` (see [`Slot`]), read as [`ProcessImpl::call_once`]
     /// reads its answer.
-    fn receive_pending(&self) -> Option<(Pending, Result<String, Failure>)> {
+    fn receive_pending(&self) -> Option<(Pending, Try<String>)> {
         let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
         let p = guard.pending.take()?;
         let Some(r) = guard.process.take() else {
@@ -373,36 +209,13 @@ impl ProcessImpl {
     fn settle<T: DeserializeOwned>(
         &self,
         line: &str,
-        first: Result<String, Failure>,
+        first: Try<String>,
     ) -> Outcome<T> {
-        // The process that ran out of time was killed: a fresh one gets a longer limit.
-        let first = match first {
-            Err(Failure::Hung { .. }) => {
-                self.call_within(line, self.launch.timeout * HANG_RETRY_FACTOR)
-            }
-            other => other,
-        };
-        let resp = match first {
-            Ok(r) => Ok(r),
-            Err(Failure::Crashed { signal, detail }) => match self.call_once(line) {
-                Err(Failure::Crashed {
-                    signal: s2,
-                    detail: d2,
-                }) if s2 == signal => Err(Failure::Crashed {
-                    signal,
-                    detail: d2.or(detail),
-                }),
-                Err(other) => Err(other),
-                Ok(_) => Err(Failure::Crashed {
-                    signal,
-                    detail: Some(format!(
-                        "nondeterministic: did not repeat on a fresh process; {}",
-                        detail.unwrap_or_default()
-                    )),
-                }),
-            },
-            Err(h) => Err(h),
-        };
+        // The process that ran out of time, or died, is gone: the retries go to a fresh one.
+        let resp = self
+            .launch
+            .policy()
+            .settle_after(first, |limit| self.call_within(line, limit));
         match resp {
             Ok(text) => match serde_json::from_str::<Outcome<T>>(&text) {
                 Ok(o) => o,
@@ -509,7 +322,7 @@ impl Implementation for ProcessImpl {
         let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
         let r = match guard.settled(self.launch.timeout) {
             Some(r) => Some(r),
-            None => Running::start(&self.launch).ok(),
+            None => self.launch.start().ok(),
         };
         // A process that cannot be started or written to is left to `decode_and_find_end`,
         // which asks as `decode_and_find` does (and so says how it failed).

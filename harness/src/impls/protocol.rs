@@ -162,11 +162,14 @@ pub fn protocol_error<T>(e: &serde_json::Error, text: &str) -> Outcome<T> {
 
 /// Answer one request with `imp`, as a JSON line (without the newline).
 pub fn answer(imp: &dyn Implementation, line: &str) -> String {
-    let bad_hex = || Outcome::<()>::rejected("protocol", Some("data is not hex".into()));
-    let req: Request = match serde_json::from_str(line) {
-        Ok(r) => r,
-        Err(e) => return json(&Outcome::<()>::unsupported(format!("unknown request: {e}"))),
-    };
+    match serde_json::from_str(line) {
+        Ok(req) => answer_request(imp, req),
+        Err(e) => json(&Outcome::<()>::unsupported(format!("unknown request: {e}"))),
+    }
+}
+
+/// The answer to a request already parsed: [`answer`]'s.
+pub fn answer_request(imp: &dyn Implementation, req: Request) -> String {
     match req {
         Request::Hello => json(&Outcome::ok(Hello {
             name: imp.name(),
@@ -201,6 +204,42 @@ pub fn answer(imp: &dyn Implementation, line: &str) -> String {
             None => json(&bad_hex()),
         },
     }
+}
+
+fn bad_hex() -> Outcome<()> {
+    Outcome::rejected("protocol", Some("data is not hex".into()))
+}
+
+/// The answers to the `decode` and `find_fre` halves of a `decode_find` request on `data`
+/// (hex) at `pcs`, each what [`answer`] gives that request ([`split_decode_find`]), the hex
+/// decoded once. `go_on`, asked between the halves, may end the request after the first
+/// (`None` for the second then).
+pub fn answer_decode_find(
+    imp: &dyn Implementation,
+    data: &str,
+    pcs: &[i64],
+    go_on: impl FnOnce(&str) -> bool,
+) -> (String, Option<String>) {
+    let Some(d) = hex::decode(data) else {
+        let a = json(&bad_hex());
+        return (a.clone(), go_on(&a).then_some(a));
+    };
+    let decode = json(&imp.decode(&d));
+    if !go_on(&decode) {
+        return (decode, None);
+    }
+    let find = json(&Outcome::ok(imp.find_fres(&d, pcs)));
+    (decode, Some(find))
+}
+
+/// Whether `line` is a `decode_find` request (its other fields unread).
+pub fn is_decode_find(line: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Op<'a> {
+        #[serde(borrow)]
+        op: &'a str,
+    }
+    serde_json::from_str::<Op>(line).is_ok_and(|o| o.op == "decode_find")
 }
 
 fn json<T: Serialize>(v: &T) -> String {
