@@ -23,6 +23,7 @@ pub mod impls;
 pub mod matrix_cmd;
 #[cfg(feature = "oracle")]
 pub mod oracle_blame;
+#[cfg(feature = "oracle")]
 pub mod oracle_cmd;
 pub mod out;
 #[cfg(feature = "oracle")]
