@@ -553,6 +553,28 @@ mod tests {
         assert_eq!(s.exit_status(false), 2);
     }
 
+    /// `functions` is the FDE count of the sections' headers (the spec's NUM_FDES word).
+    #[test]
+    fn summary_counts_the_functions_of_the_sections_read() {
+        use sframe_spec::layout::header;
+        let mut bytes = vec![0u8; 28];
+        bytes[..2].copy_from_slice(&0xdee2u16.to_le_bytes());
+        bytes[header::NUM_FDES..header::NUM_FDES + 4].copy_from_slice(&7u32.to_le_bytes());
+        let loaded = Loaded {
+            bytes,
+            vaddr: 0,
+            elf: None,
+        };
+        let mut s = Summary::default();
+        let o = Outcome::Section { loaded, file: None };
+        s.add_outcome(Path::new("a"), &o);
+        s.add_outcome(Path::new("b"), &o);
+        assert_eq!(s.functions, 14);
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["functions"], 14);
+        assert!(v["seconds"].as_f64().is_some_and(|t| t >= 0.0), "{v}");
+    }
+
     #[test]
     fn exit_status_rule() {
         let mut s = Summary {
