@@ -90,6 +90,53 @@ struct Counts {
     seconds: f64,
 }
 
+impl Counts {
+    /// Add `o`'s counts (its producer and ABI are not looked at).
+    fn merge(&mut self, o: &Counts) {
+        self.files += o.files;
+        self.files_with_sframe += o.files_with_sframe;
+        self.functions += o.functions;
+        self.functions_checked += o.functions_checked;
+        self.plt_functions_checked += o.plt_functions_checked;
+        self.pcs_checked += o.pcs_checked;
+        self.pcs_agreeing += o.pcs_agreeing;
+        self.pcs_disagreeing += o.pcs_disagreeing;
+        self.functions_disagreeing += o.functions_disagreeing;
+        for (k, n) in &o.skipped {
+            *self.skipped.entry(k.clone()).or_default() += n;
+        }
+        self.sframe_only += o.sframe_only;
+        self.cfi_errors += o.cfi_errors;
+        self.seconds += o.seconds;
+    }
+}
+
+/// The report's `total`: the counts over every producer and ABI, and the distinct
+/// signatures by whether the ledger covers them.
+#[derive(Debug, Clone, Serialize)]
+struct Total {
+    #[serde(flatten)]
+    counts: Counts,
+    /// Distinct signatures no finding covers.
+    new_signatures: u64,
+    /// The findings credited, with the number of distinct signatures each covers.
+    findings: BTreeMap<String, u64>,
+}
+
+impl Default for Total {
+    fn default() -> Total {
+        Total {
+            counts: Counts {
+                producer: "all".into(),
+                abi: "*".into(),
+                ..Counts::default()
+            },
+            new_signatures: 0,
+            findings: BTreeMap::new(),
+        }
+    }
+}
+
 /// A disagreement's first sighting.
 #[derive(Debug, Clone, Serialize)]
 struct Sighting {
@@ -137,6 +184,8 @@ struct Report {
     /// How PLT sections are handled.
     plt: &'static str,
     summary: Vec<Counts>,
+    /// The sums over every producer and ABI.
+    total: Total,
     files: Vec<FileLine>,
     signatures: BTreeMap<String, SigInfo>,
     /// Every file the walk met, by outcome.
@@ -257,6 +306,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let mut report = Report {
         plt: PLT_NOTE,
         summary: vec![],
+        total: Total::default(),
         files: vec![],
         signatures: BTreeMap::new(),
         walk: Summary::default(),
@@ -314,13 +364,8 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 continue;
             }
         };
-        let c = counts
-            .entry((d.producer.clone(), r.abi.name().to_string()))
-            .or_insert_with(|| Counts {
-                producer: d.producer.clone(),
-                abi: r.abi.name().to_string(),
-                ..Counts::default()
-            });
+        let mut fc = Counts::default();
+        let c = &mut fc;
         c.files += 1;
         c.files_with_sframe += u64::from(r.version.is_some());
         c.seconds += d.seconds;
@@ -354,6 +399,15 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 }
             }
         }
+        counts
+            .entry((d.producer.clone(), r.abi.name().to_string()))
+            .or_insert_with(|| Counts {
+                producer: d.producer.clone(),
+                abi: r.abi.name().to_string(),
+                ..Counts::default()
+            })
+            .merge(&fc);
+        report.total.counts.merge(&fc);
         let producer = Producer::named(&d.producer);
         let mut names: Vec<String> = Vec::new();
         for (sig, function, pc, mismatch) in signatures(&producer, &r) {
@@ -400,6 +454,12 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         });
     }
     report.summary = counts.into_values().collect();
+    for i in report.signatures.values() {
+        match &i.finding {
+            Some(id) => *report.total.findings.entry(id.clone()).or_default() += 1,
+            None => report.total.new_signatures += 1,
+        }
+    }
     let first_new = report
         .signatures
         .iter()

@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use sframe_harness::ledger::Ledger;
 use sframe_harness::walk::{Outcome, Summary, Unreadable};
-use sframe_oracle::{Options, Oracle, Report};
+use sframe_oracle::{DropReason, Options, Oracle, Report, SkipReason};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -98,7 +98,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     };
     let mut stream = args.json.then(|| crate::out::JsonStream::begin("files"));
     let mut first_new: Option<String> = None;
-    let mut totals = (0usize, 0usize, 0u64, 0usize, 0usize, 0f64);
+    let mut total = Total::default();
     for e in walk {
         let path = &e.path;
         let oracle = match &e.outcome {
@@ -167,13 +167,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 .find(|x| x.finding.is_none())
                 .map(|x| x.signature.clone());
         }
-        let s = &report.summary;
-        totals.0 += s.instructions;
-        totals.1 += s.executed;
-        totals.2 += s.rows_checked;
-        totals.3 += s.mismatches;
-        totals.4 += sigs.iter().filter(|x| x.finding.is_none()).count();
-        totals.5 += report.stats.elapsed_secs;
+        total.add(&report, &sigs);
         if let Some(stream) = &mut stream {
             stream.item(&render_json(path, &producer, &report, &sigs, &by_blame));
         } else {
@@ -187,22 +181,32 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     }
     bar.finish_and_clear();
     if let Some(stream) = stream {
-        stream.end(&[("walk", json!(walked))]);
+        stream.end(&[("total", json!(total)), ("walk", json!(walked))]);
     } else if walked.with_sframe > 1 {
-        let (insns, exec, rows, bad, new, secs) = totals;
-        let cov = if insns == 0 {
+        let t = &total;
+        let cov = if t.instructions == 0 {
             100.0
         } else {
-            100.0 * exec as f64 / insns as f64
+            100.0 * t.executed as f64 / t.instructions as f64
         };
         crate::outln!(
-            "total: {} files, {exec}/{insns} instructions executed ({cov:.1}%), {rows} rows checked, {bad} mismatches, {new} not in the ledger",
-            walked.with_sframe
+            "total: {} files, {}/{} instructions executed ({cov:.1}%), {} rows checked, {} mismatches, {} not in the ledger",
+            walked.with_sframe,
+            t.executed,
+            t.instructions,
+            t.rows_checked,
+            t.mismatches,
+            t.new_signatures
         );
         if args.stats {
+            let secs = t.seconds;
             crate::outln!(
                 "total stats: {secs:.2}s checking, {:.0} checked instructions/s",
-                if secs > 0.0 { rows as f64 / secs } else { 0.0 }
+                if secs > 0.0 {
+                    t.rows_checked as f64 / secs
+                } else {
+                    0.0
+                }
             );
         }
     }
@@ -215,6 +219,60 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     } else {
         crate::walking::finish_text(&args.files, &walked, found)
     })
+}
+
+/// The sums over the files checked: the `total` object of `--json` and the text's total line.
+#[derive(Debug, Clone, Default, Serialize)]
+struct Total {
+    /// Files whose code was checked.
+    files: usize,
+    /// Functions with an FDE (the ones with rows to check).
+    functions: usize,
+    instructions: usize,
+    executed: usize,
+    /// PCs checked against their row (every execution counts).
+    rows_checked: u64,
+    /// Functions no run started at, by reason.
+    skipped: BTreeMap<SkipReason, usize>,
+    /// Runs dropped, by reason.
+    dropped: BTreeMap<DropReason, u64>,
+    mismatches: usize,
+    /// Distinct signatures of the files (a signature seen in two files counts twice), by
+    /// whether the ledger covers them.
+    new_signatures: usize,
+    known_signatures: usize,
+    /// The findings credited with those signatures, with the number of signatures each.
+    findings: BTreeMap<String, usize>,
+    /// Seconds spent checking (the files' `stats.elapsed_secs`).
+    seconds: f64,
+}
+
+impl Total {
+    fn add(&mut self, r: &Report, sigs: &[Sig]) {
+        let s = &r.summary;
+        self.files += 1;
+        self.functions += s.functions_with_fde;
+        self.instructions += s.instructions;
+        self.executed += s.executed;
+        self.rows_checked += s.rows_checked;
+        for (k, n) in &s.skipped {
+            *self.skipped.entry(*k).or_default() += n;
+        }
+        for (k, n) in &s.dropped {
+            *self.dropped.entry(*k).or_default() += n;
+        }
+        self.mismatches += s.mismatches;
+        for x in sigs {
+            match &x.finding {
+                Some(id) => {
+                    self.known_signatures += 1;
+                    *self.findings.entry(id.clone()).or_default() += 1;
+                }
+                None => self.new_signatures += 1,
+            }
+        }
+        self.seconds += r.stats.elapsed_secs;
+    }
 }
 
 /// A distinct signature of a file's mismatches, whose fault it is and the finding that

@@ -476,7 +476,7 @@ fn crosscheck_explains_every_disagreement_with_eh_frame() {
     );
 }
 
-/// The emulator oracle on real libraries (one per ABI, GNU as and ld 2.47): every mismatch is
+/// The emulator oracle on real libraries (one per ABI and zlib on s390x, GNU as and ld 2.47): every mismatch is
 /// a finding of the ledger (F0241: ld's `.plt.got` rows, amd64; F0251: GCC's s390x CFI),
 /// never a false alarm, and the report is the same for one worker thread and two.
 #[test]
@@ -486,6 +486,7 @@ fn oracle_on_real_libraries_is_explained_and_independent_of_jobs() {
         "amd64/gnu-as-2.47/lmdb/liblmdb.so",
         "aarch64/gnu-as-2.47/zlib/libzlib.so",
         "s390x/gnu-as-2.47/expat/libexpat.so",
+        "s390x/gnu-as-2.47/zlib/libzlib.so",
     ]
     .iter()
     .map(|f| dir.join(f).display().to_string())
@@ -507,6 +508,8 @@ fn oracle_on_real_libraries_is_explained_and_independent_of_jobs() {
         for f in v["files"].as_array_mut().unwrap() {
             f["report"]["stats"] = Value::Null;
         }
+        v["walk"]["seconds"] = Value::Null;
+        v["total"]["seconds"] = Value::Null;
         v
     };
     let two = report("2");
@@ -520,6 +523,18 @@ fn oracle_on_real_libraries_is_explained_and_independent_of_jobs() {
         }
     }
     assert!(rows > 1_000_000, "{rows} rows checked");
+    // s390x: a load through a pointer into unmapped memory is mapped on demand and the run
+    // goes on, as on the other ABIs (Unicorn's s390x raises a program interruption there,
+    // not the unmapped-memory hook); it ended 589 of zlib's 1059 runs as `trap` before.
+    let zlib = &two["files"].as_array().unwrap()[3];
+    let (mut runs, mut traps) = (0, 0);
+    for f in zlib["report"]["functions"].as_array().unwrap() {
+        for (k, n) in f["outcomes"].as_object().unwrap() {
+            runs += n.as_u64().unwrap();
+            traps += if k == "trap" { n.as_u64().unwrap() } else { 0 };
+        }
+    }
+    assert!(traps * 5 < runs, "{traps} of {runs} runs trapped");
     assert_eq!(
         findings,
         BTreeSet::from(["F0241".to_string(), "F0251".to_string()])

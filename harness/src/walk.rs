@@ -354,6 +354,33 @@ pub struct UnreadableFile {
     pub reason: String,
 }
 
+/// When a [`Summary`] was started: made with it, so that its JSON says how long the
+/// command worked on the files (`seconds`, the wall time from the summary's creation to its
+/// serialization). Every `Started` equals every other: a summary's counts are compared, not
+/// its clock.
+#[derive(Debug, Clone, Copy)]
+pub struct Started(pub std::time::Instant);
+
+impl Default for Started {
+    fn default() -> Started {
+        Started(std::time::Instant::now())
+    }
+}
+
+impl PartialEq for Started {
+    fn eq(&self, _: &Started) -> bool {
+        true
+    }
+}
+
+impl Eq for Started {}
+
+impl Serialize for Started {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(self.0.elapsed().as_secs_f64())
+    }
+}
+
 /// What a walk met, by kind. Serializes as the JSON `walk` object of every command.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
@@ -368,6 +395,11 @@ pub struct Summary {
     pub unreadable: Vec<UnreadableFile>,
     /// Special files not opened, by kind.
     pub skipped: BTreeMap<SkipKind, usize>,
+    /// Functions (FDEs, as the headers of the sections read count them).
+    pub functions: u64,
+    /// Seconds since the summary was made (see [`Started`]).
+    #[serde(rename = "seconds")]
+    pub started: Started,
 }
 
 impl Summary {
@@ -379,9 +411,11 @@ impl Summary {
     /// Count one file's outcome.
     pub fn add_outcome(&mut self, path: &Path, o: &Outcome) {
         match o {
-            Outcome::Section { .. } => {
+            Outcome::Section { loaded, .. } => {
                 self.files += 1;
                 self.with_sframe += 1;
+                let fdes = sframe_spec::layout::RawHeader::of(&loaded.bytes).num_fdes();
+                self.functions += u64::from(fdes.unwrap_or(0));
             }
             Outcome::NoSframe(e) => {
                 self.files += 1;
@@ -517,6 +551,28 @@ mod tests {
         assert_eq!(s.unreadable[0].path, d.join("dangling"));
         // Nothing could be read as SFrame.
         assert_eq!(s.exit_status(false), 2);
+    }
+
+    /// `functions` is the FDE count of the sections' headers (the spec's NUM_FDES word).
+    #[test]
+    fn summary_counts_the_functions_of_the_sections_read() {
+        use sframe_spec::layout::header;
+        let mut bytes = vec![0u8; 28];
+        bytes[..2].copy_from_slice(&0xdee2u16.to_le_bytes());
+        bytes[header::NUM_FDES..header::NUM_FDES + 4].copy_from_slice(&7u32.to_le_bytes());
+        let loaded = Loaded {
+            bytes,
+            vaddr: 0,
+            elf: None,
+        };
+        let mut s = Summary::default();
+        let o = Outcome::Section { loaded, file: None };
+        s.add_outcome(Path::new("a"), &o);
+        s.add_outcome(Path::new("b"), &o);
+        assert_eq!(s.functions, 14);
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["functions"], 14);
+        assert!(v["seconds"].as_f64().is_some_and(|t| t >= 0.0), "{v}");
     }
 
     #[test]

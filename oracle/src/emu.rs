@@ -598,10 +598,8 @@ impl<'o> Emulator<'o> {
             on_unmapped(uc, t, addr, size)
         })
         .map_err(|e| uc_err("memory hook", e))?;
-        uc.add_intr_hook(|uc, _intno| {
-            end(uc, RunEnd::Trap);
-        })
-        .map_err(|e| uc_err("interrupt hook", e))?;
+        uc.add_intr_hook(move |uc, intno| on_interrupt(ctx, uc, intno))
+            .map_err(|e| uc_err("interrupt hook", e))?;
         let initial = uc.context_init().map_err(|e| uc_err("save context", e))?;
         Ok(Emulator {
             uc,
@@ -903,6 +901,51 @@ fn on_unmapped(uc: &mut Unicorn<'_, State>, kind: MemType, addr: u64, size: usiz
         });
     }
     false
+}
+
+/// QEMU's s390x program interruption (`EXCP_PGM` of `target/s390x/cpu.h`).
+const S390X_EXCP_PGM: u32 = 3;
+
+/// An interrupt: a trap, except an s390x program interruption for a storage operand outside
+/// the mapped memory. Unicorn's s390x raises an addressing exception there
+/// (`s390_cpu_tlb_fill`, "out of RAM access") instead of calling the unmapped-memory hook,
+/// and records no address: the operand's address is computed from the instruction at the
+/// PC and its registers, and the access is handed to [`map_on_demand`] as a hook would.
+fn on_interrupt(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, intno: u32) {
+    if ctx.image.abi == sframe_spec::Abi::S390x && intno == S390X_EXCP_PGM {
+        if let Some(addr) = s390x_unmapped_operand(ctx, uc) {
+            if uc.get_data().run.end.is_none() {
+                uc.get_data_mut().run.unmapped = Some(Unmapped {
+                    fetch: false,
+                    addr,
+                    size: 8,
+                });
+                let _ = uc.emu_stop();
+                return;
+            }
+        }
+    }
+    end(uc, RunEnd::Trap);
+}
+
+/// The first storage operand of the s390x instruction at the PC whose address is not
+/// mapped.
+fn s390x_unmapped_operand(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>) -> Option<u64> {
+    let cpu = ctx.image.cpu;
+    let pc = reg(uc, cpu.regs().pc);
+    let bytes = uc.mem_read_as_vec(pc, 6).ok()?;
+    let cs = cpu.capstone().ok()?;
+    let insns = cs.disasm_count(&bytes, pc, 1).ok()?;
+    let insn = insns.iter().next()?;
+    let ops = crate::arch::s390x::storage_operands(insn.op_str().unwrap_or(""));
+    ops.into_iter().find_map(|(regs, disp)| {
+        let mut addr = disp;
+        for n in regs {
+            addr = addr.wrapping_add(reg(uc, cpu.dwarf_register(u32::from(n))?));
+        }
+        let mut b = [0u8; 1];
+        uc.mem_read(addr, &mut b).is_err().then_some(addr)
+    })
 }
 
 /// Map the pages of an access to unmapped memory (zero-filled; decodable code for a fetch),

@@ -35,6 +35,31 @@ const PSW_64BIT: u64 = 0x0000_0001_8000_0000;
 /// `CR0_RESET | CR0_AFP | CR0_VECTOR`: additional FP registers and vector instructions on.
 const CR0: u64 = 0xe0 | 0x4_0000 | 0x2_0000;
 
+/// The storage operands of an instruction as Capstone spells them (`64(%r2)`,
+/// `0(%r1,%r15)`, `0(8,%r1)`): per operand the registers that add to its address (base and
+/// index; `%r0` there means no register) and the displacement. Lengths are not addresses.
+pub fn storage_operands(op_str: &str) -> Vec<(Vec<u8>, u64)> {
+    let mut out = Vec::new();
+    let mut rest = op_str;
+    while let Some(open) = rest.find('(') {
+        let Some(close) = rest[open..].find(')').map(|c| open + c) else {
+            break;
+        };
+        let start = rest[..open]
+            .rfind(|c: char| c == ',' || c.is_whitespace())
+            .map_or(0, |i| i + 1);
+        let disp = crate::arch::parse_imm(&rest[start..open]).unwrap_or(0);
+        let regs = rest[open + 1..close]
+            .split(',')
+            .filter_map(|t| t.trim().strip_prefix("%r")?.parse::<u8>().ok())
+            .filter(|&n| n != 0)
+            .collect();
+        out.push((regs, disp));
+        rest = &rest[close + 1..];
+    }
+    out
+}
+
 impl Cpu for S390x {
     fn abi(&self) -> Abi {
         Abi::S390x
@@ -144,6 +169,21 @@ impl Cpu for S390x {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn storage_operands_in_capstone_spellings() {
+        assert_eq!(storage_operands("%r1, 64(%r2)"), [(vec![2], 64)]);
+        assert_eq!(storage_operands("%r2, 0(%r1, %r15)"), [(vec![1, 15], 0)]);
+        assert_eq!(
+            storage_operands("0(8, %r1), 16(%r2)"),
+            [(vec![1], 0), (vec![2], 16)]
+        );
+        assert_eq!(
+            storage_operands("%r14, -8(%r0, %r11)"),
+            [(vec![11], 0u64.wrapping_sub(8))]
+        );
+        assert!(storage_operands("%r2, %r1").is_empty());
+    }
+
     use super::*;
 
     #[test]
