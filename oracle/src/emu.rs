@@ -26,6 +26,10 @@
 //! whether the retried access succeeded (at least at the last page of the address space)
 //! depended on the machine's load, and reports were not reproducible.
 //!
+//! A page mapped for a data access is readable and writable, not executable: a jump into it
+//! stops the emulator too, and the run gives the code hook's verdict on that foreign code
+//! before Unicorn translates the page's data (see [`foreign_fetch`]).
+//!
 //! After the base runs, further runs force conditional branches towards the side not yet
 //! covered, while that finds new instructions. Forcing a branch only chooses another CFG
 //! path: the stack height at a PC does not depend on the path, so the truth stays valid.
