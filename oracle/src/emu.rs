@@ -28,7 +28,7 @@
 //!
 //! A page mapped for a data access is readable and writable, not executable: a jump into it
 //! stops the emulator too, and the run gives the code hook's verdict on that foreign code
-//! before Unicorn translates the page's data (see [`foreign_fetch`]).
+//! before Unicorn translates the page's data (see `foreign_fetch`).
 //!
 //! After the base runs, further runs force conditional branches towards the side not yet
 //! covered, while that finds new instructions. Forcing a branch only chooses another CFG
