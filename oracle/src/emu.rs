@@ -26,6 +26,10 @@
 //! whether the retried access succeeded (at least at the last page of the address space)
 //! depended on the machine's load, and reports were not reproducible.
 //!
+//! A page mapped for a data access is readable and writable, not executable: a jump into it
+//! stops the emulator too, and the run gives the code hook's verdict on that foreign code
+//! before Unicorn translates the page's data (see `foreign_fetch`).
+//!
 //! After the base runs, further runs force conditional branches towards the side not yet
 //! covered, while that finds new instructions. Forcing a branch only chooses another CFG
 //! path: the stack height at a PC does not depend on the path, so the truth stays valid.
@@ -356,6 +360,9 @@ struct Run {
 #[derive(Debug, Clone, Copy)]
 struct Unmapped {
     fetch: bool,
+    /// A fetch from a page mapped for data (not executable): foreign code, see
+    /// [`foreign_fetch`].
+    foreign: bool,
     addr: u64,
     size: usize,
 }
@@ -593,7 +600,8 @@ impl<'o> Emulator<'o> {
             .map_err(|e| uc_err("code hook", e))?;
         let unmapped = HookType::MEM_READ_UNMAPPED
             | HookType::MEM_WRITE_UNMAPPED
-            | HookType::MEM_FETCH_UNMAPPED;
+            | HookType::MEM_FETCH_UNMAPPED
+            | HookType::MEM_FETCH_PROT;
         uc.add_mem_hook(unmapped, 1, 0, move |uc, t: MemType, addr, size, _v| {
             on_unmapped(uc, t, addr, size)
         })
@@ -805,7 +813,28 @@ impl<'o> Emulator<'o> {
             let Some(access) = st.run.unmapped.take() else {
                 break result;
             };
-            if st.run.end.is_some() || !map_on_demand(ctx, uc, access) {
+            if st.run.end.is_some() {
+                break result;
+            }
+            if access.foreign {
+                // Only pages mapped for data are made so; the heap, stack and TLS fault.
+                let page = access.addr & !(PAGE - 1);
+                if !st.run.mapped.contains(&page) {
+                    break result;
+                }
+                let pc = reg(uc, r.pc);
+                if pc == access.addr {
+                    if !foreign_fetch(ctx, uc, pc) {
+                        break result;
+                    }
+                } else if uc.mem_protect(page, PAGE, Prot::ALL).is_err() {
+                    // An instruction of the image that ends in the page: decoded as it is.
+                    break result;
+                }
+                start = reg(uc, r.pc);
+                continue;
+            }
+            if !map_on_demand(ctx, uc, access) {
                 break result;
             }
             // A data access faults inside an instruction whose code hook has run; a fetch
@@ -896,6 +925,7 @@ fn on_unmapped(uc: &mut Unicorn<'_, State>, kind: MemType, addr: u64, size: usiz
     if st.run.end.is_none() {
         st.run.unmapped = Some(Unmapped {
             fetch: kind == MemType::FETCH_UNMAPPED,
+            foreign: kind == MemType::FETCH_PROT,
             addr,
             size,
         });
@@ -952,7 +982,9 @@ fn s390x_unmapped_operand(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>) -> Option<
 /// between two slices of a run. False, with the run's end set when a limit says why, when the
 /// run cannot go on: a guard page, the page limit, or no page could be mapped.
 fn map_on_demand(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, access: Unmapped) -> bool {
-    let Unmapped { fetch, addr, size } = access;
+    let Unmapped {
+        fetch, addr, size, ..
+    } = access;
     if in_guard(addr) {
         uc.get_data_mut().run.end.get_or_insert(RunEnd::GuardPage);
         return false;
@@ -970,7 +1002,14 @@ fn map_on_demand(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, access: Unmapped) -
             uc.get_data_mut().run.end.get_or_insert(RunEnd::GuardPage);
             return false;
         }
-        if uc.mem_map(page, PAGE, Prot::ALL).is_ok() {
+        // A page for data is not executable: a later jump into it is foreign code, met by
+        // `foreign_fetch` before Unicorn translates the data as code.
+        let prot = if fetch {
+            Prot::ALL
+        } else {
+            Prot::READ | Prot::WRITE
+        };
+        if uc.mem_map(page, PAGE, prot).is_ok() {
             uc.get_data_mut().run.mapped.push(page);
             any = true;
             if fetch {
@@ -984,6 +1023,29 @@ fn map_on_demand(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, access: Unmapped) -
         page += PAGE;
     }
     any
+}
+
+/// A jump or call into a page mapped for data: the code hook's verdict on foreign code at
+/// `pc` (it returns at once or ends the run), given between two slices of the run. Pages
+/// mapped for data are not executable because a page holding both translated code and data
+/// loses its translations at every store: a run that calls a null function pointer and
+/// stores through null pointers made Unicorn translate the page's data as a block of hundreds
+/// of stores again after each store (minutes per file, and its translation buffer full).
+/// Should the hook let the code run, the page becomes executable and the run goes on as
+/// before. False when the run ended.
+fn foreign_fetch(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, pc: u64) -> bool {
+    let r = ctx.image.cpu.regs();
+    on_code(ctx, uc, pc);
+    if uc.get_data().run.end.is_some() {
+        return false;
+    }
+    if reg(uc, r.pc) == pc {
+        if uc.mem_protect(pc & !(PAGE - 1), PAGE, Prot::ALL).is_err() {
+            return false;
+        }
+        uc.get_data_mut().run.replay = Some(pc);
+    }
+    true
 }
 
 /// Return from foreign code at once, as the ABI's return would, with a random result.
