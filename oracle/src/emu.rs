@@ -947,6 +947,7 @@ fn on_interrupt(ctx: &Ctx<'_>, uc: &mut Unicorn<'_, State>, intno: u32) {
             if uc.get_data().run.end.is_none() {
                 uc.get_data_mut().run.unmapped = Some(Unmapped {
                     fetch: false,
+                    foreign: false,
                     addr,
                     size: 8,
                 });
