@@ -88,16 +88,7 @@ pub fn render_json(input: &InputSection, r: &CheckResult) -> Value {
         "valid": r.errors() == 0,
         "errors": r.errors(),
         "warnings": r.warnings(),
-        "violations": r.violations.iter().map(|v| json!({
-            "rule": v.rule.id(),
-            "severity": severity_name(v.rule.info().severity),
-            "offset": v.offset,
-            "function": v.function,
-            "fre": v.fre,
-            "found": v.found,
-            "expected": v.expected,
-            "message": v.to_string(),
-        })).collect::<Vec<_>>(),
+        "violations": r.violations,
     })
 }
 

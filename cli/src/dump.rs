@@ -316,7 +316,7 @@ pub fn run(files: &[PathBuf], json: bool) -> ExitCode {
             }
             (Err(e), Some(stream)) => {
                 failed = true;
-                stream.item(&serde_json::json!({"file": file, "error": {"rule": e.rule.id(), "offset": e.offset, "message": e.to_string()}}));
+                stream.item(&serde_json::json!({"file": file, "error": e}));
             }
             (Err(e), None) => {
                 failed = true;

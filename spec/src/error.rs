@@ -89,6 +89,25 @@ impl fmt::Display for Violation {
 
 impl std::error::Error for Violation {}
 
+/// A violation as JSON reports list it: the rule's ID and severity, where, the values, and
+/// the message the `Display` gives. One statement of that form for every report.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Violation {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Violation", 8)?;
+        st.serialize_field("rule", &self.rule)?;
+        st.serialize_field("severity", &self.rule.info().severity)?;
+        st.serialize_field("offset", &self.offset)?;
+        st.serialize_field("function", &self.function)?;
+        st.serialize_field("fre", &self.fre)?;
+        st.serialize_field("found", &self.found)?;
+        st.serialize_field("expected", &self.expected)?;
+        st.serialize_field("message", &self.to_string())?;
+        st.end()
+    }
+}
+
 /// How a violation's `expected` value stands to its `found` value, as the message says it:
 /// the one value a rule wants, or a bound the found value is on the wrong side of (so that
 /// no message reads "found X, expected X").

@@ -11,6 +11,8 @@ use core::fmt;
 
 /// How bad breaking a rule is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Severity {
     /// A producer wrote something the texts forbid, or a consumer cannot read it reliably.
     Error,
@@ -283,6 +285,27 @@ catalogue! {
         S { file: V3T, section: "3.2", quote: "A value of 0 (i.e., regnum = 0, deref_p = 0, reg_p = 0) in the Control Data Word is used to indicate that no further data words follow for the tracked entity." }),
     FlexControlUnused => r("FLEX-CONTROL-UNUSED", "bit 2 of a flex control word is zero", Versions::V3, Abis::ALL, W, Inv,
         S { file: V3T, section: "3.2", quote: "2 unused Unused bit." }),
+}
+
+/// A rule is written as its stable ID (`"FRE-START-AT-END"`) and read back from it.
+#[cfg(feature = "serde")]
+mod serde_id {
+    use super::Rule;
+    use serde::{de::Error, Deserialize, Deserializer, Serialize, Serializer};
+
+    impl Serialize for Rule {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(self.id())
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Rule {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Rule, D::Error> {
+            let id = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+            Rule::from_id(&id)
+                .ok_or_else(|| D::Error::custom(format_args!("no rule {id} in the catalogue")))
+        }
+    }
 }
 
 impl Rule {

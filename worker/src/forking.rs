@@ -25,8 +25,8 @@
 //! answered with that crash (PC by PC, as asking would) without forking more children to
 //! watch it repeat: a crashing input costs two children, not up to nine.
 
-use sframe_harness::impls::process::signal_name;
 use crate::stage::{self, Stage};
+use sframe_harness::impls::process::signal_name;
 use sframe_harness::impls::protocol::{
     answer, answer_decode_find, answer_request, find_line, finds_one_at_a_time, is_decode_find,
     join_decode_find, parse_answer, serve_with, split_decode_find, split_find, Request,
@@ -459,9 +459,8 @@ impl Serving<'_> {
         }
         // Both halves in one exchange; each answered as its own request would be. The
         // request is split into its halves only when a half must be asked alone.
-        let halves = || {
-            split_decode_find(line).ok_or_else(|| std::io::Error::other("not a decode_find"))
-        };
+        let halves =
+            || split_decode_find(line).ok_or_else(|| std::io::Error::other("not a decode_find"));
         let mut server = self.server()?;
         let first = if server.send(line) {
             self.answer_of(server)

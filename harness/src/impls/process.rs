@@ -132,7 +132,9 @@ impl ProcessImpl {
     /// Start the process and ask who it is.
     pub fn start(launch: Launch, hosting: Hosting) -> Result<ProcessImpl, String> {
         let what = launch.describe();
-        let r = launch.start().map_err(|e| format!("cannot start `{what}`: {e}"))?;
+        let r = launch
+            .start()
+            .map_err(|e| format!("cannot start `{what}`: {e}"))?;
         let line = serde_json::to_string(&Request::Hello).map_err(|e| e.to_string())?;
         let (r, resp) = r.request(&line, launch.timeout);
         let resp = resp.map_err(|f| format!("`{what}` did not answer hello: {f:?}"))?;
@@ -206,11 +208,7 @@ impl ProcessImpl {
 
     /// The outcome of the request `line` from its first answer `first`: a hang or a crash is
     /// retried once on a fresh process (see the module docs), an answer is parsed as `T`.
-    fn settle<T: DeserializeOwned>(
-        &self,
-        line: &str,
-        first: Try<String>,
-    ) -> Outcome<T> {
+    fn settle<T: DeserializeOwned>(&self, line: &str, first: Try<String>) -> Outcome<T> {
         // The process that ran out of time, or died, is gone: the retries go to a fresh one.
         let resp = self
             .launch
