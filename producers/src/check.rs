@@ -11,14 +11,9 @@ use crate::cfi::{CfaRule, FdeRows, RegRule, Row};
 use sframe_spec::constants::PauthKey;
 use sframe_spec::{Abi, Base, Loc, Recovery, SectionRef, Version};
 
-/// What an SFrame row must say at a PC: `None` for a component no SFrame row can give.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct Expected {
-    pub cfa: Option<Loc>,
-    pub ra: Option<Loc>,
-    pub fp: Option<Loc>,
-    pub ra_mangled: bool,
-}
+/// What an SFrame row must say at a PC: `None` for a component no SFrame row can give
+/// (the RA's mangling is always known, from the CFI's `DW_CFA_AARCH64_negate_ra_state`).
+pub type Expected = sframe_spec::PartialRecovery;
 
 fn reg_loc(r: RegRule) -> Option<Loc> {
     Some(match r {
@@ -69,7 +64,7 @@ pub fn expected(abi: Abi, row: &Row, ra_column: u16) -> Expected {
         cfa,
         ra: reg_loc(row.reg(ra_column)),
         fp: reg_loc(row.reg(regs.fp)),
-        ra_mangled: row.ra_signed,
+        ra_mangled: Some(row.ra_signed),
     }
 }
 
@@ -212,7 +207,7 @@ pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), Why> 
         (_, l) if flex && flex_ok(l) => {}
         _ => return Err(Why::RaNotInCfaSlot),
     }
-    if e.ra_mangled && abi == Abi::Amd64 {
+    if e.ra_mangled == Some(true) && abi == Abi::Amd64 {
         return Err(Why::RaMangledAmd64);
     }
     Ok(())
@@ -421,9 +416,9 @@ pub fn compare_at(
     if Some(rec.fp) != e.fp {
         return Err(Box::new(mk(Kind::Fp, e.fp, Some(rec), found_s)));
     }
-    if rec.ra_mangled != e.ra_mangled {
+    if let Some(mangled) = e.ra_mangled.filter(|&m| m != rec.ra_mangled) {
         let mut m = mk(Kind::RaMangled, e.ra, Some(rec), found_s);
-        m.shape = format!("cfi-ra-mangled-{}", e.ra_mangled);
+        m.shape = format!("cfi-ra-mangled-{mangled}");
         return Err(Box::new(m));
     }
     Ok(())
@@ -582,7 +577,7 @@ mod tests {
                 offset: 0,
                 deref: true,
             }),
-            ra_mangled: false,
+            ra_mangled: Some(false),
         };
         assert_eq!(expressible(Version::V2, Abi::Amd64, &e), Err(Why::CfaDeref));
         assert_eq!(expressible(Version::V3, Abi::Amd64, &e), Ok(()));

@@ -112,6 +112,60 @@ impl Recovery {
     }
 }
 
+/// A row some of whose rules are not known: what a reader answered (`None` for a rule it
+/// could not interpret or does not report), or what a CFI row asks of an SFrame row (`None`
+/// for a rule no SFrame row can give). Compared rule by rule with a [`Recovery`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct PartialRecovery {
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub cfa: Option<Loc>,
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub ra: Option<Loc>,
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub fp: Option<Loc>,
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub ra_mangled: Option<bool>,
+}
+
+impl PartialRecovery {
+    /// A row none of whose rules is known, but whether the RA is mangled.
+    pub fn unknown(ra_mangled: bool) -> PartialRecovery {
+        PartialRecovery {
+            ra_mangled: Some(ra_mangled),
+            ..PartialRecovery::default()
+        }
+    }
+
+    /// The row of the outermost frame ([`Recovery::outermost`]).
+    pub fn outermost(ra_mangled: bool) -> PartialRecovery {
+        Recovery::outermost(ra_mangled).into()
+    }
+}
+
+impl From<Recovery> for PartialRecovery {
+    fn from(r: Recovery) -> PartialRecovery {
+        PartialRecovery {
+            cfa: Some(r.cfa),
+            ra: Some(r.ra),
+            fp: Some(r.fp),
+            ra_mangled: Some(r.ra_mangled),
+        }
+    }
+}
+
 /// Section-wide facts that the interpretation of a row depends on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RowContext {

@@ -27,7 +27,7 @@ pub mod reference;
 
 use crate::signature::{Tool, ToolKind};
 use serde::{Deserialize, Serialize};
-use sframe_spec::{FdeType, FreType, Loc, PcType, Recovery, Section, Stored, Version};
+use sframe_spec::{FdeType, FreType, PcType, Section, Stored, Version};
 
 /// The answer of an implementation to one question.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,45 +120,9 @@ pub struct HeaderFacts {
     pub num_fres: Option<u32>,
 }
 
-/// What a row says: where the caller's CFA, return address and frame pointer are.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Row {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cfa: Option<Loc>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ra: Option<Loc>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fp: Option<Loc>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ra_mangled: Option<bool>,
-}
-
-impl Row {
-    /// A row none of whose rules is known (the reader could not interpret it), but whether
-    /// the RA is mangled.
-    pub fn unknown(ra_mangled: bool) -> Row {
-        Row {
-            ra_mangled: Some(ra_mangled),
-            ..Row::default()
-        }
-    }
-
-    /// The row of the outermost frame ([`Recovery::outermost`]).
-    pub fn outermost(ra_mangled: bool) -> Row {
-        Recovery::outermost(ra_mangled).into()
-    }
-}
-
-impl From<Recovery> for Row {
-    fn from(r: Recovery) -> Row {
-        Row {
-            cfa: Some(r.cfa),
-            ra: Some(r.ra),
-            fp: Some(r.fp),
-            ra_mangled: Some(r.ra_mangled),
-        }
-    }
-}
+/// What a row says: where the caller's CFA, return address and frame pointer are (a rule
+/// the reader could not interpret or does not report is `None`).
+pub type Row = sframe_spec::PartialRecovery;
 
 /// One frame row entry of a function.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
