@@ -26,7 +26,7 @@ pub mod matrix;
 pub mod prelude;
 pub mod report;
 pub mod sanitizer;
-pub mod signature;
+pub use sframe_findings::signature;
 pub mod upstream_status;
 pub mod walk;
 

@@ -49,7 +49,7 @@ pub use error::{Error, Violation};
 pub use index::{FreHit, SectionIndex};
 pub use model::{Fre, Function, ReservedBits, Section};
 pub use quirks::{Quirk, Quirks};
-pub use read::{FdeFields, FdeRef, FreRef, Header, SectionRef};
+pub use read::{section_version, FdeFields, FdeRef, FreRef, Header, SectionRef};
 pub use recovery::{Base, Control, Loc, PartialRecovery, Recovery};
 pub use rules::{Rule, RuleInfo, Severity};
 pub use stored::{Stored, TypeCode};

@@ -11,6 +11,14 @@ use crate::quirks::{Quirk, Quirks};
 use crate::rules::Rule;
 use crate::Endian;
 
+/// The format version byte of a section whose magic is right (in either byte order),
+/// read without checking anything else: what a report names a section by before any
+/// reader has looked at it.
+pub fn section_version(data: &[u8]) -> Option<Version> {
+    Endian::from_magic(data)?;
+    Version::from_u8(*data.get(crate::layout::header::VERSION)?)
+}
+
 /// The decoded `sframe_header` fields, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {

@@ -310,8 +310,4 @@ pub trait Implementation: Send + Sync {
     }
 }
 
-/// The format version byte of a section, if its magic is right.
-pub fn section_version(data: &[u8]) -> Option<Version> {
-    sframe_spec::Endian::from_magic(data)?;
-    Version::from_u8(*data.get(sframe_spec::layout::header::VERSION)?)
-}
+pub use sframe_spec::section_version;

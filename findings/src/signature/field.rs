@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 named! {
-    /// The fields the comparison reports ([`crate::diff::compare`]): decoded sections
+    /// The fields the comparison reports (`sframe_harness::diff::compare`): decoded sections
     /// (`header.*`, `function.*`, `fre.*`) and look-ups (`missing`, `extra`,
     /// `function_start`, `fre_start`, `row.*`).
     pub enum FieldPath {

@@ -1,8 +1,8 @@
 use super::*;
-use crate::ledger::{Ledger, Untriaged};
 
+/// The ledger's signature patterns and its untriaged signatures, as written.
 fn ledger_texts() -> (Vec<String>, Vec<String>) {
-    let dir = Ledger::default_dir();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/findings");
     let mut patterns = Vec::new();
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path().join("finding.json");
@@ -14,10 +14,12 @@ fn ledger_texts() -> (Vec<String>, Vec<String>) {
             }
         }
     }
-    let u: Untriaged =
+    let u: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("untriaged.json")).unwrap())
             .unwrap();
-    (patterns, u.signatures)
+    let untriaged = u["signatures"].as_array().unwrap();
+    let untriaged = untriaged.iter().map(|s| s.as_str().unwrap().to_string());
+    (patterns, untriaged.collect())
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! The layout tag of a signature: the section's version and what look-ups depend on.
 
 use super::ParseError;
-use crate::impls::section_version;
 use sframe_spec::layout::RawHeader;
+use sframe_spec::section_version;
 use sframe_spec::Version;
 use std::fmt;
 use std::str::FromStr;
