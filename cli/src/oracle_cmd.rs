@@ -12,6 +12,7 @@ use crate::oracle_blame::{self, Blame, CfiAuthor};
 use serde::Serialize;
 use serde_json::{json, Value};
 use sframe_harness::ledger::Ledger;
+use sframe_harness::signature::{Producer, Signature};
 use sframe_harness::walk::{Outcome, Summary, Unreadable};
 use sframe_oracle::{DropReason, Options, Oracle, Report, SkipReason};
 use std::collections::BTreeMap;
@@ -147,13 +148,14 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         let mut by_blame: BTreeMap<Blame, usize> = BTreeMap::new();
         for (m, &b) in report.mismatches().zip(&blames) {
             *by_blame.entry(b).or_default() += 1;
-            let s = match b {
-                Blame::SframeProducer => m.signature(&producer, report.abi),
-                Blame::Cfi => m.signature(&oracle_blame::cfi_producer(&author), report.abi),
+            let whose = match b {
+                Blame::SframeProducer => Producer::named(&producer),
+                Blame::Cfi => Producer::named(&oracle_blame::cfi_producer(&author)),
                 Blame::CfiDoesNotDescribeCode => continue,
             };
+            let s = m.signature(&whose, report.abi);
             if !sigs.iter().any(|x| x.signature == s) {
-                let finding = ledger.lookup(&s).map(|f| f.id.clone());
+                let finding = ledger.lookup_signature(&s).map(|f| f.id.clone());
                 sigs.push(Sig {
                     signature: s,
                     finding,
@@ -165,7 +167,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             first_new = sigs
                 .iter()
                 .find(|x| x.finding.is_none())
-                .map(|x| x.signature.clone());
+                .map(|x| x.signature.to_string());
         }
         total.add(&report, &sigs);
         if let Some(stream) = &mut stream {
@@ -279,7 +281,7 @@ impl Total {
 /// covers it.
 #[derive(Debug, Clone, Serialize)]
 struct Sig {
-    signature: String,
+    signature: Signature,
     finding: Option<String>,
     blame: Blame,
 }

@@ -515,15 +515,12 @@ pub fn emulate(obj: &[u8], case: u64, producer: &str) -> Result<Emulated, String
         ..sframe_oracle::Options::default()
     };
     let report = oracle.check_all(&opts).map_err(|e| e.to_string())?;
+    let producer = sframe_harness::signature::Producer::named(producer);
     let mismatches = report
         .mismatches()
         .map(|m| {
-            let sig = format!(
-                "oracle:{producer}:{}:{}:{}",
-                report.abi.name(),
-                pattern::shape_of(&m.function),
-                m.kind_name()
-            );
+            let shape = pattern::shape_of(&m.function);
+            let sig = m.signature_as(&producer, report.abi, shape).to_string();
             let info = SigInfo::new(
                 case,
                 m.offset,

@@ -12,6 +12,7 @@
 use arbitrary::Unstructured;
 use sframe_conform::oracle_cmd::producer_for;
 use sframe_harness::ledger::Ledger;
+use sframe_harness::signature::Producer;
 use sframe_oracle::{Options, Oracle};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -106,7 +107,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     });
     CHECKED.fetch_add(1, Ordering::Relaxed);
     for m in report.mismatches() {
-        let s = m.signature(producer, report.abi);
+        let s = m.signature(&Producer::named(producer), report.abi);
         if !crate::findings_log::strict() {
             // Sorted by the ledger after the run (see crate::summary).
             let sig = s.to_string();
@@ -128,7 +129,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             continue;
         }
         assert!(
-            fs.ledger.lookup(&s).is_some(),
+            fs.ledger.lookup_signature(&s).is_some(),
             "new oracle mismatch, not in the findings ledger: {s}\nfile {} seed {seed}\nreproduce: sframe-conform oracle --seed {seed} {}",
             fs.paths[i].display(),
             fs.paths[i].display()

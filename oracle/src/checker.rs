@@ -36,41 +36,9 @@ impl From<&TrueFrame> for Values {
     }
 }
 
-/// What was wrong at a PC.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MismatchKind {
-    /// The recovered CFA is wrong.
-    Cfa,
-    /// The CFA is right, the return address is not.
-    Ra,
-    /// CFA and RA are right, the frame pointer is not.
-    Fp,
-    /// The RA is right but read from a stack slot below the SP (and the red zone).
-    RaDeadSlot,
-    /// The FP is right but read from a stack slot below the SP (and the red zone).
-    FpDeadSlot,
-    /// The function has an FDE but no FRE covers the PC (or no FDE is found for it).
-    NoRow,
-    /// The row cannot be applied (memory fault, unavailable register, invalid row, RA
-    /// unchanged below the topmost frame, unsafe unwind).
-    StepError,
-}
-
-impl MismatchKind {
-    /// Stable name, used in signatures.
-    pub fn name(self) -> &'static str {
-        match self {
-            MismatchKind::Cfa => "cfa",
-            MismatchKind::Ra => "ra",
-            MismatchKind::Fp => "fp",
-            MismatchKind::RaDeadSlot => "ra-dead-slot",
-            MismatchKind::FpDeadSlot => "fp-dead-slot",
-            MismatchKind::NoRow => "no-row",
-            MismatchKind::StepError => "step-error",
-        }
-    }
-}
+/// What was wrong at a PC: the findings' vocabulary ([`OracleKind`]), the oracle producing
+/// all of its kinds but a producer's own (`signal`, `pauth-key`, `assembler-failed`).
+pub use sframe_findings::signature::OracleKind;
 
 /// The row a check used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -89,7 +57,7 @@ pub enum CheckOutcome {
     Outermost,
     /// The row is wrong.
     Mismatch {
-        kind: MismatchKind,
+        kind: OracleKind,
         row: Option<RowUsed>,
         got: Option<Values>,
         error: Option<String>,
@@ -162,7 +130,7 @@ pub fn judge(
         Err(StepError::Outermost) => return CheckOutcome::Outermost,
         Err(e @ (StepError::NoFde | StepError::NoFre)) => {
             return CheckOutcome::Mismatch {
-                kind: MismatchKind::NoRow,
+                kind: OracleKind::NoRow,
                 row: None,
                 got: None,
                 error: Some(format!("{e:?}")),
@@ -170,7 +138,7 @@ pub fn judge(
         }
         Err(e) => {
             return CheckOutcome::Mismatch {
-                kind: MismatchKind::StepError,
+                kind: OracleKind::StepError,
                 row: row_of(section, section_vaddr, frame.pc),
                 got: None,
                 error: Some(format!("{e:?}")),
@@ -193,17 +161,17 @@ pub fn judge(
         fp: step.caller.fp,
     };
     let kind = if got.cfa != truth.cfa {
-        Some(MismatchKind::Cfa)
+        Some(OracleKind::Cfa)
     } else if got.ra != truth.ra {
-        Some(MismatchKind::Ra)
+        Some(OracleKind::Ra)
     } else if got.fp != truth.fp {
-        Some(MismatchKind::Fp)
+        Some(OracleKind::Fp)
     } else if let Some(limit) = dead_below {
         let dead = |loc: &Loc| slot(loc, step.cfa, frame, abi, reg).is_some_and(|a| a < limit);
         if dead(&step.rules.ra) {
-            Some(MismatchKind::RaDeadSlot)
+            Some(OracleKind::RaDeadSlot)
         } else if dead(&step.rules.fp) {
-            Some(MismatchKind::FpDeadSlot)
+            Some(OracleKind::FpDeadSlot)
         } else {
             None
         }

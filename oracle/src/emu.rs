@@ -35,7 +35,7 @@
 //! path: the stack height at a PC does not depend on the path, so the truth stays valid.
 
 use crate::arch::Flow;
-use crate::checker::{self, CheckOutcome, Machine, MismatchKind, Values};
+use crate::checker::{self, CheckOutcome, Machine, OracleKind, Values};
 use crate::disasm::Insn;
 use crate::error::OracleError;
 use crate::image::{frame_family, is_cold_part, FunctionKind, Image, PAGE};
@@ -249,7 +249,7 @@ pub struct FnAcc {
     pub outcomes: BTreeMap<&'static str, u32>,
     /// Runs dropped, by reason.
     pub dropped: BTreeMap<DropReason, u32>,
-    pub mismatches: BTreeMap<(u64, usize, MismatchKind), MismatchRec>,
+    pub mismatches: BTreeMap<(u64, usize, OracleKind), MismatchRec>,
     pub snapshot: Option<StackSnapshot>,
 }
 
@@ -1427,12 +1427,12 @@ fn read_slots(
             (at(&row.rules.fp), false),
         ])),
         CheckOutcome::Mismatch {
-            kind: kind @ (MismatchKind::Ra | MismatchKind::Fp),
+            kind: kind @ (OracleKind::Ra | OracleKind::Fp),
             row: Some(row),
             got: Some(g),
             ..
         } if g.cfa == truth.cfa => {
-            let is_ra = *kind == MismatchKind::Ra;
+            let is_ra = *kind == OracleKind::Ra;
             let loc = if is_ra { &row.rules.ra } else { &row.rules.fp };
             Some(SlotsRead::Wrong(at(loc)?, is_ra))
         }

@@ -8,8 +8,9 @@
 //! let elf = std::fs::read("foo.o").unwrap();
 //! let oracle = sframe_oracle::Oracle::new(&elf).unwrap();
 //! let report = oracle.check_all(&sframe_oracle::Options::default()).unwrap();
+//! let producer = sframe_findings::signature::Producer::named("my-producer");
 //! for m in report.mismatches() {
-//!     println!("{}", m.signature("my-producer", report.abi));
+//!     println!("{}", m.signature(&producer, report.abi));
 //! }
 //! ```
 //!
@@ -45,7 +46,7 @@ pub use image::{Function, FunctionKind, Image, SkipReason};
 pub use report::{FunctionReport, Mismatch, Report, Stats, Summary};
 pub use snapshot::StackSnapshot;
 
-use checker::MismatchKind;
+use checker::OracleKind;
 use emu::{Ctx, Emulator, FnAcc, FunctionCode, WorkerResult};
 use sframe_spec::SectionRef;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -256,10 +257,8 @@ impl Oracle {
                     // inputs (a negative `alloca` size lifts the SP over the save area): not
                     // the row's fault.
                     .filter(|m| {
-                        !(matches!(
-                            m.seen.kind,
-                            MismatchKind::RaDeadSlot | MismatchKind::FpDeadSlot
-                        ) && m.seen.count < executions(m.pc))
+                        !(matches!(m.seen.kind, OracleKind::RaDeadSlot | OracleKind::FpDeadSlot)
+                            && m.seen.count < executions(m.pc))
                     })
                     .map(|m| {
                         let bytes = self.image.read_upto(m.pc, 16);

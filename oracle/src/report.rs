@@ -12,11 +12,12 @@
 //! deliberately not part of it: a finding covers a function's rows whatever the build's
 //! addresses.
 
-use crate::checker::{MismatchKind, RowUsed, Values};
+use crate::checker::{OracleKind, RowUsed, Values};
 use crate::emu::DropReason;
 use crate::image::{Function, FunctionKind, SkipReason};
 use crate::snapshot::StackSnapshot;
 use serde::Serialize;
+use sframe_findings::signature::{OracleMismatch, Producer, Signature};
 use sframe_spec::Abi;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -26,7 +27,7 @@ use std::fmt::Write as _;
 pub struct Sighting {
     /// 0: the executing frame; k: the k-th caller of a whole-stack walk.
     pub frame: usize,
-    pub kind: MismatchKind,
+    pub kind: OracleKind,
     /// The FDE and FRE used and their recovery rules (when a row was found).
     pub row: Option<RowUsed>,
     pub expected: Values,
@@ -55,23 +56,28 @@ pub struct Mismatch {
 }
 
 impl Mismatch {
-    /// The `kind` part of the signature.
-    pub fn kind_name(&self) -> String {
-        if self.seen.frame == 0 {
-            self.seen.kind.name().to_string()
-        } else {
-            format!("stack-{}", self.seen.kind.name())
+    /// The `kind` part of the signature: `stack-` before it when a caller's frame is wrong.
+    pub fn kind(&self) -> OracleMismatch {
+        OracleMismatch {
+            stack: self.seen.frame != 0,
+            kind: self.seen.kind,
+        }
+    }
+
+    /// The ledger signature (see the module documentation), naming the function by
+    /// `function` (its symbol, or a shape standing for it).
+    pub fn signature_as(&self, producer: &Producer, abi: Abi, function: &str) -> Signature {
+        Signature::Oracle {
+            producer: producer.clone(),
+            abi: abi.into(),
+            function: function.to_string(),
+            kind: self.kind(),
         }
     }
 
     /// The ledger signature (see the module documentation).
-    pub fn signature(&self, producer: &str, abi: Abi) -> String {
-        format!(
-            "oracle:{producer}:{}:{}:{}",
-            abi.name(),
-            self.function,
-            self.kind_name()
-        )
+    pub fn signature(&self, producer: &Producer, abi: Abi) -> Signature {
+        self.signature_as(producer, abi, &self.function)
     }
 }
 
@@ -257,7 +263,7 @@ impl Report {
             let _ = writeln!(
                 o,
                 "\nmismatch: {} at {:#x} ({}+{:#x}) `{}`",
-                m.kind_name(),
+                m.kind(),
                 m.pc,
                 m.function,
                 m.offset,

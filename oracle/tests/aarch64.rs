@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use sframe_oracle::checker::MismatchKind;
+use sframe_oracle::checker::OracleKind;
 use sframe_spec::recovery::Loc;
 use std::path::Path;
 
@@ -81,7 +81,7 @@ fn a_shifted_cfa_offset_is_flagged_at_exactly_its_row() {
         "f",
         0,
         -16,
-        MismatchKind::Cfa,
+        OracleKind::Cfa,
         |r| matches!(r.cfa, Loc::Expr { offset, .. } if offset > 0),
     );
 }
@@ -90,7 +90,5 @@ fn a_shifted_cfa_offset_is_flagged_at_exactly_its_row() {
 fn a_shifted_ra_offset_is_flagged_at_exactly_its_row() {
     // AArch64's second data word is the RA offset.
     let elf = object(&["-O0", "-fno-omit-frame-pointer"], "a64-plant-ra");
-    planted_is_caught(&elf, "f", 1, 8, MismatchKind::Ra, |r| {
-        r.ra != Loc::SameValue
-    });
+    planted_is_caught(&elf, "f", 1, 8, OracleKind::Ra, |r| r.ra != Loc::SameValue);
 }

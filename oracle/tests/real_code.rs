@@ -170,7 +170,11 @@ fn plt0_alone_is_skipped_and_a_wrong_plt_got_row_is_still_reported() {
     assert!(got.runs > 0 && got.dropped.is_empty(), "{got:?}");
     assert!(
         got.mismatches.iter().any(|m| m.offset == 0
-            && m.kind_name() == "cfa"
+            && m.kind()
+                == sframe_findings::signature::OracleMismatch {
+                    stack: false,
+                    kind: sframe_oracle::checker::OracleKind::Cfa
+                }
             && m.seen.got.unwrap().cfa == m.seen.expected.cfa + 8),
         "{got:?}"
     );

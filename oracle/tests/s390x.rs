@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use sframe_oracle::checker::MismatchKind;
+use sframe_oracle::checker::OracleKind;
 use sframe_spec::recovery::Loc;
 use sframe_spec::FdeType;
 
@@ -49,7 +49,7 @@ fn a_shifted_cfa_offset_is_flagged_at_exactly_its_row() {
         "f",
         0,
         1,
-        MismatchKind::Cfa,
+        OracleKind::Cfa,
         |r| matches!(r.cfa, Loc::Expr { offset, .. } if offset > 160),
     );
 }
@@ -57,7 +57,7 @@ fn a_shifted_cfa_offset_is_flagged_at_exactly_its_row() {
 #[test]
 fn a_shifted_ra_offset_is_flagged_at_exactly_its_row() {
     let elf = object(&["-O2", "-fomit-frame-pointer"], "s390x-plant-ra");
-    planted_is_caught(&elf, "f", 1, 8, MismatchKind::Ra, |r| {
+    planted_is_caught(&elf, "f", 1, 8, OracleKind::Ra, |r| {
         matches!(r.ra, Loc::Expr { deref: true, .. })
     });
 }

@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use sframe_oracle::checker::MismatchKind;
+use sframe_oracle::checker::OracleKind;
 use sframe_oracle::Oracle;
 use sframe_spec::recovery::Loc;
 use std::path::Path;
@@ -58,7 +58,7 @@ fn linked_shared_object_and_its_plt_have_no_mismatch() {
 fn a_shifted_cfa_offset_is_flagged_at_exactly_its_row() {
     // The frame-pointer based body row of f (-O0): CFA = FP + 16.
     let elf = object(&["-O0", "-fno-omit-frame-pointer"], "x86-plant-cfa");
-    planted_is_caught(&elf, "f", 0, 8, MismatchKind::Cfa, |r| {
+    planted_is_caught(&elf, "f", 0, 8, OracleKind::Cfa, |r| {
         matches!(
             r.cfa,
             Loc::Expr {
@@ -73,7 +73,7 @@ fn a_shifted_cfa_offset_is_flagged_at_exactly_its_row() {
 fn a_shifted_fp_offset_is_flagged_at_exactly_its_row() {
     // AMD64's second data word is the FP offset (the RA offset is fixed in the header).
     let elf = object(&["-O0", "-fno-omit-frame-pointer"], "x86-plant-fp");
-    planted_is_caught(&elf, "f", 1, -8, MismatchKind::Fp, |r| {
+    planted_is_caught(&elf, "f", 1, -8, OracleKind::Fp, |r| {
         matches!(
             r.cfa,
             Loc::Expr {

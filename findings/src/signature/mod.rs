@@ -378,6 +378,17 @@ named! {
     }
 }
 
+impl From<sframe_spec::Abi> for OracleAbi {
+    fn from(abi: sframe_spec::Abi) -> OracleAbi {
+        match abi {
+            sframe_spec::Abi::Amd64 => OracleAbi::Amd64,
+            sframe_spec::Abi::Aarch64Le => OracleAbi::Aarch64,
+            sframe_spec::Abi::Aarch64Be => OracleAbi::Aarch64Be,
+            sframe_spec::Abi::S390x => OracleAbi::S390x,
+        }
+    }
+}
+
 named! {
     /// What an oracle mismatch is about.
     pub enum OracleKind {

@@ -234,7 +234,7 @@ pub fn planted_is_caught(
     name: &str,
     word: usize,
     delta: i64,
-    kind: sframe_oracle::checker::MismatchKind,
+    kind: sframe_oracle::checker::OracleKind,
     pick: impl Fn(&sframe_spec::Recovery) -> bool,
 ) {
     let (o, clean) = check(elf);
