@@ -357,7 +357,22 @@ pub fn render(p: &Prepared, format: Format) -> String {
         d.para(&format!("{whose}, {file}, {function}:"));
         d.code(lang, lines);
     };
-    for u in f.upstream.iter().filter(|u| source_of(&u.source, project)) {
+    // A crate's release under test that is also the newest source read (crates.io's newest)
+    // is quoted once, as the latter.
+    let again = |u: &crate::ledger::Upstream| {
+        project == Project::SimpleFrameRs
+            && p.statuses.iter().any(|s| {
+                s.tree == u.source
+                    && s.lines
+                        .iter()
+                        .any(|l| l.file == u.file && l.function == u.function && l.lines == u.lines)
+            })
+    };
+    for u in f
+        .upstream
+        .iter()
+        .filter(|u| source_of(&u.source, project) && !again(u))
+    {
         let whose = format!("{} ({})", u.release, u.source);
         quote(&mut d, whose, &u.file, &u.function, &u.lines);
     }
@@ -408,7 +423,7 @@ fn source_of(tree: &str, project: Project) -> bool {
 }
 
 /// A further source read (a development branch), with what it says: present or fixed there,
-/// and what was run on it.
+/// and what else the reading found.
 fn also_read(s: &UpstreamStatus) -> String {
     let mut t = format!("Also read: {}: {}", s.newest, s.status.name());
     for (label, text) in [("by", &s.change), ("since", &s.reason)] {
@@ -417,9 +432,6 @@ fn also_read(s: &UpstreamStatus) -> String {
         }
     }
     t.push('.');
-    if !s.run.is_empty() {
-        t.push_str(&format!(" Run there: {}.", s.run.trim_end_matches('.')));
-    }
     if !s.note.is_empty() {
         t.push_str(&format!(" Note: {}.", s.note.trim_end_matches('.')));
     }
