@@ -476,4 +476,28 @@ mod tests {
         let s = file_script("r.s", &Content::Text("EOF\nnop".into()));
         assert_eq!(s, "cat > r.s <<'EOF_'\nEOF\nnop\nEOF_\n");
     }
+    #[test]
+    fn a_development_branch_read_besides_says_whether_it_is_fixed_there() {
+        use crate::upstream_status::{Checked, Status};
+        let mut s = UpstreamStatus::new(
+            "simple-frame-rs",
+            Status::Fixed,
+            "master abc",
+            Checked::Reproducer,
+        );
+        s.change = "commit abc 'Fix it'".into();
+        s.run = "a throw-away crate".into();
+        s.note = "FRE 0 still missed.".into();
+        assert_eq!(
+            also_read(&s),
+            "Also read: master abc: fixed (by commit abc 'Fix it'). Note: FRE 0 still missed."
+        );
+        let p = UpstreamStatus::new(
+            "simple-frame-rs",
+            Status::Present,
+            "master abc",
+            Checked::Reading,
+        );
+        assert_eq!(also_read(&p), "Also read: master abc: present.");
+    }
 }
