@@ -162,8 +162,8 @@ pub struct FileSpec {
     /// machine and byte order.
     #[serde(default)]
     pub elf_from: String,
-    /// A file of the finding's directory, written byte for byte (a raw section for a C
-    /// program to read).
+    /// A file of the finding's directory (or of another finding's, `../FNNNN-.../file`),
+    /// written byte for byte (a raw section for a C or Rust program to read).
     #[serde(default)]
     pub bytes_from: String,
     /// One of this project's C programs for reports ([`PROGRAMS`]), by name.
