@@ -5,7 +5,9 @@
 //! - each reproducer, run as the report prints it with the upstream tools of every release
 //!   the report names (binutils 2.40, 2.44, 2.47 and LLVM 23 from `ci/toolchains`, put on
 //!   `PATH` under the names the report uses; `gcc` there builds against that release's
-//!   libsframe headers and library, as with its libsframe-dev installed), ends as the report says and prints every line
+//!   libsframe headers and library, as with its libsframe-dev installed; for simple-frame-rs,
+//!   `cargo` and `rustc` of the toolchain running the test, offline, building against the
+//!   crate in the local registry cache), ends as the report says and prints every line
 //!   the report shows as the actual answer: the lines come from the real tools, and a tool
 //!   that no longer prints them fails the test;
 //! - the releases the reports name are the provisioned ones, and the manual's sentences
@@ -158,6 +160,17 @@ fn tool_dir(base: &Path, project: Project, release: &str, triple: &str) -> PathB
                 links.insert(format!("{t}-{release}"), bin.join(format!("{t}-{release}")));
             }
         }
+        Project::SimpleFrameRs => {
+            let cargo =
+                PathBuf::from(std::env::var_os("CARGO").expect("CARGO (run by cargo test)"));
+            let dir = cargo.parent().expect("cargo's directory");
+            links.insert("cargo".into(), cargo.clone());
+            links.insert("rustc".into(), dir.join("rustc"));
+            assert!(
+                crate_cached(release).is_some(),
+                "simple-frame-rs {release} is not in the cargo registry cache (cargo fetch in the workspace)"
+            );
+        }
     }
     // `gcc` as on a system with that release's libsframe-dev: its headers and library first;
     // the system's own assembler and linker (the host's, whatever the report's triple).
@@ -184,6 +197,19 @@ fn tool_dir(base: &Path, project: Project, release: &str, triple: &str) -> PathB
         std::os::unix::fs::symlink(&target, d.join(name)).unwrap();
     }
     d
+}
+
+/// The `.crate` file of simple-frame-rs `version` in cargo's registry cache, which an
+/// offline `cargo run` of a report's Cargo project builds from.
+fn crate_cached(version: &str) -> Option<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))?;
+    let cache = std::fs::read_dir(home.join("registry/cache")).ok()?;
+    cache
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join(format!("simple-frame-rs-{version}.crate")))
+        .find(|p| p.exists())
 }
 
 /// The lines of `shows` that `output` does not hold in that order (lines compared without
@@ -231,6 +257,11 @@ fn every_reproducer_shows_what_its_report_says_on_the_upstream_tools() {
                     .current_dir(&work)
                     .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
                     .env("LC_ALL", "C")
+                    // A Cargo project's `cargo run`: offline, from the registry cache, into one
+                    // target directory for all reports; a panic prints as it does by default.
+                    .env("CARGO_NET_OFFLINE", "true")
+                    .env("CARGO_TARGET_DIR", base.join("cargo-target"))
+                    .env_remove("RUST_BACKTRACE")
                     .output();
                 let out = match out {
                     Ok(o) => o,
@@ -290,6 +321,24 @@ fn the_releases_reports_name_are_the_provisioned_ones() {
                     hit,
                     "binutils {} is not Debian {} {}",
                     r.release, r.suite, r.debian
+                );
+            }
+            Project::SimpleFrameRs => {
+                // The workspace's own adapter is built against the same release.
+                let lock = std::fs::read_to_string(
+                    Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock"),
+                )
+                .expect("the workspace's Cargo.lock");
+                let entry = format!("name = \"simple-frame-rs\"\nversion = \"{}\"", r.release);
+                assert!(
+                    lock.contains(&entry) && r.debian == r.release && r.suite == "crates.io",
+                    "simple-frame-rs {} is not the crates.io release the workspace locks",
+                    r.release
+                );
+                assert!(
+                    crate_cached(r.release).is_some(),
+                    "simple-frame-rs {} is not in the cargo registry cache",
+                    r.release
                 );
             }
             Project::Llvm => {

@@ -5,7 +5,8 @@
 //! nothing of this project: a one-line summary in the upstream project's style, the releases
 //! tested (exact Debian versions) and the newest source read, a reproducer made of the
 //! upstream project's own tools (an assembly file and the `as` line; a raw section wrapped in
-//! a minimal ELF file, [`sframe_elf::wrap`]; a short C program on libsframe's public API),
+//! a minimal ELF file, [`sframe_elf::wrap`]; a short C program on libsframe's public API; a
+//! small Cargo project on simple-frame-rs's),
 //! the actual answer as the real tool prints it, the expected one with the sentence of the
 //! manual that decides it, the source lines at fault, and the sanitizer report of a
 //! memory-safety bug where `sanitizer-*.txt` files hold one.
@@ -42,8 +43,9 @@ pub struct Release {
     pub project: Project,
     /// The short name the reports and the cache use (`2.44`, `23`).
     pub release: &'static str,
-    /// The Debian package version.
+    /// The Debian package version (a crate's: its crates.io version).
     pub debian: &'static str,
+    /// The Debian suite (a crate's: `crates.io`).
     pub suite: &'static str,
 }
 
@@ -55,6 +57,8 @@ pub enum Project {
     Binutils,
     /// LLVM (llvm-mc, llvm-readobj): LLVM's GitHub issues.
     Llvm,
+    /// The simple-frame-rs crate (crates.io): its repository's GitHub issues.
+    SimpleFrameRs,
 }
 
 impl Project {
@@ -62,6 +66,7 @@ impl Project {
         match self {
             Project::Binutils => "GNU binutils",
             Project::Llvm => "LLVM",
+            Project::SimpleFrameRs => "simple-frame-rs",
         }
     }
     /// Where the project takes bug reports.
@@ -69,6 +74,8 @@ impl Project {
         match self {
             Project::Binutils => "https://sourceware.org/bugzilla/, product binutils",
             Project::Llvm => "https://github.com/llvm/llvm-project/issues",
+            // The crate's Cargo.toml: repository = "https://github.com/jiegec/simple-frame-rs".
+            Project::SimpleFrameRs => "https://github.com/jiegec/simple-frame-rs/issues",
         }
     }
 }
@@ -98,6 +105,12 @@ pub const RELEASES: &[Release] = &[
         release: "23",
         debian: "1:23.1.4-2",
         suite: "sid",
+    },
+    Release {
+        project: Project::SimpleFrameRs,
+        release: "0.3.0",
+        debian: "0.3.0",
+        suite: "crates.io",
     },
 ];
 
@@ -149,8 +162,8 @@ pub struct FileSpec {
     /// machine and byte order.
     #[serde(default)]
     pub elf_from: String,
-    /// A file of the finding's directory, written byte for byte (a raw section for a C
-    /// program to read).
+    /// A file of the finding's directory (or of another finding's, `../FNNNN-.../file`),
+    /// written byte for byte (a raw section for a C or Rust program to read).
     #[serde(default)]
     pub bytes_from: String,
     /// One of this project's C programs for reports ([`PROGRAMS`]), by name.
@@ -158,8 +171,20 @@ pub struct FileSpec {
     pub program: String,
 }
 
-/// The C programs reports use, on libsframe's public API: (name, source).
-pub const PROGRAMS: &[(&str, &str)] = &[("lookup.c", include_str!("lookup.c"))];
+/// The programs reports use: (name, source). `lookup.c` on libsframe's public API; the
+/// Cargo project `simple-frame-rs/` (its `Cargo.toml` names `main.rs` as the binary, so both
+/// files sit beside the section) on simple-frame-rs's.
+pub const PROGRAMS: &[(&str, &str)] = &[
+    ("lookup.c", include_str!("lookup.c")),
+    (
+        "simple-frame-rs/Cargo.toml",
+        include_str!("simple-frame-rs/Cargo.toml"),
+    ),
+    (
+        "simple-frame-rs/main.rs",
+        include_str!("simple-frame-rs/main.rs"),
+    ),
+];
 
 /// One command of the reproducer.
 #[derive(Debug, Clone, Deserialize)]
@@ -319,6 +344,9 @@ pub struct Prepared {
     pub files: Vec<(String, Content)>,
     /// The `upstream_status` entries the report is about.
     pub statuses: Vec<UpstreamStatus>,
+    /// Further `upstream_status` entries of those implementations (a development branch
+    /// read besides the newest release), whatever their status.
+    pub also: Vec<UpstreamStatus>,
     /// `sanitizer-*.txt` files of the finding's directory: (file name, text).
     pub sanitizer: Vec<(String, String)>,
     /// The finding's directory, relative to the repository (for the report's last line).
@@ -342,6 +370,7 @@ pub fn prepare(ledger_dir: &Path, f: &Finding) -> Result<Prepared, Refusal> {
     };
     let input: Input = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
     let mut statuses = Vec::new();
+    let mut also = Vec::new();
     for imp in &input.implementations {
         let s = f
             .upstream_status
@@ -355,6 +384,12 @@ pub fn prepare(ledger_dir: &Path, f: &Finding) -> Result<Prepared, Refusal> {
             )));
         }
         statuses.push(s.clone());
+        also.extend(
+            f.upstream_status
+                .iter()
+                .filter(|o| &o.implementation == imp && !std::ptr::eq(*o, s))
+                .cloned(),
+        );
     }
     if statuses.is_empty() {
         return Err(bad("names no implementation".into()));
@@ -437,6 +472,7 @@ pub fn prepare(ledger_dir: &Path, f: &Finding) -> Result<Prepared, Refusal> {
         input,
         files,
         statuses,
+        also,
         sanitizer,
         dir: format!("corpus/findings/{}", f.id),
     })

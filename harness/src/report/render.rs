@@ -3,6 +3,7 @@
 //! outputs verbatim so that they paste back into a shell).
 
 use super::{release, Content, Prepared, Project};
+use crate::upstream_status::UpstreamStatus;
 
 /// The output format of a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,6 +168,7 @@ fn releases_line(p: &Prepared) -> String {
                 "LLVM {} (Debian {} llvm-{} {})",
                 r.release, r.suite, r.release, r.debian
             ),
+            Project::SimpleFrameRs => format!("simple-frame-rs {} ({})", r.release, r.suite),
         })
         .collect();
     parts.join(", ")
@@ -218,10 +220,13 @@ pub fn render(p: &Prepared, format: Format) -> String {
         Format::Bugzilla => d.out.push_str(&format!("Summary: {}\n\n", input.summary)),
     }
     let tried = releases_line(p);
+    let component = match project {
+        Project::SimpleFrameRs => String::new(),
+        _ => format!(", component {}", component(&input.summary)),
+    };
     d.para(&format!(
-        "For {}, component {}. Reproduced with {tried}{}.",
+        "For {}{component}. Reproduced with {tried}{}.",
         project.tracker(),
-        component(&input.summary),
         if input.triple.is_empty() {
             String::new()
         } else {
@@ -237,6 +242,9 @@ pub fn render(p: &Prepared, format: Format) -> String {
         "Newest source read: {}; the lines at fault are still there (quoted below).",
         newest.join("; ")
     ));
+    for s in &p.also {
+        d.para(&also_read(s));
+    }
 
     d.heading("Problem");
     d.para(&input.problem);
@@ -247,15 +255,38 @@ pub fn render(p: &Prepared, format: Format) -> String {
     d.para(&format!(
         "Needs only {}{}. Each command is the same for every release listed above.",
         tools_text.join(", "),
-        if p.files.iter().any(|(_, c)| matches!(c, Content::Binary(_))) {
+        if p.input.files.iter().any(|f| !f.elf_from.is_empty()) {
             format!(
                 " and {} (the ELF file is a minimal ELF64 executable holding one .sframe section, written by sframe-conform)",
                 d.ic("base64")
+            )
+        } else if p.files.iter().any(|(_, c)| matches!(c, Content::Binary(_))) {
+            let raw: Vec<String> = p
+                .input
+                .files
+                .iter()
+                .filter(|f| !f.bytes_from.is_empty())
+                .map(|f| d.ic(&f.name))
+                .collect();
+            format!(
+                " and {} ({} holds the raw bytes of an SFrame section)",
+                d.ic("base64"),
+                raw.join(", ")
             )
         } else {
             String::new()
         }
     ));
+    if tools.iter().any(|t| t == "cargo") {
+        d.para(&format!(
+            "The Rust program is a Cargo project of two files ({} names {} as its binary) that depends on {}; {} fetches the crate from crates.io. It reads the raw section with {} and prints what the crate answers.",
+            d.ic("Cargo.toml"),
+            d.ic("main.rs"),
+            d.ic("simple-frame-rs = \"=0.3.0\""),
+            d.ic("cargo run"),
+            d.ic("SFrameSection::from(data, 0)"),
+        ));
+    }
     if tools.iter().any(|t| t == "gcc") {
         d.para(&format!(
             "The C program is built against the installed libsframe headers and library ({}).",
@@ -286,6 +317,7 @@ pub fn render(p: &Prepared, format: Format) -> String {
                         match project {
                             Project::Binutils => "binutils",
                             Project::Llvm => "LLVM",
+                            Project::SimpleFrameRs => "simple-frame-rs",
                         }
                     )
                 })
@@ -316,12 +348,31 @@ pub fn render(p: &Prepared, format: Format) -> String {
     }
 
     d.heading("Source lines at fault");
+    let lang = match project {
+        Project::SimpleFrameRs => "rust",
+        _ => "c",
+    };
     let quote = |d: &mut Doc, whose: String, file: &str, function: &str, lines: &str| {
         let file = d.ic(file);
         d.para(&format!("{whose}, {file}, {function}:"));
-        d.code("c", lines);
+        d.code(lang, lines);
     };
-    for u in f.upstream.iter().filter(|u| source_of(&u.source, project)) {
+    // A crate's release under test that is also the newest source read (crates.io's newest)
+    // is quoted once, as the latter.
+    let again = |u: &crate::ledger::Upstream| {
+        project == Project::SimpleFrameRs
+            && p.statuses.iter().any(|s| {
+                s.tree == u.source
+                    && s.lines
+                        .iter()
+                        .any(|l| l.file == u.file && l.function == u.function && l.lines == u.lines)
+            })
+    };
+    for u in f
+        .upstream
+        .iter()
+        .filter(|u| source_of(&u.source, project) && !again(u))
+    {
         let whose = format!("{} ({})", u.release, u.source);
         quote(&mut d, whose, &u.file, &u.function, &u.lines);
     }
@@ -367,7 +418,24 @@ fn source_of(tree: &str, project: Project) -> bool {
     match project {
         Project::Llvm => tree.starts_with("llvm"),
         Project::Binutils => tree.starts_with("binutils"),
+        Project::SimpleFrameRs => tree.starts_with("simple-frame-rs"),
     }
+}
+
+/// A further source read (a development branch), with what it says: present or fixed there,
+/// and what else the reading found.
+fn also_read(s: &UpstreamStatus) -> String {
+    let mut t = format!("Also read: {}: {}", s.newest, s.status.name());
+    for (label, text) in [("by", &s.change), ("since", &s.reason)] {
+        if !text.is_empty() {
+            t.push_str(&format!(" ({label} {text})"));
+        }
+    }
+    t.push('.');
+    if !s.note.is_empty() {
+        t.push_str(&format!(" Note: {}.", s.note.trim_end_matches('.')));
+    }
+    t
 }
 
 #[cfg(test)]
@@ -407,5 +475,29 @@ mod tests {
     fn a_text_file_is_written_with_a_marker_it_does_not_hold() {
         let s = file_script("r.s", &Content::Text("EOF\nnop".into()));
         assert_eq!(s, "cat > r.s <<'EOF_'\nEOF\nnop\nEOF_\n");
+    }
+    #[test]
+    fn a_development_branch_read_besides_says_whether_it_is_fixed_there() {
+        use crate::upstream_status::{Checked, Status};
+        let mut s = UpstreamStatus::new(
+            "simple-frame-rs",
+            Status::Fixed,
+            "master abc",
+            Checked::Reproducer,
+        );
+        s.change = "commit abc 'Fix it'".into();
+        s.run = "a throw-away crate".into();
+        s.note = "FRE 0 still missed.".into();
+        assert_eq!(
+            also_read(&s),
+            "Also read: master abc: fixed (by commit abc 'Fix it'). Note: FRE 0 still missed."
+        );
+        let p = UpstreamStatus::new(
+            "simple-frame-rs",
+            Status::Present,
+            "master abc",
+            Checked::Reading,
+        );
+        assert_eq!(also_read(&p), "Also read: master abc: present.");
     }
 }
