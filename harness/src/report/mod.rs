@@ -173,12 +173,14 @@ pub struct FileSpec {
 
 /// The programs reports use: (name, source). `lookup.c` on libsframe's public API; the
 /// Cargo project `simple-frame-rs/` (its `Cargo.toml` names `main.rs` as the binary, so both
-/// files sit beside the section) on simple-frame-rs's.
+/// files sit beside the section) on simple-frame-rs's. The manifest is kept as
+/// `Cargo.toml.in`: a `Cargo.toml` would make its directory a package of its own, which cargo
+/// leaves out of the packaged harness.
 pub const PROGRAMS: &[(&str, &str)] = &[
     ("lookup.c", include_str!("lookup.c")),
     (
         "simple-frame-rs/Cargo.toml",
-        include_str!("simple-frame-rs/Cargo.toml"),
+        include_str!("simple-frame-rs/Cargo.toml.in"),
     ),
     (
         "simple-frame-rs/main.rs",
