@@ -406,10 +406,7 @@ fn save_unexplained(summary: &Summary, dir: &std::path::Path) -> Result<(), Stri
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut index = Vec::new();
     for s in summary.signatures.values() {
-        let accounted = s
-            .finding
-            .as_deref()
-            .is_some_and(|f| f != sframe_harness::ledger::UNTRIAGED);
+        let accounted = s.finding.finding().is_some();
         let Some(input) = s.input.as_ref().filter(|_| !accounted) else {
             continue;
         };

@@ -181,7 +181,7 @@ pub fn assert_ledgered(d: &Differential, r: &CaseResult, data: &[u8], target: &s
 fn panic_on_new(d: &Differential, r: &CaseResult, data: &[u8]) {
     let new: Vec<String> = r
         .discrepancies()
-        .filter(|x| d.ledger.accounted(x).is_none())
+        .filter(|x| d.ledger.account(x).is_new())
         .map(|x| {
             format!(
                 "{} (pc {:?}, expected {}, found {})",

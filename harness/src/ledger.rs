@@ -177,8 +177,57 @@ pub struct Ledger {
     pub patterns: Vec<Vec<SignaturePattern>>,
 }
 
-/// The name [`Ledger::accounted`] gives a signature of the untriaged list.
+/// The name [`Account::Untriaged`] is written by, in reports and summaries.
 pub const UNTRIAGED: &str = "untriaged";
+
+/// What the ledger says of a discrepancy ([`Ledger::account`]), ordered from the least
+/// accounted for to the most: new, on the untriaged list, explained by a finding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum Account {
+    /// No finding explains it and its signature is not on the untriaged list.
+    #[default]
+    New,
+    /// Its exact signature is on the untriaged list: known, not yet explained.
+    Untriaged,
+    /// The finding with this ID explains it.
+    Finding(String),
+}
+
+impl Account {
+    /// How well it is accounted for: 0 new, 1 untriaged, 2 a finding.
+    pub fn rank(&self) -> u8 {
+        match self {
+            Account::New => 0,
+            Account::Untriaged => 1,
+            Account::Finding(_) => 2,
+        }
+    }
+    pub fn is_new(&self) -> bool {
+        *self == Account::New
+    }
+    /// The finding's ID, when a finding explains it.
+    pub fn finding(&self) -> Option<&str> {
+        match self {
+            Account::Finding(id) => Some(id),
+            _ => None,
+        }
+    }
+    /// As reports write it: the finding's ID, [`UNTRIAGED`], or nothing for a new one.
+    pub fn label(&self) -> Option<&str> {
+        match self {
+            Account::New => None,
+            Account::Untriaged => Some(UNTRIAGED),
+            Account::Finding(id) => Some(id),
+        }
+    }
+}
+
+/// Written as its [`Account::label`]: `null`, `"untriaged"` or the finding's ID.
+impl Serialize for Account {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.label().serialize(s)
+    }
+}
 
 /// `untriaged.json`: the debt list.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -296,34 +345,51 @@ impl Ledger {
         })
     }
 
-    /// [`Ledger::accounted`] for a discrepancy known only by its signature, one that no quirk
-    /// explained: a reader's value disagreement or refusal (`diff:`, `rejected-valid:`, not
-    /// `encode`) is then only ever on
-    /// the untriaged list; other classes match the findings' patterns.
-    pub fn accounted_signature(&self, signature: &str) -> Option<String> {
-        let finding = signature
-            .parse::<Signature>()
-            .ok()
-            .filter(|s| !s.is_reader_value())
-            .and_then(|s| self.lookup_signature(&s))
-            .map(|f| f.id.clone());
-        finding.or_else(|| {
-            self.untriaged
-                .contains(signature)
-                .then(|| UNTRIAGED.to_string())
-        })
+    /// What the ledger says of a discrepancy: the finding that explains it
+    /// ([`Ledger::finding_for`]), else whether its exact signature is on the untriaged list.
+    pub fn account(&self, d: &Discrepancy) -> Account {
+        match self.finding_for(d) {
+            Some(f) => Account::Finding(f.id.clone()),
+            None => self.untriaged_or_new(&d.signature),
+        }
     }
 
-    /// The finding that explains `d`, or [`UNTRIAGED`] when its exact signature is on the
-    /// untriaged list; `None` when it is new.
-    pub fn accounted(&self, d: &Discrepancy) -> Option<String> {
-        match self.finding_for(d) {
-            Some(f) => Some(f.id.clone()),
-            None => self
-                .untriaged
-                .contains(&d.signature.to_string())
-                .then(|| UNTRIAGED.to_string()),
+    /// [`Ledger::account`] for a discrepancy known only by its signature, one that no quirk
+    /// explained: a reader's value disagreement or refusal (`diff:`, `rejected-valid:`, not
+    /// `encode`) is then only ever on the untriaged list; other classes match the findings'
+    /// patterns.
+    pub fn account_signature(&self, signature: &Signature) -> Account {
+        match Some(signature)
+            .filter(|s| !s.is_reader_value())
+            .and_then(|s| self.lookup_signature(s))
+        {
+            Some(f) => Account::Finding(f.id.clone()),
+            None => self.untriaged_or_new(signature),
         }
+    }
+
+    fn untriaged_or_new(&self, signature: &Signature) -> Account {
+        if self.untriaged.contains(&signature.to_string()) {
+            Account::Untriaged
+        } else {
+            Account::New
+        }
+    }
+
+    /// [`Ledger::account_signature`] of a signature's text ([`Account::New`] for a text that
+    /// is not a signature but is on the untriaged list as written).
+    pub fn accounted_signature(&self, signature: &str) -> Option<String> {
+        let account = match signature.parse::<Signature>() {
+            Ok(s) => self.account_signature(&s),
+            Err(_) if self.untriaged.contains(signature) => Account::Untriaged,
+            Err(_) => Account::New,
+        };
+        account.label().map(str::to_string)
+    }
+
+    /// [`Ledger::account`], as reports write it ([`Account::label`]).
+    pub fn accounted(&self, d: &Discrepancy) -> Option<String> {
+        self.account(d).label().map(str::to_string)
     }
 
     /// The finding covering `signature`, if any (none for a text that is not a signature).

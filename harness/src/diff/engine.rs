@@ -393,9 +393,3 @@ impl CaseContext {
         }
     }
 }
-
-/// The ID of the finding that explains a discrepancy, `untriaged` for one on the untriaged
-/// list, `None` when it is new ([`Ledger::accounted`]).
-pub fn known(ledger: &Ledger, d: &Discrepancy) -> Option<String> {
-    ledger.accounted(d)
-}

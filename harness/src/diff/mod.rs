@@ -57,7 +57,7 @@ pub use case::{Case, CaseResult, Discrepancy, ImplResult, Status, TriggerCheck};
 pub use classify::{
     classify_decode, classify_decode_explained, classify_finds, classify_finds_explained, failure,
 };
-pub use engine::{known, pcs_for, Engine, Settings};
+pub use engine::{pcs_for, Engine, Settings};
 pub use reference_view::{aliased_32, overlap_zones, reference_view, version_tag, ReferenceView};
 
 #[cfg(test)]

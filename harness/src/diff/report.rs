@@ -2,7 +2,7 @@
 //! signature with its first example and its ledger status, as a table or JSON.
 
 use super::{CaseResult, Discrepancy};
-use crate::ledger::Ledger;
+use crate::ledger::{Account, Ledger};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -19,8 +19,8 @@ pub struct Counts {
 pub struct SignatureSummary {
     pub signature: String,
     pub count: usize,
-    /// The ledger finding covering it, `None` when new.
-    pub finding: Option<String>,
+    /// What the ledger says of it (the least accounted-for occurrence's).
+    pub finding: Account,
     pub first_case: String,
     pub example: Discrepancy,
     /// The first input showing it (kept for new and untriaged signatures only, to minimize,
@@ -32,15 +32,6 @@ pub struct SignatureSummary {
     /// that a finding does explain.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explained_elsewhere: Option<String>,
-}
-
-/// How well an occurrence is accounted for: new < untriaged < a finding.
-fn rank(finding: Option<&str>) -> u8 {
-    match finding {
-        None => 0,
-        Some(crate::ledger::UNTRIAGED) => 1,
-        Some(_) => 2,
-    }
 }
 
 /// The whole run.
@@ -79,8 +70,8 @@ impl Summary {
                 super::Status::Discrepant => c.discrepant += 1,
             }
             for d in &ir.discrepancies {
-                let finding = super::known(ledger, d);
-                let keep_input = rank(finding.as_deref()) < 2;
+                let finding = ledger.account(d);
+                let keep_input = finding.finding().is_none();
                 let e = self
                     .signatures
                     .entry(d.signature.to_string())
@@ -94,12 +85,12 @@ impl Summary {
                         explained_elsewhere: None,
                     });
                 e.count += 1;
-                if rank(finding.as_deref()) < rank(e.finding.as_deref()) {
+                if finding.rank() < e.finding.rank() {
                     // This occurrence is less accounted for than the ones before: it is the
                     // one the signature stands for now.
                     let before = std::mem::replace(&mut e.finding, finding);
-                    if rank(before.as_deref()) == 2 {
-                        e.explained_elsewhere = before;
+                    if let Account::Finding(id) = before {
+                        e.explained_elsewhere = Some(id);
                     }
                     e.first_case = r.case.clone();
                     e.example = d.clone();
@@ -111,7 +102,7 @@ impl Summary {
 
     /// Signatures no finding covers.
     pub fn new_signatures(&self) -> impl Iterator<Item = &SignatureSummary> {
-        self.signatures.values().filter(|s| s.finding.is_none())
+        self.signatures.values().filter(|s| s.finding.is_new())
     }
 
     pub fn has_new(&self) -> bool {
@@ -162,7 +153,7 @@ impl Summary {
                     "{:<64} {:>6}  {}\n",
                     s.signature,
                     s.count,
-                    match (s.finding.as_deref(), s.explained_elsewhere.as_deref()) {
+                    match (s.finding.label(), s.explained_elsewhere.as_deref()) {
                         (None, Some(f)) => format!("NEW (other occurrences: {f})"),
                         (Some(u), Some(f)) => format!("{u} (other occurrences: {f})"),
                         (f, None) => f.unwrap_or("NEW").to_string(),

@@ -73,7 +73,7 @@ impl Report {
     /// Discrepancies no finding of `ledger` covers.
     pub fn unexplained<'a>(&'a self, ledger: &'a Ledger) -> Vec<(&'a str, &'a Discrepancy)> {
         self.discrepancies()
-            .filter(|(_, d)| ledger.accounted(d).is_none())
+            .filter(|(_, d)| ledger.account(d).is_new())
             .collect()
     }
     /// A readable listing of the discrepancies (first of each signature, with counts).
