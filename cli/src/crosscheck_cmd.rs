@@ -13,9 +13,9 @@
 
 use serde::Serialize;
 use sframe_harness::ledger::Ledger;
-use sframe_harness::signature::{CrosscheckKind, OracleAbi, Producer, Signature};
+use sframe_harness::signature::{OracleAbi, Producer, Signature};
 use sframe_harness::walk::{Outcome as WalkOutcome, Summary, Unreadable};
-use sframe_producers::check::{Kind, Mismatch};
+use sframe_producers::check::Mismatch;
 use sframe_producers::crosscheck::{
     self, file_kind_name, FileReport, FunctionName, FunctionReport, Outcome,
 };
@@ -194,34 +194,12 @@ struct Report {
 
 const PLT_NOTE: &str = "compared at every PC; x86-64 PLT CFA expressions evaluated per PC";
 
-fn kind_of(k: Kind) -> CrosscheckKind {
-    match k {
-        Kind::Cfa => CrosscheckKind::Cfa,
-        Kind::Ra => CrosscheckKind::Ra,
-        Kind::Fp => CrosscheckKind::Fp,
-        Kind::RaMangled => CrosscheckKind::RaMangled,
-        Kind::NoRow => CrosscheckKind::NoRow,
-        Kind::StepError => CrosscheckKind::StepError,
-        Kind::Signal => CrosscheckKind::Signal,
-        Kind::PauthKey => CrosscheckKind::PauthKey,
-    }
-}
-
-fn oracle_abi(a: sframe_spec::Abi) -> OracleAbi {
-    match a {
-        sframe_spec::Abi::Amd64 => OracleAbi::Amd64,
-        sframe_spec::Abi::Aarch64Le => OracleAbi::Aarch64,
-        sframe_spec::Abi::Aarch64Be => OracleAbi::Aarch64Be,
-        sframe_spec::Abi::S390x => OracleAbi::S390x,
-    }
-}
-
 /// Every disagreement of a file with its signature: (signature, function, pc, mismatch).
 fn signatures(
     producer: &Producer,
     r: &FileReport,
 ) -> Vec<(Signature, FunctionName, u64, Option<Box<Mismatch>>)> {
-    let abi = oracle_abi(r.abi);
+    let abi = OracleAbi::from(r.abi);
     let sig = |shape: String, kind| Signature::Crosscheck {
         producer: producer.clone(),
         abi,
@@ -238,10 +216,7 @@ fn signatures(
         {
             for d in disagreements {
                 out.push((
-                    sig(
-                        crosscheck::shape_of(f, &d.mismatch),
-                        kind_of(d.mismatch.kind),
-                    ),
+                    sig(crosscheck::shape_of(f, &d.mismatch), d.mismatch.kind),
                     f.name.clone(),
                     d.pc,
                     Some(d.mismatch.clone()),
@@ -249,7 +224,7 @@ fn signatures(
             }
             if let Some(m) = facts {
                 out.push((
-                    sig(crosscheck::shape_of(f, m), kind_of(m.kind)),
+                    sig(crosscheck::shape_of(f, m), m.kind),
                     f.name.clone(),
                     f.start,
                     Some(m.clone()),

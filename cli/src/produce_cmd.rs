@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 use sframe_harness::ledger::Ledger;
+use sframe_harness::signature::{self, OracleKind, OracleMismatch, Signature};
 use sframe_producers::asm::{self, Producer};
 use sframe_producers::check::FdeOutcome;
 use sframe_producers::gen::{self, Arch, Config};
@@ -151,7 +152,14 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 abi: arch.abi_name().into(),
                 ..Default::default()
             });
-            let sigs: Mutex<BTreeMap<String, (SigInfo, Case)>> = Mutex::new(BTreeMap::new());
+            let sigs: Mutex<BTreeMap<Signature, (SigInfo, Case)>> = Mutex::new(BTreeMap::new());
+            let (producer, abi) = (p.signature_name(), arch.oracle_abi());
+            let oracle_sig = |function: &str, kind| Signature::Oracle {
+                producer: producer.clone(),
+                abi,
+                function: function.to_string(),
+                kind: OracleMismatch { stack: false, kind },
+            };
             let errors: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
             let next = AtomicU64::new(0);
             let functions = AtomicU64::new(0);
@@ -172,6 +180,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                     let work = scratch.join(format!("{}-{}-{j}", p.name, arch.abi_name()));
                     let (counts, sigs, errors, next, functions, bar, cfg) =
                         (&counts, &sigs, &errors, &next, &functions, &bar, &cfg);
+                    let (producer, oracle_sig) = (&producer, &oracle_sig);
                     s.spawn(move || loop {
                         if functions.load(Ordering::SeqCst) >= args.generate {
                             break;
@@ -207,20 +216,18 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                             };
                         for (prog, r) in parts {
                             let emulated = match (&prog, &r.object) {
-                                (Case::Pattern(_), Some(obj)) => Some(emulate(obj, case, &p.name)),
+                                (Case::Pattern(_), Some(obj)) => Some(emulate(obj, case, producer)),
                                 _ => None,
                             };
                             let mut c = counts.lock().unwrap_or_else(|e| e.into_inner());
                             c.files += 1;
                             c.functions += prog.functions() as u64;
                             // Every disagreement of the file, with its signature.
-                            let mut found: Vec<(String, SigInfo)> = Vec::new();
+                            let mut found: Vec<(Signature, SigInfo)> = Vec::new();
                             if let Some(e) = &r.assembler_error {
                                 c.assembler_errors += 1;
                                 match sframe_producers::assembler_failure_signature(
-                                    &p.name,
-                                    arch.abi_name(),
-                                    e,
+                                    producer, abi, e,
                                 ) {
                                     Some(sig) => found.push((
                                         sig,
@@ -251,11 +258,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                                     found.extend(e.mismatches);
                                 }
                                 Some(Err(err)) => found.push((
-                                    format!(
-                                        "oracle:{}:{}:emulator:step-error",
-                                        p.name,
-                                        arch.abi_name()
-                                    ),
+                                    oracle_sig("emulator", OracleKind::StepError),
                                     SigInfo::new(case, 0, "a run".into(), err, None),
                                 )),
                                 None => {}
@@ -267,7 +270,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                                     FdeOutcome::Omitted(None) => c.omitted_expressible += 1,
                                     FdeOutcome::Omitted(Some(_)) => c.omitted_unexpressible += 1,
                                     FdeOutcome::Disagrees(m) => found.push((
-                                        sframe_producers::signature(&p.name, arch.abi_name(), m),
+                                        sframe_producers::signature(producer, abi, m),
                                         SigInfo::new(
                                             case,
                                             m.pc_offset,
@@ -294,11 +297,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             // Leaving a function out is allowed; leaving every one out, expressible ones
             // included, is a producer that writes no SFrame for the ABI in effect.
             if c.agree == 0 && c.omitted_expressible >= EVERY_FUNCTION_OMITTED_MIN {
-                let sig = format!(
-                    "oracle:{}:{}:cfi-every-function-omitted:no-row",
-                    p.name,
-                    arch.abi_name()
-                );
+                let sig = oracle_sig("cfi-every-function-omitted", OracleKind::NoRow);
                 let info = SigInfo::new(
                     0,
                     0,
@@ -324,7 +323,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                     .count += 1;
             }
             for (sig, (mut info, prog)) in sigs.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                info.finding = ledger.accounted_signature(&sig);
+                info.finding = ledger.account_signature(&sig).label().map(str::to_string);
                 if info.finding.is_none() {
                     if let (Some(dir), Case::Cfi(prog)) = (&args.minimize, &prog) {
                         let small = sframe_producers::minimize::minimize(
@@ -334,13 +333,13 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                             &scratch.join("min"),
                         );
                         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-                        let name = sig.replace(':', "_");
+                        let name = sig.to_string().replace(':', "_");
                         let path = dir.join(format!("{name}.s"));
                         std::fs::write(&path, small.to_asm()).map_err(|e| e.to_string())?;
                         info.minimized = Some(path.display().to_string());
                     }
                 }
-                report.signatures.insert(sig, info);
+                report.signatures.insert(sig.to_string(), info);
             }
             for (k, n) in errors.into_inner().unwrap_or_else(|e| e.into_inner()) {
                 *report
@@ -500,12 +499,12 @@ pub struct Emulated {
     pub functions: u64,
     pub pcs: u64,
     /// Signatures, with the first sighting's details.
-    pub mismatches: Vec<(String, SigInfo)>,
+    pub mismatches: Vec<(Signature, SigInfo)>,
 }
 
 /// Run every function of `obj` in the emulator (a few runs, seeded by the case) and name each
 /// wrong row by the function's shape.
-pub fn emulate(obj: &[u8], case: u64, producer: &str) -> Result<Emulated, String> {
+pub fn emulate(obj: &[u8], case: u64, producer: &signature::Producer) -> Result<Emulated, String> {
     let oracle = sframe_oracle::Oracle::new(obj).map_err(|e| e.to_string())?;
     let opts = sframe_oracle::Options {
         runs: 2,
@@ -515,12 +514,11 @@ pub fn emulate(obj: &[u8], case: u64, producer: &str) -> Result<Emulated, String
         ..sframe_oracle::Options::default()
     };
     let report = oracle.check_all(&opts).map_err(|e| e.to_string())?;
-    let producer = sframe_harness::signature::Producer::named(producer);
     let mismatches = report
         .mismatches()
         .map(|m| {
             let shape = pattern::shape_of(&m.function);
-            let sig = m.signature_as(&producer, report.abi, shape).to_string();
+            let sig = m.signature_as(producer, report.abi, shape);
             let info = SigInfo::new(
                 case,
                 m.offset,

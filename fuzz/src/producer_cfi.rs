@@ -83,8 +83,9 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         p.name,
         r.read_error
     );
-    let sigs = r.signatures(&p.name, abi);
-    for sig in sigs {
+    let sigs = r.signatures(&p.signature_name(), p.arch.oracle_abi());
+    for typed in sigs {
+        let sig = typed.to_string();
         if !crate::findings_log::strict() {
             // Sorted by the ledger after the run (see crate::summary); the entry's input is
             // the assembly text.
@@ -105,7 +106,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             continue;
         }
         assert!(
-            s.ledger.accounted_signature(&sig).is_some(),
+            !s.ledger.account_signature(&typed).is_new(),
             "new producer disagreement, not in the findings ledger: {sig}\n{text}"
         );
     }

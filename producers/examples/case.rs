@@ -62,7 +62,9 @@ fn main() {
         let cfg = config(arch);
         let prog = gen::program(a[2].parse().unwrap(), a[3].parse().unwrap(), &cfg);
         let work = std::env::temp_dir().join("sframe-producers-case-min");
-        let m = sframe_producers::minimize::minimize(&p, &prog, &sig, &work);
+        let parsed: sframe_findings::signature::Signature =
+            sig.parse().expect("CASE_MINIMIZE: a signature");
+        let m = sframe_producers::minimize::minimize(&p, &prog, &parsed, &work);
         println!("minimized for {sig}:\n{}", m.to_asm());
     }
     let work = std::env::temp_dir().join("sframe-producers-case");

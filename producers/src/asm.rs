@@ -30,6 +30,13 @@ pub struct Producer {
     pub path: PathBuf,
 }
 
+impl Producer {
+    /// The producer as signatures name it.
+    pub fn signature_name(&self) -> sframe_findings::signature::Producer {
+        sframe_findings::signature::Producer::named(&self.name)
+    }
+}
+
 pub use sframe_provision::bin_dir;
 
 /// The provisioned tools named `<prefix><release>` (release starting with a digit).

@@ -213,54 +213,10 @@ pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), Why> 
     Ok(())
 }
 
-/// What a disagreement is about (the last part of its signature).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
-    Cfa,
-    Ra,
-    Fp,
-    /// The RA's mangled (signed) state differs; `produce` names it `ra`, with the shape
-    /// `cfi-ra-mangled-<bool>`.
-    RaMangled,
-    /// No SFrame row at a PC the function's SFrame FDE should cover.
-    NoRow,
-    /// The SFrame section cannot be read there.
-    StepError,
-    /// The FDE's signal-frame bit differs from the CFI's `S` augmentation.
-    Signal,
-    /// The FDE's `pauth_key` differs from the CFI's `B` augmentation.
-    PauthKey,
-}
-
-impl Kind {
-    /// The name in signatures (`produce`'s oracle names).
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Cfa => "cfa",
-            Kind::Ra | Kind::RaMangled => "ra",
-            Kind::Fp => "fp",
-            Kind::NoRow => "no-row",
-            Kind::StepError => "step-error",
-            Kind::Signal => "signal",
-            Kind::PauthKey => "pauth-key",
-        }
-    }
-}
-
-impl serde::Serialize for Kind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(match self {
-            Kind::RaMangled => "ra-mangled",
-            k => k.name(),
-        })
-    }
-}
-
-impl std::fmt::Display for Kind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// What a disagreement is about (the last part of its signature): the findings'
+/// vocabulary. `produce` names a mangled RA's state `ra` in its oracle signatures
+/// (`OracleKind::from`), `crosscheck` `ra-mangled`.
+pub use sframe_findings::signature::CrosscheckKind as Kind;
 
 /// One disagreement at a PC.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

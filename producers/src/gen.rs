@@ -35,14 +35,19 @@ impl Arch {
             Arch::S390x => "s390x-linux-gnu",
         }
     }
+    /// The ABI as oracle signatures name it.
+    pub fn oracle_abi(self) -> sframe_findings::signature::OracleAbi {
+        use sframe_findings::signature::OracleAbi;
+        match self {
+            Arch::X86_64 => OracleAbi::Amd64,
+            Arch::Aarch64 => OracleAbi::Aarch64,
+            Arch::Aarch64Be => OracleAbi::Aarch64Be,
+            Arch::S390x => OracleAbi::S390x,
+        }
+    }
     /// The name oracle signatures give the ABI.
     pub fn abi_name(self) -> &'static str {
-        match self {
-            Arch::X86_64 => "amd64",
-            Arch::Aarch64 => "aarch64",
-            Arch::Aarch64Be => "aarch64-be",
-            Arch::S390x => "s390x",
-        }
+        self.oracle_abi().name()
     }
     pub fn from_name(s: &str) -> Option<Arch> {
         match s {

@@ -26,6 +26,7 @@ pub mod pattern;
 use asm::Producer;
 use check::{FdeOutcome, Mismatch};
 use gen::{Func, Program};
+use sframe_findings::signature::{self, OracleAbi, OracleKind, OracleMismatch, Signature};
 use std::path::Path;
 
 /// The result of one file through one producer.
@@ -42,8 +43,16 @@ pub struct FileResult {
 }
 
 /// The signature of a mismatch.
-pub fn signature(producer: &str, abi: &str, m: &Mismatch) -> String {
-    format!("oracle:{producer}:{abi}:{}:{}", m.shape, m.kind)
+pub fn signature(producer: &signature::Producer, abi: OracleAbi, m: &Mismatch) -> Signature {
+    Signature::Oracle {
+        producer: producer.clone(),
+        abi,
+        function: m.shape.clone(),
+        kind: OracleMismatch {
+            stack: false,
+            kind: m.kind.into(),
+        },
+    }
 }
 
 /// Check an object's SFrame section against its CFI.
@@ -107,7 +116,11 @@ pub fn run_asm(p: &Producer, asm: &str, work: &Path) -> FileResult {
 /// For LLVM the function is the innermost named `llvm::MC*` frame of the stack dump, `::`
 /// written `.` (`MCSFrameEmitter.emit`), or `llvm-crash` when the dump names none.
 /// Ordinary refusals of the input ("register save offset not a multiple of 8") have none.
-pub fn assembler_failure_signature(producer: &str, abi: &str, stderr: &str) -> Option<String> {
+pub fn assembler_failure_signature(
+    producer: &signature::Producer,
+    abi: OracleAbi,
+    stderr: &str,
+) -> Option<Signature> {
     let func = match stderr
         .lines()
         .find(|l| l.contains("error in ") && l.contains(" at "))
@@ -127,14 +140,20 @@ pub fn assembler_failure_signature(producer: &str, abi: &str, stderr: &str) -> O
             .unwrap_or_else(|| "llvm-crash".into()),
         None => return None,
     };
-    Some(format!(
-        "oracle:{producer}:{abi}:assert-{func}:assembler-failed"
-    ))
+    Some(Signature::Oracle {
+        producer: producer.clone(),
+        abi,
+        function: format!("assert-{func}"),
+        kind: OracleMismatch {
+            stack: false,
+            kind: OracleKind::AssemblerFailed,
+        },
+    })
 }
 
 impl FileResult {
     /// Every disagreement's signature, and the assembler's own failure's.
-    pub fn signatures(&self, producer: &str, abi: &str) -> Vec<String> {
+    pub fn signatures(&self, producer: &signature::Producer, abi: OracleAbi) -> Vec<Signature> {
         let failure = self
             .assembler_error
             .as_deref()
@@ -151,8 +170,8 @@ impl FileResult {
 }
 
 /// The signatures of a file through `p` (for the minimizer's predicate).
-pub fn signatures_of(p: &Producer, asm: &str, work: &Path) -> Vec<String> {
-    run_asm(p, asm, work).signatures(&p.name, p.arch.abi_name())
+pub fn signatures_of(p: &Producer, asm: &str, work: &Path) -> Vec<Signature> {
+    run_asm(p, asm, work).signatures(&p.signature_name(), p.arch.oracle_abi())
 }
 
 /// A one-function program.
@@ -166,17 +185,24 @@ pub fn single(arch: gen::Arch, f: Func) -> Program {
 #[cfg(test)]
 mod tests {
     use super::assembler_failure_signature;
+    use sframe_findings::signature::{OracleAbi, Producer};
+
+    /// The signature's text, which the ledger's patterns match.
+    fn failure(producer: &str, stderr: &str) -> Option<String> {
+        assembler_failure_signature(&Producer::named(producer), OracleAbi::Amd64, stderr)
+            .map(|s| s.to_string())
+    }
 
     #[test]
     fn gas_assertions_have_a_signature_and_refusals_none() {
         let e = "in.s: Assembler messages:\nin.s: Error: error in sframe_xlate_do_restore_state at ../../gas/gen-sframe.c:1130.\n";
         assert_eq!(
-            assembler_failure_signature("gnu-as-2.40", "amd64", e).as_deref(),
+            failure("gnu-as-2.40", e).as_deref(),
             Some("oracle:gnu-as-2.40:amd64:assert-sframe_xlate_do_restore_state:assembler-failed")
         );
         let r =
             "in.s: Assembler messages:\nin.s:7: Error: register save offset not a multiple of 8\n";
-        assert_eq!(assembler_failure_signature("gnu-as-2.40", "amd64", r), None);
+        assert_eq!(failure("gnu-as-2.40", r), None);
     }
 
     #[test]
@@ -193,10 +219,10 @@ Stack dump:\n\
 #12 0x00007f1c3096b361 llvm::MCSFrameEmitter::emit(llvm::MCObjectStreamer&) (/usr/lib/x86_64-linux-gnu/libLLVM.so.23.1+0x6d6b361)\n\
 #13 0x00007f1c30942a62 llvm::MCELFStreamer::finishImpl() (/usr/lib/x86_64-linux-gnu/libLLVM.so.23.1+0x6d42a62)\n";
         assert_eq!(
-            assembler_failure_signature("llvm-mc-23", "amd64", e).as_deref(),
+            failure("llvm-mc-23", e).as_deref(),
             Some("oracle:llvm-mc-23:amd64:assert-MCSFrameEmitter.emit:assembler-failed")
         );
         let w = "in.s:19:2: warning: canonical Frame Address not in stack- or frame-pointer. Omitting SFrame unwind info for this function\n";
-        assert_eq!(assembler_failure_signature("llvm-mc-23", "amd64", w), None);
+        assert_eq!(failure("llvm-mc-23", w), None);
     }
 }

@@ -4,10 +4,11 @@
 
 use crate::asm::Producer;
 use crate::gen::{Func, Insn, Item, Program};
+use sframe_findings::signature::Signature;
 use std::path::Path;
 
 /// The smallest program found that still gives `sig` through `p`.
-pub fn minimize(p: &Producer, prog: &Program, sig: &str, work: &Path) -> Program {
+pub fn minimize(p: &Producer, prog: &Program, sig: &Signature, work: &Path) -> Program {
     let test = |pr: &Program| {
         // Only valid CFI: dropping a .cfi_remember_state but not its .cfi_restore_state
         // makes a different (invalid) input.

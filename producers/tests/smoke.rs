@@ -55,7 +55,12 @@ fn seeded_functions_agree_or_are_ledgered() {
                     FdeOutcome::Agrees => agreed += 1,
                     FdeOutcome::Omitted(_) => {}
                     FdeOutcome::Disagrees(m) => {
-                        let s = sframe_producers::signature(&p.name, "amd64", m);
+                        let s = sframe_producers::signature(
+                            &p.signature_name(),
+                            p.arch.oracle_abi(),
+                            m,
+                        )
+                        .to_string();
                         assert!(known.contains(&s), "case {case}: {s} not in the ledger");
                     }
                 }
@@ -96,8 +101,12 @@ fn generated_files_are_accepted_by_gnu_as() {
             let r = sframe_producers::run_asm(&p, &text, &work);
             if let Some(e) = &r.assembler_error {
                 assert!(
-                    sframe_producers::assembler_failure_signature(&p.name, arch.abi_name(), e)
-                        .is_some(),
+                    sframe_producers::assembler_failure_signature(
+                        &p.signature_name(),
+                        arch.oracle_abi(),
+                        e
+                    )
+                    .is_some(),
                     "{} {}: case {case} refused: {e}\n{text}",
                     p.name,
                     arch.abi_name()

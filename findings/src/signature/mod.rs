@@ -428,6 +428,22 @@ named! {
     }
 }
 
+/// What `produce` names a producer's disagreement with its CFI in an oracle signature: the
+/// crosscheck's kind, a mangled RA's state counted as `ra`.
+impl From<CrosscheckKind> for OracleKind {
+    fn from(k: CrosscheckKind) -> OracleKind {
+        match k {
+            CrosscheckKind::Cfa => OracleKind::Cfa,
+            CrosscheckKind::Ra | CrosscheckKind::RaMangled => OracleKind::Ra,
+            CrosscheckKind::Fp => OracleKind::Fp,
+            CrosscheckKind::NoRow => OracleKind::NoRow,
+            CrosscheckKind::StepError => OracleKind::StepError,
+            CrosscheckKind::Signal => OracleKind::Signal,
+            CrosscheckKind::PauthKey => OracleKind::PauthKey,
+        }
+    }
+}
+
 /// An oracle mismatch's kind part: `stack-` before it when a caller's frame (not the
 /// innermost one) is wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
