@@ -55,6 +55,9 @@ pub enum Project {
     Binutils,
     /// LLVM (llvm-mc, llvm-readobj): LLVM's GitHub issues.
     Llvm,
+    /// The GNU C Library (its SFrame reader, sysdeps/generic/sframe-read.c, which serves
+    /// backtrace()): sourceware's bugzilla.
+    Glibc,
 }
 
 impl Project {
@@ -62,6 +65,7 @@ impl Project {
         match self {
             Project::Binutils => "GNU binutils",
             Project::Llvm => "LLVM",
+            Project::Glibc => "glibc",
         }
     }
     /// Where the project takes bug reports.
@@ -69,6 +73,7 @@ impl Project {
         match self {
             Project::Binutils => "https://sourceware.org/bugzilla/, product binutils",
             Project::Llvm => "https://github.com/llvm/llvm-project/issues",
+            Project::Glibc => "https://sourceware.org/bugzilla/, product glibc",
         }
     }
 }
@@ -97,6 +102,12 @@ pub const RELEASES: &[Release] = &[
         project: Project::Llvm,
         release: "23",
         debian: "1:23.1.4-2",
+        suite: "sid",
+    },
+    Release {
+        project: Project::Glibc,
+        release: "2.43",
+        debian: "2.43-6",
         suite: "sid",
     },
 ];
@@ -158,8 +169,13 @@ pub struct FileSpec {
     pub program: String,
 }
 
-/// The C programs reports use, on libsframe's public API: (name, source).
-pub const PROGRAMS: &[(&str, &str)] = &[("lookup.c", include_str!("lookup.c"))];
+/// The C programs reports use: (name, source). `lookup.c` is on libsframe's public API;
+/// `glibc-lookup.c` is linked with glibc's own `sysdeps/generic/sframe-read.c` (glibc's
+/// reader has no public API) and calls the reader's entry points as its walker does.
+pub const PROGRAMS: &[(&str, &str)] = &[
+    ("lookup.c", include_str!("lookup.c")),
+    ("glibc-lookup.c", include_str!("glibc-lookup.c")),
+];
 
 /// One command of the reproducer.
 #[derive(Debug, Clone, Deserialize)]

@@ -167,6 +167,10 @@ fn releases_line(p: &Prepared) -> String {
                 "LLVM {} (Debian {} llvm-{} {})",
                 r.release, r.suite, r.release, r.debian
             ),
+            Project::Glibc => format!(
+                "glibc {} (Debian {} source {})",
+                r.release, r.suite, r.debian
+            ),
         })
         .collect();
     parts.join(", ")
@@ -221,7 +225,11 @@ pub fn render(p: &Prepared, format: Format) -> String {
     d.para(&format!(
         "For {}, component {}. Reproduced with {tried}{}.",
         project.tracker(),
-        component(&input.summary),
+        match project {
+            // glibc's bugzilla files backtrace() and its helpers under `libc`.
+            Project::Glibc => "libc",
+            _ => component(&input.summary),
+        },
         if input.triple.is_empty() {
             String::new()
         } else {
@@ -247,16 +255,31 @@ pub fn render(p: &Prepared, format: Format) -> String {
     d.para(&format!(
         "Needs only {}{}. Each command is the same for every release listed above.",
         tools_text.join(", "),
-        if p.files.iter().any(|(_, c)| matches!(c, Content::Binary(_))) {
+        if p.input.files.iter().any(|f| !f.elf_from.is_empty()) {
             format!(
                 " and {} (the ELF file is a minimal ELF64 executable holding one .sframe section, written by sframe-conform)",
+                d.ic("base64")
+            )
+        } else if p.files.iter().any(|(_, c)| matches!(c, Content::Binary(_))) {
+            format!(
+                " and {} (the .sframe files are raw SFrame sections, as a PT_GNU_SFRAME segment holds them)",
                 d.ic("base64")
             )
         } else {
             String::new()
         }
     ));
-    if tools.iter().any(|t| t == "gcc") {
+    if project == Project::Glibc {
+        let rel = p.input.releases.first().map_or("", String::as_str);
+        d.para(&format!(
+            "Run in a directory holding the glibc {rel} source tree unpacked as {} ({} or the release tarball). The reader has no API outside libc: the C program is linked with glibc's own {}, compiled unchanged, and calls only the reader's entry points, as {} ({}) does.",
+            d.ic(&format!("glibc-{rel}")),
+            d.ic("apt-get source glibc"),
+            d.ic("sysdeps/generic/sframe-read.c"),
+            d.ic("__stacktrace_sframe"),
+            d.ic("sysdeps/generic/sframe.c"),
+        ));
+    } else if tools.iter().any(|t| t == "gcc") {
         d.para(&format!(
             "The C program is built against the installed libsframe headers and library ({}).",
             match p.input.releases.first().map(String::as_str) {
@@ -286,6 +309,7 @@ pub fn render(p: &Prepared, format: Format) -> String {
                         match project {
                             Project::Binutils => "binutils",
                             Project::Llvm => "LLVM",
+                            Project::Glibc => "glibc",
                         }
                     )
                 })
@@ -367,6 +391,7 @@ fn source_of(tree: &str, project: Project) -> bool {
     match project {
         Project::Llvm => tree.starts_with("llvm"),
         Project::Binutils => tree.starts_with("binutils"),
+        Project::Glibc => tree.starts_with("glibc"),
     }
 }
 
