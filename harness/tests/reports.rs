@@ -10,6 +10,9 @@
 //!   crate in the local registry cache), ends as the report says and prints every line
 //!   the report shows as the actual answer: the lines come from the real tools, and a tool
 //!   that no longer prints them fails the test;
+//! - glibc's reports build glibc's own `sysdeps/generic/sframe-read.c` from the Debian source
+//!   tree ci/upstream-sources unpacked (linked into the work directory as `glibc-2.43`), with
+//!   the system's gcc;
 //! - the releases the reports name are the provisioned ones, and the manual's sentences
 //!   they quote are in the manual Debian ships.
 //!
@@ -171,6 +174,13 @@ fn tool_dir(base: &Path, project: Project, release: &str, triple: &str) -> PathB
                 "simple-frame-rs {release} is not in the cargo registry cache (cargo fetch in the workspace)"
             );
         }
+        Project::Glibc => {
+            // The unpacked glibc tree the reproducer's build line names (`glibc-2.43/...`),
+            // in the work directory; `gcc` is the system's own.
+            let tree = glibc_tree(release);
+            std::os::unix::fs::symlink(&tree, base.join(format!("glibc-{release}"))).unwrap();
+            return d;
+        }
     }
     // `gcc` as on a system with that release's libsframe-dev: its headers and library first;
     // the system's own assembler and linker (the host's, whatever the report's triple).
@@ -210,6 +220,22 @@ fn crate_cached(version: &str) -> Option<PathBuf> {
         .filter_map(|e| e.ok())
         .map(|e| e.path().join(format!("simple-frame-rs-{version}.crate")))
         .find(|p| p.exists())
+}
+
+/// The glibc source tree of `release` that ci/upstream-sources unpacked (Debian's source
+/// package, patches applied); a missing tree fails the test.
+fn glibc_tree(release: &str) -> PathBuf {
+    let r = report::release(Project::Glibc, release).expect("a glibc release under test");
+    let tree = sframe_harness::cache_dir()
+        .join("src")
+        .join(format!("glibc-{}", r.debian));
+    let reader = tree.join("sysdeps/generic/sframe-read.c");
+    assert!(
+        reader.exists(),
+        "{} is not provisioned (run ci/upstream-sources)",
+        reader.display()
+    );
+    tree
 }
 
 /// The lines of `shows` that `output` does not hold in that order (lines compared without
@@ -339,6 +365,31 @@ fn the_releases_reports_name_are_the_provisioned_ones() {
                     crate_cached(r.release).is_some(),
                     "simple-frame-rs {} is not in the cargo registry cache",
                     r.release
+                );
+            }
+            Project::Glibc => {
+                // The source the reports build (ci/upstream-sources' sources.json) is this
+                // Debian version, and the worker's build of the reader (ci/glibc-reader) too.
+                glibc_tree(r.release);
+                let json = std::fs::read_to_string(cache.join("src/sources.json"))
+                    .expect("sources.json (run ci/upstream-sources)");
+                let sources: serde_json::Value = serde_json::from_str(&json).unwrap();
+                let hit = sources.as_array().unwrap().iter().any(|e| {
+                    e["package"] == "glibc" && e["version"] == r.debian && e["suite"] == r.suite
+                });
+                assert!(
+                    hit,
+                    "glibc {} is not Debian {} {}",
+                    r.release, r.suite, r.debian
+                );
+                let built = cache.join(format!("glibc-{}/glibc.json", r.release));
+                let built = std::fs::read_to_string(&built)
+                    .unwrap_or_else(|e| panic!("{}: {e} (run ci/glibc-reader)", built.display()));
+                let built: serde_json::Value = serde_json::from_str(&built).unwrap();
+                assert_eq!(
+                    built["version"], r.debian,
+                    "the worker's glibc {} reader is not built from Debian {}",
+                    r.release, r.debian
                 );
             }
             Project::Llvm => {

@@ -11,7 +11,11 @@
    __stacktrace_sframe) is applied by the worker.
 
    The reader takes no buffer length: the worker hands it a section that ends at a guard
-   page, and serves each request in a forked child.  */
+   page, and serves each request in a forked child.  The reader's own look-up
+   (__sframe_find_fre and the getters, gs_find) reads wherever the section's counts and
+   offsets point, as in glibc; the wrapper's own walk over every function and row
+   (gs_fde, gs_fres) reads nothing outside the section: it is given the section's
+   length and stops there, so that a read past the section is always the reader's.  */
 
 /* What glibc's build supplies around the reader: <stddef.h> (offsetof, which glibc's
    internal headers bring in) and libc_hidden_proto (symbol visibility inside libc.so;
@@ -50,17 +54,37 @@ struct gs_row
   int32_t func_start;
 };
 
+/* The reader's context, and the section it was decoded from (for the wrapper's walk).  */
+struct gs_ctx
+{
+  sframe_decoder_ctx dctx;
+  const char *buf;
+  size_t len;
+};
+
 size_t
 gs_ctx_size (void)
 {
-  return sizeof (sframe_decoder_ctx);
+  return sizeof (struct gs_ctx);
 }
 
 int
-gs_decode (sframe_decoder_ctx *dctx, const char *buf)
+gs_decode (sframe_decoder_ctx *dctx, const char *buf, size_t len)
 {
-  memset (dctx, 0, sizeof (*dctx));
+  struct gs_ctx *c = (struct gs_ctx *) dctx;
+  memset (c, 0, sizeof (*c));
+  c->buf = buf;
+  c->len = len;
   return __sframe_decode (dctx, buf);
+}
+
+/* Whether the N bytes at P lie inside the section DCTX was decoded from.  */
+static int
+gs_inside (sframe_decoder_ctx *dctx, const void *p, size_t n)
+{
+  struct gs_ctx *c = (struct gs_ctx *) dctx;
+  uintptr_t a = (uintptr_t) p, b = (uintptr_t) c->buf;
+  return a >= b && a - b <= c->len && n <= c->len - (a - b);
 }
 
 void
@@ -81,13 +105,16 @@ gs_header (sframe_decoder_ctx *dctx, struct gs_header *h)
   h->freoff = sh->sfh_freoff;
 }
 
-/* Function descriptor I as the decoder context holds it.  */
+/* Function descriptor I as the decoder context holds it; -2 when it does not lie
+   inside the section.  */
 int
 gs_fde (sframe_decoder_ctx *dctx, uint32_t i, struct gs_fde *o)
 {
   if (i >= dctx->sfd_header.sfh_num_fdes)
     return -1;
   sframe_func_desc_entry *fdep = &dctx->sfd_funcdesc[i];
+  if (!gs_inside (dctx, fdep, sizeof (*fdep)))
+    return -2;
   o->raw_start = fdep->sfde_func_start_address;
   o->start = sframe_decoder_get_secrel_func_start_addr (dctx, i);
   o->size = fdep->sfde_func_size;
@@ -124,7 +151,8 @@ gs_fill_row (sframe_decoder_ctx *dctx, sframe_frame_row_entry *frep,
 /* The rows of function I, at most MAX, walked entry by entry with the steps of
    __sframe_find_fre's loop (start address, info byte, entry size, offsets pointer).
    Returns the number of rows; -1 when the walk stopped at an entry the loop refuses
-   (no start-address size for the FRE type), after the rows before it.  */
+   (no start-address size for the FRE type), -2 at an entry (start address, info byte,
+   data words) that does not lie inside the section, after the rows before it.  */
 int
 gs_fres (sframe_decoder_ctx *dctx, uint32_t i, uint32_t max,
 	 struct gs_row *out, uint32_t *n)
@@ -139,12 +167,16 @@ gs_fres (sframe_decoder_ctx *dctx, uint32_t i, uint32_t max,
     {
       sframe_frame_row_entry fre;
       memset (&fre, 0, sizeof (fre));
-      sframe_decode_fre_start_address (fres, &fre.fre_start_addr, fre_type);
       size_t addr_size = sframe_fre_start_addr_size (fre_type);
       if (addr_size == 0)
 	return -1;
+      if (!gs_inside (dctx, fres, addr_size + sizeof (fre.fre_info)))
+	return -2;
+      sframe_decode_fre_start_address (fres, &fre.fre_start_addr, fre_type);
       fre.fre_info = *(uint8_t *) (fres + addr_size);
       size_t size = sframe_fre_entry_size (&fre, addr_size);
+      if (!gs_inside (dctx, fres, size))
+	return -2;
       fre.fre_offsets = fres + addr_size + sizeof (fre.fre_info);
       gs_fill_row (dctx, &fre, &out[k]);
       *n = k + 1;

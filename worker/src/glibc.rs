@@ -8,7 +8,11 @@
 //! - `decode`: `__sframe_decode` (version 2 only: its header check refuses others); the
 //!   header as the decoder context holds it; per function the descriptor the context points
 //!   at, its start as the reader resolves it (`sframe_decoder_get_secrel_func_start_addr`);
-//!   its rows walked with the steps of `__sframe_find_fre`'s loop.
+//!   its rows walked with the steps of `__sframe_find_fre`'s loop. This walk is the
+//!   wrapper's, not the reader's (glibc never lists functions): it is given the section's
+//!   length and stops at a descriptor or row past the end (`fde: past the end of the
+//!   section`, `fre: ...`), so that every read past the section is one the reader's own
+//!   look-up makes.
 //! - `find_fre`: `__sframe_find_fre` (an `int32_t` PC); the function is the one the reader's
 //!   FDE search (`sframe_get_funcdesc_with_addr_internal`) returns for the PC.
 //! - rows: the getters `__sframe_fre_get_{base_reg_id,cfa_offset,ra_offset,fp_offset}`,
@@ -87,7 +91,7 @@ struct GsRow {
 }
 
 type CtxSizeFn = unsafe extern "C" fn() -> usize;
-type DecodeFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
+type DecodeFn = unsafe extern "C" fn(*mut c_void, *const c_char, usize) -> c_int;
 type HeaderFn = unsafe extern "C" fn(*mut c_void, *mut GsHeader);
 type FdeFn = unsafe extern "C" fn(*mut c_void, u32, *mut GsFde) -> c_int;
 type FresFn = unsafe extern "C" fn(*mut c_void, u32, u32, *mut GsRow, *mut u32) -> c_int;
@@ -103,6 +107,8 @@ const GUARD_PAGES: usize = 16 << 20;
 
 /// `_URC_NO_REASON`.
 const URC_NO_REASON: c_int = 0;
+/// What gs_fde and gs_fres return for an entry that does not lie inside the section.
+const SHIM_PAST_END: c_int = -2;
 
 /// One glibc release's reader.
 pub struct Glibc {
@@ -147,21 +153,33 @@ impl Ctx<'_> {
         unsafe { f(self.ptr(), &mut h) };
         h
     }
-    fn fde(&mut self, i: u32) -> Option<GsFde> {
+    /// Function descriptor `i`: `Err(())` when it lies past the section's end (the
+    /// wrapper's walk reads nothing there; the reader's look-up would).
+    fn fde(&mut self, i: u32) -> Option<Result<GsFde, ()>> {
         let mut o = GsFde::default();
         let f = self.g.fde;
-        // SAFETY: as above; reads past the section fault on the guard (forked child).
-        (unsafe { f(self.ptr(), i, &mut o) } == 0).then_some(o)
+        // SAFETY: as above; the wrapper reads the descriptor only inside the section.
+        match unsafe { f(self.ptr(), i, &mut o) } {
+            0 => Some(Ok(o)),
+            SHIM_PAST_END => Some(Err(())),
+            _ => None,
+        }
     }
-    /// The rows of function `i` (at most [`MAX_FRES`]) and whether the walk stopped early.
-    fn fres(&mut self, i: u32, max: u32) -> (Vec<GsRow>, bool) {
+    /// The rows of function `i` (at most [`MAX_FRES`]) and why the walk stopped early.
+    fn fres(&mut self, i: u32, max: u32) -> (Vec<GsRow>, Option<&'static str>) {
         let mut rows = vec![GsRow::default(); max as usize];
         let mut n = 0u32;
         let f = self.g.fres;
-        // SAFETY: `rows` has room for `max` rows; reads past the section fault (guard).
+        // SAFETY: `rows` has room for `max` rows; the wrapper reads rows only inside the
+        // section (the getters it calls read the row's own data words).
         let r = unsafe { f(self.ptr(), i, max, rows.as_mut_ptr(), &mut n) };
         rows.truncate(n as usize);
-        (rows, r < 0)
+        let stopped = match r {
+            SHIM_PAST_END => Some("fre: past the end of the section"),
+            r if r < 0 => Some("fre: no start-address size for the FRE type"),
+            _ => None,
+        };
+        (rows, stopped)
     }
     fn find(&mut self, pc: i32) -> Option<GsRow> {
         let mut r = GsRow::default();
@@ -229,7 +247,8 @@ impl Glibc {
         let f = self.decode;
         // SAFETY: `buf` has room for a sframe_decoder_ctx; the section lies in a guarded
         // mapping that lives as long as the context.
-        let r = crate::stage::decoding(|| unsafe { f(ctx.ptr(), p) });
+        let len = data.len();
+        let r = crate::stage::decoding(|| unsafe { f(ctx.ptr(), p, len) });
         if r != URC_NO_REASON {
             return Err(Outcome::rejected(
                 "_URC_END_OF_STACK",
@@ -274,7 +293,17 @@ impl Implementation for Glibc {
             functions: Vec::new(),
         };
         for i in 0..h.num_fdes {
-            let Some(fd) = d.fde(i) else { break };
+            let fd = match d.fde(i) {
+                Some(Ok(fd)) => fd,
+                Some(Err(())) => {
+                    out.functions.push(FunctionFacts {
+                        error: Some("fde: past the end of the section".into()),
+                        ..FunctionFacts::default()
+                    });
+                    break;
+                }
+                None => break,
+            };
             let (rows, stopped) = d.fres(i, fd.num_fres.min(MAX_FRES));
             out.functions.push(FunctionFacts {
                 start: Some(i64::from(fd.start)),
@@ -291,7 +320,7 @@ impl Implementation for Glibc {
                         row: row(abi, r),
                     })
                     .collect(),
-                error: stopped.then(|| "fre: no start-address size for the FRE type".into()),
+                error: stopped.map(str::to_string),
             });
         }
         Outcome::ok(out)

@@ -59,6 +59,9 @@ pub enum Project {
     Llvm,
     /// The simple-frame-rs crate (crates.io): its repository's GitHub issues.
     SimpleFrameRs,
+    /// The GNU C Library (its SFrame reader, sysdeps/generic/sframe-read.c, which serves
+    /// backtrace()): sourceware's bugzilla.
+    Glibc,
 }
 
 impl Project {
@@ -67,6 +70,7 @@ impl Project {
             Project::Binutils => "GNU binutils",
             Project::Llvm => "LLVM",
             Project::SimpleFrameRs => "simple-frame-rs",
+            Project::Glibc => "glibc",
         }
     }
     /// Where the project takes bug reports.
@@ -76,6 +80,7 @@ impl Project {
             Project::Llvm => "https://github.com/llvm/llvm-project/issues",
             // The crate's Cargo.toml: repository = "https://github.com/jiegec/simple-frame-rs".
             Project::SimpleFrameRs => "https://github.com/jiegec/simple-frame-rs/issues",
+            Project::Glibc => "https://sourceware.org/bugzilla/, product glibc",
         }
     }
 }
@@ -111,6 +116,12 @@ pub const RELEASES: &[Release] = &[
         release: "0.3.0",
         debian: "0.3.0",
         suite: "crates.io",
+    },
+    Release {
+        project: Project::Glibc,
+        release: "2.43",
+        debian: "2.43-6",
+        suite: "sid",
     },
 ];
 
@@ -171,13 +182,16 @@ pub struct FileSpec {
     pub program: String,
 }
 
-/// The programs reports use: (name, source). `lookup.c` on libsframe's public API; the
-/// Cargo project `simple-frame-rs/` (its `Cargo.toml` names `main.rs` as the binary, so both
-/// files sit beside the section) on simple-frame-rs's. The manifest is kept as
-/// `Cargo.toml.in`: a `Cargo.toml` would make its directory a package of its own, which cargo
-/// leaves out of the packaged harness.
+/// The programs reports use: (name, source). `lookup.c` on libsframe's public API;
+/// `glibc-lookup.c`, linked with glibc's own `sysdeps/generic/sframe-read.c` (glibc's reader
+/// has no public API), calls the reader's entry points as its walker does; the Cargo project
+/// `simple-frame-rs/` (its `Cargo.toml` names `main.rs` as the binary, so both files sit
+/// beside the section) on simple-frame-rs's. That manifest is kept as `Cargo.toml.in`: a
+/// `Cargo.toml` would make its directory a package of its own, which cargo leaves out of the
+/// packaged harness.
 pub const PROGRAMS: &[(&str, &str)] = &[
     ("lookup.c", include_str!("lookup.c")),
+    ("glibc-lookup.c", include_str!("glibc-lookup.c")),
     (
         "simple-frame-rs/Cargo.toml",
         include_str!("simple-frame-rs/Cargo.toml.in"),

@@ -169,6 +169,10 @@ fn releases_line(p: &Prepared) -> String {
                 r.release, r.suite, r.release, r.debian
             ),
             Project::SimpleFrameRs => format!("simple-frame-rs {} ({})", r.release, r.suite),
+            Project::Glibc => format!(
+                "glibc {} (Debian {} source {})",
+                r.release, r.suite, r.debian
+            ),
         })
         .collect();
     parts.join(", ")
@@ -222,6 +226,8 @@ pub fn render(p: &Prepared, format: Format) -> String {
     let tried = releases_line(p);
     let component = match project {
         Project::SimpleFrameRs => String::new(),
+        // glibc's bugzilla files backtrace() and its helpers under `libc`.
+        Project::Glibc => ", component libc".to_string(),
         _ => format!(", component {}", component(&input.summary)),
     };
     d.para(&format!(
@@ -269,7 +275,7 @@ pub fn render(p: &Prepared, format: Format) -> String {
                 .map(|f| d.ic(&f.name))
                 .collect();
             format!(
-                " and {} ({} holds the raw bytes of an SFrame section)",
+                " and {} ({} holds the raw bytes of an SFrame section, as a PT_GNU_SFRAME segment holds them)",
                 d.ic("base64"),
                 raw.join(", ")
             )
@@ -287,7 +293,17 @@ pub fn render(p: &Prepared, format: Format) -> String {
             d.ic("SFrameSection::from(data, 0)"),
         ));
     }
-    if tools.iter().any(|t| t == "gcc") {
+    if project == Project::Glibc {
+        let rel = p.input.releases.first().map_or("", String::as_str);
+        d.para(&format!(
+            "Run in a directory holding the glibc {rel} source tree unpacked as {} ({} or the release tarball). The reader has no API outside libc: the C program is linked with glibc's own {}, compiled unchanged, and calls only the reader's entry points, as {} ({}) does.",
+            d.ic(&format!("glibc-{rel}")),
+            d.ic("apt-get source glibc"),
+            d.ic("sysdeps/generic/sframe-read.c"),
+            d.ic("__stacktrace_sframe"),
+            d.ic("sysdeps/generic/sframe.c"),
+        ));
+    } else if tools.iter().any(|t| t == "gcc") {
         d.para(&format!(
             "The C program is built against the installed libsframe headers and library ({}).",
             match p.input.releases.first().map(String::as_str) {
@@ -318,6 +334,7 @@ pub fn render(p: &Prepared, format: Format) -> String {
                             Project::Binutils => "binutils",
                             Project::Llvm => "LLVM",
                             Project::SimpleFrameRs => "simple-frame-rs",
+                            Project::Glibc => "glibc",
                         }
                     )
                 })
@@ -419,6 +436,7 @@ fn source_of(tree: &str, project: Project) -> bool {
         Project::Llvm => tree.starts_with("llvm"),
         Project::Binutils => tree.starts_with("binutils"),
         Project::SimpleFrameRs => tree.starts_with("simple-frame-rs"),
+        Project::Glibc => tree.starts_with("glibc"),
     }
 }
 
