@@ -275,9 +275,10 @@ pub fn render(p: &Prepared, format: Format) -> String {
                 .map(|f| d.ic(&f.name))
                 .collect();
             format!(
-                " and {} ({} holds the raw bytes of an SFrame section, as a PT_GNU_SFRAME segment holds them)",
+                " and {} ({} {} the raw bytes of an SFrame section, as a PT_GNU_SFRAME segment holds them)",
                 d.ic("base64"),
-                raw.join(", ")
+                raw.join(", "),
+                if raw.len() == 1 { "holds" } else { "each hold" }
             )
         } else {
             String::new()
