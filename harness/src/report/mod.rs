@@ -159,10 +159,7 @@ pub struct FileSpec {
 }
 
 /// The C programs reports use, on libsframe's public API: (name, source).
-pub const PROGRAMS: &[(&str, &str)] = &[
-    ("lookup.c", include_str!("lookup.c")),
-    ("find.c", include_str!("find.c")),
-];
+pub const PROGRAMS: &[(&str, &str)] = &[("lookup.c", include_str!("lookup.c"))];
 
 /// One command of the reproducer.
 #[derive(Debug, Clone, Deserialize)]
