@@ -644,7 +644,7 @@ mod tests {
             required: None,
         };
         assert!(c
-            .check_reference_row(Some(r11(160)), 40, &[wrong.clone()])
+            .check_reference_row(Some(r11(160)), 40, std::slice::from_ref(&wrong))
             .is_err());
         let elsewhere = RowSeen {
             function: "other".into(),
