@@ -8,6 +8,8 @@
 //! `cli/tests/stackwalk.rs` does. An implementation or producer that is not provisioned
 //! here fails the test, naming it; nothing is skipped.
 
+mod common;
+
 use sframe_conform::impls::registry::{Options, Registry};
 use sframe_conform::stackwalk;
 use sframe_harness::cache_dir;
@@ -16,7 +18,7 @@ use sframe_harness::diff::{producer, Case, CaseResult, Engine, Op};
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::impls::Implementation;
 use sframe_harness::ledger::{Finding, FindingKind, Ledger};
-use sframe_oracle::{Options as OracleOptions, Oracle};
+use sframe_oracle::Oracle;
 use sframe_spec::Loc;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -256,14 +258,7 @@ fn walks(imp: &dyn Implementation, elf: &str) -> Result<Vec<WalkSeen>, String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(elf);
     let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let oracle = Oracle::new(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    let opts = OracleOptions {
-        runs: 2,
-        extra_runs: 2,
-        seed: 7,
-        jobs: 1,
-        snapshots: true,
-        ..OracleOptions::default()
-    };
+    let opts = common::stack_walk_options();
     let report = oracle
         .check_all(&opts)
         .map_err(|e| format!("oracle: {e}"))?;
