@@ -3,15 +3,23 @@
 //! worker hosting Debian's libsframe of each release and glibc's reader, objdump of each
 //! release, simple-frame-rs, llvm-readobj) or built with the named assembler and read by
 //! `crosscheck` (the file's `.eh_frame`) or `oracle` (the emulator), and the specific answer,
-//! crash, refusal or row is checked. An implementation or producer that is not provisioned
+//! crash, refusal or row is checked; a fixed reference bug's row is read by the reference
+//! and checked by the emulator; a stack-walk claim walks the emulator's stacks as
+//! `cli/tests/stackwalk.rs` does. An implementation or producer that is not provisioned
 //! here fails the test, naming it; nothing is skipped.
 
+mod common;
+
 use sframe_conform::impls::registry::{Options, Registry};
+use sframe_conform::stackwalk;
 use sframe_harness::cache_dir;
-use sframe_harness::claim::{Build, Checker, Claim, RowSeen};
+use sframe_harness::claim::{Build, Checker, Claim, RowSeen, WalkSeen};
 use sframe_harness::diff::{producer, Case, CaseResult, Engine, Op};
+use sframe_harness::impls::reference::Reference;
 use sframe_harness::impls::Implementation;
 use sframe_harness::ledger::{Finding, FindingKind, Ledger};
+use sframe_oracle::Oracle;
+use sframe_spec::Loc;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,11 +27,7 @@ use std::sync::Arc;
 
 /// Findings whose reproducers no claim checks yet, with the reason; the test fails when one
 /// of them gets a claim (take it off this list) or another finding has none.
-const UNCLAIMED: &[(&str, &str)] = &[
-    ("F0107-s390x-flex-cfa-offset-scaling", "a fixed reference bug: the reproducer now agrees, and no claim kind says 'agrees with the emulator'"),
-    ("F0143-llvm-readobj-ignores-fre-offset", "sfh_freoff differs from where the FDEs end only in sections that break HDR-FDE-TILES, where the engine compares acceptance, not values: no input shows the misread FREs as a value"),
-    ("F0165-glibc-walker-needs-ra-on-stack", "a stack-walk finding (unwind signature): shown by cli/tests/stackwalk.rs, not by a reader claim"),
-];
+const UNCLAIMED: &[(&str, &str)] = &[];
 
 fn scratch() -> PathBuf {
     let d = std::env::temp_dir().join(format!("sframe-claims-{}", std::process::id()));
@@ -219,6 +223,60 @@ fn broken_rules(file: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The reference's rule of `column` at `offset` bytes into the function whose FDE is
+/// `fde` (`dump --json`: the last FRE starting at or before it).
+fn reference_rule(file: &Path, fde: usize, offset: u64, column: &str) -> Option<Loc> {
+    let out = Command::new(env!("CARGO_BIN_EXE_sframe-conform"))
+        .args(["dump", "--json"])
+        .arg(file)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+    let fres = v["files"][0]["functions"][fde]["fres"].as_array()?;
+    let fre = fres
+        .iter()
+        .rfind(|r| r["start"].as_u64().is_some_and(|s| s <= offset))?;
+    serde_json::from_value(fre["rules"][column].clone()).ok()
+}
+
+/// `oracle --json` on `file`: the FDE index of `function` and how many of its rows it checked.
+fn oracle_function(file: &Path, function: &str) -> Option<(usize, u64)> {
+    let out = Command::new(env!("CARGO_BIN_EXE_sframe-conform"))
+        .args(["oracle", "--json", "--ledger", "/nonexistent"])
+        .arg(file)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+    let funcs = v["files"][0]["report"]["functions"].as_array()?;
+    let f = funcs.iter().find(|f| f["name"] == function)?;
+    Some((f["fde"].as_u64()? as usize, f["rows_checked"].as_u64()?))
+}
+
+/// Where `imp`'s whole-stack walks of the corpus file `elf` part from the true stack, the
+/// emulator's deepest stacks walked as `cli/tests/stackwalk.rs` walks them.
+fn walks(imp: &dyn Implementation, elf: &str) -> Result<Vec<WalkSeen>, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(elf);
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let oracle = Oracle::new(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let opts = common::stack_walk_options();
+    let report = oracle
+        .check_all(&opts)
+        .map_err(|e| format!("oracle: {e}"))?;
+    let section = &oracle.image().section;
+    let vaddr = oracle.image().section_vaddr;
+    Ok(report
+        .snapshots
+        .iter()
+        .filter(|s| s.frames.len() >= 2)
+        .filter_map(|snap| stackwalk::check(&Reference, imp, snap, section, vaddr))
+        .map(|d| WalkSeen {
+            frame: d.frame,
+            function: d.function.clone(),
+            what: d.signature.rsplit(':').next().unwrap_or("").to_string(),
+        })
+        .collect())
+}
+
 /// An encoder claim: the libsframe encoder named, on the model the reference reads from the
 /// input.
 fn encode_case(
@@ -286,6 +344,33 @@ fn check_finding(
                     }
                 })
             }
+            Claim::ReferenceRow {
+                build: b,
+                function,
+                offset,
+                field,
+                ..
+            } => {
+                *n += 1;
+                build(b, &input, scratch, *n).and_then(|elf| {
+                    let (fde, checked) = oracle_function(&elf, function)
+                        .ok_or_else(|| format!("oracle lists no function {function}"))?;
+                    let read = reference_rule(&elf, fde, *offset, field.name());
+                    let wrong = rows(&elf, Checker::Emulator, field.name());
+                    c.check_reference_row(read, checked, &wrong)
+                })
+            }
+            Claim::Walk {
+                implementation,
+                elf,
+                ..
+            } => match reg.available.iter().find(|i| &i.name() == implementation) {
+                None => Err(format!(
+                    "{implementation} cannot be provisioned here (unavailable: {:?})",
+                    reg.unavailable
+                )),
+                Some(imp) => walks(imp.as_ref(), elf).and_then(|seen| c.check_walk(&seen)),
+            },
             _ => {
                 let imp_name = c.implementation().unwrap_or_default();
                 let Some(imp) = reg.available.iter().find(|i| i.name() == imp_name) else {

@@ -3,6 +3,8 @@
 //! true frames; every implementation that finds rows walks that stack with its own rows,
 //! and where the reference's walk is true, theirs must be too (or be a ledgered finding).
 
+mod common;
+
 use sframe_conform::impls::registry::{Options, Registry};
 use sframe_conform::stackwalk;
 use sframe_harness::diff::version_tag;
@@ -43,14 +45,7 @@ fn every_implementation_walks_the_true_stack_or_the_difference_is_ledgered() {
         let path = root.join(f);
         let elf = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let oracle = Oracle::new(&elf).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let opts = OracleOptions {
-            runs: 2,
-            extra_runs: 2,
-            seed: 7,
-            jobs: 1,
-            snapshots: true,
-            ..OracleOptions::default()
-        };
+        let opts = common::stack_walk_options();
         let report = oracle.check_all(&opts).expect("oracle runs");
         let section = &oracle.image().section;
         let vaddr = oracle.image().section_vaddr;

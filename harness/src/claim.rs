@@ -10,7 +10,9 @@
 //! row with `sframe-conform crosscheck` (against the file's own `.eh_frame`) or `oracle`
 //! (against the emulator). A spec ambiguity shows its two readings as two claims: one
 //! implementation's answer ([`Claim::Value`]) and another that agrees with the reference
-//! ([`Claim::Agrees`]).
+//! ([`Claim::Agrees`]). A fixed reference bug claims the row the reference now reads
+//! ([`Claim::ReferenceRow`]); a stack-walk finding the frame where a reader's walk stops
+//! ([`Claim::Walk`]).
 
 use crate::diff::{CaseResult, Discrepancy};
 use crate::ledger::{Finding, FindingKind};
@@ -106,6 +108,39 @@ pub enum Claim {
         source: String,
         function: String,
     },
+    /// The reference reads the producer's row for `field` at `offset` bytes into `function`
+    /// as `rule` (`sframe-conform dump`), and the emulator (`sframe-conform oracle`) checks
+    /// rows of `function` and finds none wrong: a fixed reference bug, whose reproducer the
+    /// reference now reads as the code behaves.
+    ReferenceRow {
+        build: Build,
+        source: String,
+        function: String,
+        offset: u64,
+        field: RowField,
+        rule: Loc,
+    },
+    /// A whole-stack walk, as `cli/tests/stackwalk.rs` walks the emulator's deepest stacks of
+    /// the ELF file `elf` (a `corpus/` path), with `implementation`'s rows stops at frame
+    /// `frame` in `function` with `what` (the last part of its `unwind:` signature:
+    /// `incomplete-row`, `no-row`, `cfa`, ...) where the reference's walk goes on truthfully.
+    Walk {
+        implementation: String,
+        elf: String,
+        frame: usize,
+        function: String,
+        what: String,
+    },
+}
+
+/// Where a whole-stack walk of a reader parted from the true stack (a [`Claim::Walk`] is
+/// checked against these).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkSeen {
+    pub frame: usize,
+    pub function: String,
+    /// The last part of the `unwind:` signature.
+    pub what: String,
 }
 
 /// How a producer claim's reproducer becomes an ELF file.
@@ -192,7 +227,9 @@ impl Claim {
             Claim::ProducerRow { source, .. }
             | Claim::ProducerViolation { source, .. }
             | Claim::ProducerFails { source, .. }
-            | Claim::ProducerOmits { source, .. } => source,
+            | Claim::ProducerOmits { source, .. }
+            | Claim::ReferenceRow { source, .. } => source,
+            Claim::Walk { elf, .. } => elf,
         }
     }
 
@@ -203,7 +240,8 @@ impl Claim {
             | Claim::Crash { implementation, .. }
             | Claim::Hang { implementation, .. }
             | Claim::AcceptedInvalid { implementation, .. }
-            | Claim::Agrees { implementation, .. } => Some(implementation),
+            | Claim::Agrees { implementation, .. }
+            | Claim::Walk { implementation, .. } => Some(implementation),
             _ => None,
         }
     }
@@ -261,10 +299,14 @@ impl Claim {
                 let p = pattern(&format!("accepted-invalid:{imp}:*:invalid:{rule}"))?;
                 ds.iter().any(|d| p.matches(&d.signature))
             }
+            Claim::Walk { .. } => {
+                return Err("a stack-walk claim is checked on a walk, not on answers".into())
+            }
             Claim::ProducerRow { .. }
             | Claim::ProducerViolation { .. }
             | Claim::ProducerFails { .. }
-            | Claim::ProducerOmits { .. } => unreachable!(),
+            | Claim::ProducerOmits { .. }
+            | Claim::ReferenceRow { .. } => unreachable!(),
         };
         if hit {
             Ok(())
@@ -325,6 +367,81 @@ impl Claim {
             "no {} row {written} at {function}+{offset}; wrong rows seen ({}):{s}",
             field.name(),
             rows.len()
+        ))
+    }
+}
+
+impl Claim {
+    /// Check a reference-row claim: `read` is the reference's rule of the claim's column at
+    /// the claimed offset (`None`: no row there), `checked` how many rows of the function the
+    /// emulator checked, `wrong` the function's rows it found wrong.
+    pub fn check_reference_row(
+        &self,
+        read: Option<Loc>,
+        checked: u64,
+        wrong: &[RowSeen],
+    ) -> Result<(), String> {
+        let Claim::ReferenceRow {
+            function,
+            offset,
+            field,
+            rule,
+            ..
+        } = self
+        else {
+            return Err("not a reference-row claim".into());
+        };
+        if read.as_ref() != Some(rule) {
+            return Err(format!(
+                "the reference reads {} {} at {function}+{offset}, not {rule}",
+                field.name(),
+                read.map_or("no row".into(), |l| l.to_string())
+            ));
+        }
+        if checked == 0 {
+            return Err(format!("the emulator checked no row of {function}"));
+        }
+        if let Some(r) = wrong.iter().find(|r| &r.function == function) {
+            return Err(format!(
+                "the emulator finds {function}+{} {} wrong (written {})",
+                r.offset,
+                r.kind,
+                r.written.map_or("-".into(), |l| l.to_string())
+            ));
+        }
+        Ok(())
+    }
+
+    /// Check a stack-walk claim against where the reader's walks parted from the true stack.
+    pub fn check_walk(&self, seen: &[WalkSeen]) -> Result<(), String> {
+        let Claim::Walk {
+            implementation,
+            frame,
+            function,
+            what,
+            ..
+        } = self
+        else {
+            return Err("not a stack-walk claim".into());
+        };
+        if seen
+            .iter()
+            .any(|w| w.frame == *frame && &w.function == function && &w.what == what)
+        {
+            return Ok(());
+        }
+        let list: Vec<String> = seen
+            .iter()
+            .take(8)
+            .map(|w| format!("frame {} {}: {}", w.frame, w.function, w.what))
+            .collect();
+        Err(format!(
+            "{implementation}'s walks do not stop at frame {frame} {function} with {what}; they part at: {}",
+            if list.is_empty() {
+                "nowhere (every walk is true)".into()
+            } else {
+                list.join(", ")
+            }
         ))
     }
 }
@@ -495,5 +612,78 @@ mod tests {
         assert!(c.check_rows(&[]).is_err());
         let json = serde_json::to_string(&c).unwrap();
         assert_eq!(serde_json::from_str::<Claim>(&json).unwrap(), c);
+    }
+
+    #[test]
+    fn a_reference_row_claim_needs_the_rule_and_an_emulator_that_agrees() {
+        let r11 = |offset| Loc::Expr {
+            base: sframe_spec::Base::Reg(11),
+            offset,
+            deref: false,
+        };
+        let c = Claim::ReferenceRow {
+            build: Build::GnuAs {
+                release: "2.47".into(),
+                target: "s390x-linux-gnu".into(),
+            },
+            source: "repro.s".into(),
+            function: "leaf".into(),
+            offset: 8,
+            field: RowField::Cfa,
+            rule: r11(160),
+        };
+        assert_eq!(c.check_reference_row(Some(r11(160)), 40, &[]), Ok(()));
+        assert!(c.check_reference_row(Some(r11(0)), 40, &[]).is_err());
+        assert!(c.check_reference_row(None, 40, &[]).is_err());
+        assert!(c.check_reference_row(Some(r11(160)), 0, &[]).is_err());
+        let wrong = RowSeen {
+            function: "leaf".into(),
+            offset: 8,
+            kind: "cfa".into(),
+            written: Some(r11(0)),
+            required: None,
+        };
+        assert!(c
+            .check_reference_row(Some(r11(160)), 40, std::slice::from_ref(&wrong))
+            .is_err());
+        let elsewhere = RowSeen {
+            function: "other".into(),
+            ..wrong
+        };
+        assert_eq!(
+            c.check_reference_row(Some(r11(160)), 40, &[elsewhere]),
+            Ok(())
+        );
+        assert!(c.is_producer());
+        let json = serde_json::to_string(&c).unwrap();
+        assert_eq!(serde_json::from_str::<Claim>(&json).unwrap(), c);
+    }
+
+    #[test]
+    fn a_walk_claim_needs_the_frame_the_function_and_the_stop() {
+        let c = Claim::Walk {
+            implementation: "glibc-2.43".into(),
+            elf: "corpus/elf/x".into(),
+            frame: 0,
+            function: "ext_use".into(),
+            what: "incomplete-row".into(),
+        };
+        let seen = |frame, function: &str, what: &str| WalkSeen {
+            frame,
+            function: function.into(),
+            what: what.into(),
+        };
+        assert_eq!(
+            c.check_walk(&[seen(0, "ext_use", "incomplete-row")]),
+            Ok(())
+        );
+        assert!(c
+            .check_walk(&[seen(1, "ext_use", "incomplete-row")])
+            .is_err());
+        assert!(c.check_walk(&[seen(0, "main", "incomplete-row")]).is_err());
+        assert!(c.check_walk(&[seen(0, "ext_use", "no-row")]).is_err());
+        assert!(c.check_walk(&[]).is_err());
+        assert!(!c.is_producer());
+        assert!(c.check_case(&f("F"), &case(vec![])).is_err());
     }
 }

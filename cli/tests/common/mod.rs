@@ -42,3 +42,18 @@ pub fn run_json(args: &[&str]) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).expect("the output is JSON")
 }
+
+/// The emulator options whole-stack walks are checked with (`cli/tests/stackwalk.rs`, and the
+/// stack-walk claims of `cli/tests/claims.rs`, which must walk the same stacks): two runs and
+/// two extra runs per function, seed 7, one job, the deepest point of each run kept.
+#[allow(dead_code)] // not every test file needs it
+pub fn stack_walk_options() -> sframe_oracle::Options {
+    sframe_oracle::Options {
+        runs: 2,
+        extra_runs: 2,
+        seed: 7,
+        jobs: 1,
+        snapshots: true,
+        ..sframe_oracle::Options::default()
+    }
+}

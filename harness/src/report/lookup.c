@@ -1,4 +1,5 @@
-/* sframe-conform's look-up program for bug reports (libsframe 2.47 API, SFrame v2/v3).
+/* sframe-conform's look-up program for bug reports (libsframe's public API of 2.40 and
+   later: sframe_fre_get_cfa_offset takes the FDE type from 2.47 on).
    Look PCs up in a raw SFrame section with libsframe's public API (sframe_decode,
    sframe_find_fre) and print the row found: its start and its CFA rule.
    Usage: lookup SECTION PC...  (PCs relative to the start of the section, as
@@ -43,7 +44,11 @@ main (int argc, char **argv)
 	}
       int e = 0;
       uint8_t base = sframe_fre_get_base_reg_id (&fre, &e);
+#if SFRAME_VERSION == SFRAME_VERSION_3
       int32_t cfa = sframe_fre_get_cfa_offset (ctx, &fre, SFRAME_FDE_TYPE_DEFAULT, &e);
+#else
+      int32_t cfa = sframe_fre_get_cfa_offset (ctx, &fre, &e);
+#endif
       if (e)
 	printf ("pc %lld: FRE at %#x, no CFA offset\n", (long long) pc,
 		(unsigned) fre.fre_start_addr);
