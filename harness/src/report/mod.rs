@@ -467,9 +467,12 @@ pub fn prepare(ledger_dir: &Path, f: &Finding) -> Result<Prepared, Refusal> {
         let mut names: Vec<PathBuf> = rd
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| {
+                // `sanitizer-<implementation>-<release>.txt`, of a release the report is about.
                 p.file_name()
                     .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with(SANITIZER_PREFIX) && n.ends_with(".txt"))
+                    .and_then(|n| n.strip_prefix(SANITIZER_PREFIX)?.strip_suffix(".txt"))
+                    .and_then(|n| n.rsplit_once('-'))
+                    .is_some_and(|(_, release)| input.releases.iter().any(|r| r == release))
             })
             .collect();
         names.sort();
