@@ -1,15 +1,15 @@
 //! `sframe-conform impls` and `sframe-conform diff`.
 
-use crate::impls::registry::{Options, Registry};
-use crate::impls::{Hosting, Implementation};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use sframe_harness::diff::report::Summary;
 use sframe_harness::diff::{mutate, producer, record, seeds, Case, Engine};
+use sframe_harness::impls::{Hosting, Implementation};
 pub use sframe_harness::input::{corpus_cases, corpus_dir, read_cases};
 use sframe_harness::ledger::{Ledger, ToolVersion};
 use sframe_harness::signature::{Tool, ToolName};
 use sframe_harness::walk::{Outcome, Summary as WalkSummary};
+use sframe_impls::registry::{Options, Registry};
 use sframe_spec::Version;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -157,7 +157,7 @@ fn select(reg: &Registry, wanted: &[String]) -> Result<Vec<Arc<dyn Implementatio
 fn tools_of(impls: &[Arc<dyn Implementation>], name: &str) -> Vec<ToolVersion> {
     let mut v = vec![ToolVersion {
         name: "reference".into(),
-        version: crate::impls::reference::Reference.version(),
+        version: sframe_harness::impls::reference::Reference.version(),
     }];
     v.extend(
         impls

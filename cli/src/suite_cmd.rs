@@ -10,7 +10,6 @@
 //! implementation of the registry (or `--external CMD`) on every case and prints a table per
 //! class and version.
 
-use crate::impls::registry::{Options, Registry};
 use clap::Subcommand;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -18,6 +17,7 @@ use sframe_harness::diff::{compare, mutate, pcs_for, seeds, Case};
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::impls::{section_version, Decoded, Found, Implementation, Outcome};
 use sframe_harness::input::{corpus_cases, corpus_dir};
+use sframe_impls::registry::{Options, Registry};
 use sframe_spec::rules::Severity;
 use sframe_spec::validate::validate;
 use std::collections::{BTreeMap, HashSet};

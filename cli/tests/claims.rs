@@ -6,12 +6,12 @@
 //! crash, refusal or row is checked. An implementation or producer that is not provisioned
 //! here fails the test, naming it; nothing is skipped.
 
-use sframe_conform::impls::registry::{Options, Registry};
 use sframe_harness::cache_dir;
 use sframe_harness::claim::{Build, Checker, Claim, RowSeen};
 use sframe_harness::diff::{producer, Case, CaseResult, Engine, Op};
 use sframe_harness::impls::Implementation;
 use sframe_harness::ledger::{Finding, FindingKind, Ledger};
+use sframe_impls::registry::{Options, Registry};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

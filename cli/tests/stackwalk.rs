@@ -3,12 +3,12 @@
 //! true frames; every implementation that finds rows walks that stack with its own rows,
 //! and where the reference's walk is true, theirs must be too (or be a ledgered finding).
 
-use sframe_conform::impls::registry::{Options, Registry};
 use sframe_conform::stackwalk;
 use sframe_harness::diff::version_tag;
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::ledger::Ledger;
 use sframe_harness::signature::ToolName;
+use sframe_impls::registry::{Options, Registry};
 use sframe_oracle::{Options as OracleOptions, Oracle};
 use std::collections::BTreeMap;
 use std::path::Path;
