@@ -3,7 +3,9 @@
 
 use super::{CaseResult, Discrepancy};
 use crate::ledger::Ledger;
+use crate::signature::VersionTag;
 use serde::Serialize;
+use sframe_spec::Version;
 use std::collections::BTreeMap;
 
 /// Counts for one implementation.
@@ -47,11 +49,11 @@ fn rank(finding: Option<&str>) -> u8 {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Summary {
     pub sections: usize,
-    /// Sections per format version (`v1`, `v2`, `v3`, `other`), and how many are valid.
-    pub by_version: BTreeMap<String, usize>,
+    /// Sections per format version, and how many are valid.
+    pub by_version: BTreeMap<VersionTag, usize>,
     pub valid: usize,
     /// Per implementation, per version: agree / unsupported / discrepant sections.
-    pub implementations: BTreeMap<String, BTreeMap<String, Counts>>,
+    pub implementations: BTreeMap<String, BTreeMap<VersionTag, Counts>>,
     pub signatures: BTreeMap<String, SignatureSummary>,
 }
 
@@ -59,10 +61,8 @@ impl Summary {
     /// Account for one case.
     pub fn add(&mut self, r: &CaseResult, data: &[u8], ledger: &Ledger) {
         self.sections += 1;
-        let ver = r
-            .version
-            .map_or_else(|| "other".to_string(), |v| format!("v{v}"));
-        *self.by_version.entry(ver.clone()).or_default() += 1;
+        let ver = VersionTag(r.version.and_then(Version::from_u8));
+        *self.by_version.entry(ver).or_default() += 1;
         if r.valid {
             self.valid += 1;
         }
@@ -71,7 +71,7 @@ impl Summary {
                 .implementations
                 .entry(ir.implementation.clone())
                 .or_default()
-                .entry(ver.clone())
+                .entry(ver)
                 .or_default();
             match ir.status {
                 super::Status::Agree => c.agree += 1,
