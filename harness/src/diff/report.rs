@@ -209,18 +209,17 @@ mod tests {
             .parse()
             .expect("a signature");
         Discrepancy {
-            kind: FindingKind::Disagreement,
-            implementation: "libsframe-2.47".into(),
-            op: Op::FindFre,
-            detail: "row.cfa".into(),
-            signature: sig,
-            function: None,
-            fre: None,
             pc: Some(0),
             expected: "a".into(),
             found: "b".into(),
             explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
-            trigger: None,
+            ..Discrepancy::new(
+                FindingKind::Disagreement,
+                "libsframe-2.47",
+                Op::FindFre,
+                "row.cfa",
+                sig,
+            )
         }
     }
 
