@@ -9,10 +9,10 @@
 //! the FDEs as the quirky reference reads them, `FDE=1` the FDE and FREs the quirky look-up
 //! lands in for each PC, `BIG=N` the FREs with more than N bytes of data words.
 
-use sframe_conform::impls::reference::Quirky;
-use sframe_conform::impls::registry::{Options, Registry};
 use sframe_harness::diff::explain::QuirkTable;
+use sframe_harness::impls::reference::Quirky;
 use sframe_harness::ledger::Ledger;
+use sframe_impls::registry::{Options, Registry};
 use sframe_spec::{Quirks, SectionRef};
 use std::process::ExitCode;
 

@@ -13,12 +13,11 @@
 //! looked up (`find_fre`) at the PCs the differential engine would use
 //! ([`sframe_harness::diff::pcs_for`], from the reference's decoding).
 
-use crate::impls::toolchains::cache_dir;
-use serde::Deserialize;
 use sframe_harness::diff::pcs_for;
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::impls::{Implementation, Outcome};
 use sframe_harness::sanitizer::{self, Operation, Parsed};
+use sframe_impls::instrumented::{self, InstrumentedBuild};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -26,57 +25,14 @@ use std::process::{Command, Stdio};
 /// At most this many PCs per look-up request.
 const MAX_PCS: usize = 256;
 
-/// One instrumented build, from its `manifest.json` (written by `ci/instrumented-libs`).
-#[derive(Debug, Clone, Deserialize)]
-pub struct AsanBuild {
-    /// `libsframe` or `glibc`.
-    pub lib: String,
-    pub release: String,
-    /// The Debian version it was compiled from.
-    pub version: String,
-    pub path: PathBuf,
-    /// The ASan runtime to preload (empty for other flavours).
-    pub preload: PathBuf,
-    pub cc: String,
-    pub cflags: String,
-    pub origin: String,
-}
-
-impl AsanBuild {
-    /// The implementation's name in signatures and findings (`libsframe-2.40`).
-    pub fn implementation(&self) -> String {
-        format!("{}-{}", self.lib, self.release)
-    }
-}
-
 /// Where `ci/instrumented-libs --flavour asan` puts its builds.
 pub fn asan_dir() -> PathBuf {
-    instrumented_dir("asan")
-}
-
-/// Where `ci/instrumented-libs --flavour FLAVOUR` puts its builds.
-pub fn instrumented_dir(flavour: &str) -> PathBuf {
-    cache_dir().join("instrumented").join(flavour)
+    instrumented::dir("asan")
 }
 
 /// The ASan builds present (sorted by implementation name).
-pub fn asan_builds() -> Vec<AsanBuild> {
-    builds("asan")
-}
-
-/// The builds of `ci/instrumented-libs --flavour FLAVOUR` present, from their manifests
-/// (sorted by implementation name).
-pub fn builds(flavour: &str) -> Vec<AsanBuild> {
-    let mut out: Vec<AsanBuild> = std::fs::read_dir(instrumented_dir(flavour))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| std::fs::read_to_string(e.path().join("manifest.json")).ok())
-        .filter_map(|t| serde_json::from_str::<AsanBuild>(&t).ok())
-        .filter(|b| b.path.is_file())
-        .collect();
-    out.sort_by_key(AsanBuild::implementation);
-    out
+pub fn asan_builds() -> Vec<InstrumentedBuild> {
+    instrumented::builds("asan")
 }
 
 /// What one reproducer gave on a sanitizer build.
@@ -112,7 +68,7 @@ struct AsanWorker {
 }
 
 impl AsanWorker {
-    fn start(worker: &Path, build: &AsanBuild) -> std::io::Result<AsanWorker> {
+    fn start(worker: &Path, build: &InstrumentedBuild) -> std::io::Result<AsanWorker> {
         let flag = if build.lib == "glibc" {
             "--glibc"
         } else {
@@ -171,7 +127,7 @@ fn hex(data: &[u8]) -> String {
 /// in one worker. `only` restricts a reproducer to one operation (a recorded one's).
 pub fn run(
     worker: &Path,
-    build: &AsanBuild,
+    build: &InstrumentedBuild,
     inputs: &[(String, Vec<u8>, Option<Operation>)],
 ) -> std::io::Result<Vec<Run>> {
     let mut w = AsanWorker::start(worker, build)?;

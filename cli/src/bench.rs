@@ -21,13 +21,13 @@
 //! sid (same functions, same size). Every implementation is asked to find every PC; a count
 //! of found rows below the PC count is printed, since a fast wrong answer is no answer.
 
-use crate::impls::registry::{Options, Registry};
-use crate::impls::{BenchTiming, Implementation, Outcome};
 use serde::Serialize;
 use serde_json::json;
 use sframe_gen::rng::SplitMix64;
+use sframe_harness::impls::{BenchTiming, Implementation, Outcome};
 use sframe_harness::input::{corpus_cases, corpus_dir};
 use sframe_harness::signature::{Tool, ToolName};
+use sframe_impls::registry::{Options, Registry};
 use sframe_spec::constants::flags;
 use sframe_spec::{
     decode, encode, validate, Abi, BaseReg, DataWordSize, Fre, Function, Section, SectionIndex,

@@ -22,9 +22,9 @@
 //!   --stats` gives the whole corpus's figure on every core).
 
 use crate::bench::Measurement;
-use crate::impls::Implementation;
 use serde::Serialize;
 use sframe_harness::impls::section_version;
+use sframe_harness::impls::Implementation;
 use sframe_harness::input::{corpus_cases, corpus_dir};
 use sframe_harness::signature::{Tool, ToolName};
 use sframe_spec::decode;

@@ -19,6 +19,7 @@ use sframe_producers::check::Mismatch;
 use sframe_producers::crosscheck::{
     self, file_kind_name, FileReport, FunctionName, FunctionReport, Outcome,
 };
+use sframe_provision::Manifests;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -246,11 +247,8 @@ struct Done {
     seconds: f64,
 }
 
-fn check_file(path: &Path, producer: Option<&str>) -> Done {
+fn check_file(path: &Path, producer: String) -> Done {
     let t0 = Instant::now();
-    let producer = producer.map(str::to_string).unwrap_or_else(|| {
-        crate::oracle_cmd::manifest_producer(path).unwrap_or_else(|| "unknown".into())
-    });
     let result = std::fs::read(path)
         .map_err(|e| e.to_string())
         .and_then(|bytes| crosscheck::crosscheck(&bytes).map_err(|e| e.to_string()));
@@ -300,6 +298,18 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed} {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
+    // The producer of each file: `--producer`, else its corpus manifest's (each manifest
+    // read once), else `unknown`.
+    let mut manifests = Manifests::default();
+    let producers: Vec<String> = files
+        .iter()
+        .map(|p| match &args.producer {
+            Some(given) => given.clone(),
+            None => manifests
+                .producer(p)
+                .map_or_else(|| "unknown".into(), |p| p.to_string()),
+        })
+        .collect();
     let next = AtomicUsize::new(0);
     let done: Mutex<Vec<Option<Done>>> = Mutex::new((0..files.len()).map(|_| None).collect());
     std::thread::scope(|s| {
@@ -307,7 +317,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(path) = files.get(i) else { break };
-                let d = check_file(path, args.producer.as_deref());
+                let d = check_file(path, producers[i].clone());
                 bar.inc(1);
                 done.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(d);
             });

@@ -1,15 +1,17 @@
-//! `sframe-conform impls` and `sframe-conform diff`.
+//! `sframe-conform impls` and `sframe-conform diff` (the campaign itself is
+//! [`sframe_harness::diff::campaign`]): choosing the implementations and the inputs, progress,
+//! printing.
 
-use crate::impls::registry::{Options, Registry};
-use crate::impls::{Hosting, Implementation};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
-use sframe_harness::diff::report::Summary;
-use sframe_harness::diff::{mutate, producer, record, seeds, Case, Engine};
+use sframe_harness::diff::campaign::Campaign;
+use sframe_harness::diff::{mutate, seeds, Case};
+use sframe_harness::impls::{Hosting, Implementation};
 pub use sframe_harness::input::{corpus_cases, corpus_dir, read_cases};
-use sframe_harness::ledger::{Ledger, ToolVersion};
+use sframe_harness::ledger::Ledger;
 use sframe_harness::signature::{Tool, ToolName};
 use sframe_harness::walk::{Outcome, Summary as WalkSummary};
+use sframe_impls::registry::{Options, Registry};
 use sframe_spec::Version;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -154,23 +156,6 @@ fn select(reg: &Registry, wanted: &[String]) -> Result<Vec<Arc<dyn Implementatio
         .collect()
 }
 
-fn tools_of(impls: &[Arc<dyn Implementation>], name: &str) -> Vec<ToolVersion> {
-    let mut v = vec![ToolVersion {
-        name: "reference".into(),
-        version: crate::impls::reference::Reference.version(),
-    }];
-    v.extend(
-        impls
-            .iter()
-            .filter(|i| i.name() == name)
-            .map(|i| ToolVersion {
-                name: i.name(),
-                version: i.version(),
-            }),
-    );
-    v
-}
-
 /// `sframe-conform diff`.
 pub fn run(args: &Args) -> Result<ExitCode, String> {
     if args.files.is_empty() && args.generate.is_none() && !args.producers {
@@ -230,11 +215,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let mut walk = (args.generate.is_none() && !args.files.is_empty())
         .then(|| crate::walking::walk(&args.files, false));
 
-    let mut engine = Engine::new(impls.clone()).with_ledger(&ledger);
-    if args.max_pcs > 0 {
-        engine.settings.max_pcs = args.max_pcs;
-    }
-    let mut summary = Summary::default();
+    let mut campaign = Campaign::new(impls, &ledger, args.max_pcs);
     let bar = match args.generate {
         Some(n) if !args.json && n >= 20 => ProgressBar::new(n as u64),
         // A walk has its own progress line.
@@ -272,90 +253,42 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         if batch.is_empty() {
             break;
         }
-        for (c, r) in batch.iter().zip(engine.run_cases(&batch)) {
-            summary.add(&r, &c.data, &ledger);
+        campaign.run_batch(&batch, |r, summary| {
             if r.discrepancies().next().is_some() {
                 bar.set_message(format!("{} signatures", summary.signatures.len()));
                 if let Some(stream) = &mut stream {
-                    stream.item(&r);
+                    stream.item(r);
                 }
             }
             bar.inc(1);
-        }
+        });
     }
     bar.finish_and_clear();
 
     if args.producers {
-        let mut models: Vec<sframe_spec::Section> = seeds::builtin()
-            .iter()
-            .filter_map(|c| sframe_spec::decode(&c.data).ok())
-            .collect();
-        for c in corpus_cases(&corpus_dir()).iter().take(200) {
-            if let Ok(m) = sframe_spec::decode(&c.data) {
-                if sframe_spec::is_valid(&sframe_spec::validate(&c.data)) {
-                    models.push(m);
+        campaign.check_producers(|r| {
+            if r.discrepancies().next().is_some() {
+                if let Some(stream) = &mut stream {
+                    stream.item(r);
                 }
             }
-        }
-        for imp in impls.iter().filter(|i| i.tool().is(ToolName::Libsframe)) {
-            for (k, m) in models.iter().enumerate() {
-                let ds = producer::check(imp.as_ref(), m);
-                let r = producer::case_result(
-                    format!("producer:{}:model {k}", imp.name()),
-                    format!("{} (encoder)", imp.name()),
-                    m,
-                    ds,
-                );
-                let bytes = sframe_spec::encode(m).unwrap_or_default();
-                summary.add(&r, &bytes, &ledger);
-                if r.discrepancies().next().is_some() {
-                    if let Some(stream) = &mut stream {
-                        stream.item(&r);
-                    }
-                }
-            }
-        }
+        });
     }
 
-    let mut recorded = Vec::new();
-    if args.record {
-        for s in summary.new_signatures() {
-            let Some(input) = &s.input else { continue };
-            let d = &s.example;
-            let Some(imp) = impls.iter().find(|i| i.name() == d.implementation) else {
-                continue;
-            };
-            let minimized = if d.op == sframe_harness::diff::Op::Encode {
-                input.clone()
-            } else {
-                let with_finds = d.op == sframe_harness::diff::Op::FindFre;
-                let max_pcs = engine.settings.max_pcs.min(64);
-                sframe_harness::diff::minimize::minimize(input, 300, &mut |b: &[u8]| {
-                    Engine::unexplained_signatures_of(
-                        imp.as_ref(),
-                        b,
-                        max_pcs,
-                        with_finds,
-                        &engine.quirks,
-                    )
-                    .contains(&s.signature)
-                })
-            };
-            let dir = record::record(
-                &ledger,
-                d,
-                &minimized,
-                tools_of(&impls, &d.implementation),
-                &s.first_case,
-            )
-            .map_err(|e| format!("cannot record {}: {e}", s.signature))?;
-            recorded.push(dir.display().to_string());
-        }
-    }
+    let recorded: Vec<String> = if args.record {
+        campaign
+            .record_new()?
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect()
+    } else {
+        Vec::new()
+    };
 
     if let Some(dir) = &args.save_unexplained {
-        save_unexplained(&summary, dir)?;
+        campaign.save_unexplained(dir)?;
     }
+    let summary = campaign.summary;
 
     let files_walked = walk.is_some();
     drop(walk);
@@ -384,47 +317,4 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// A file name for a signature: its characters outside `[A-Za-z0-9._-]` replaced by `_`.
-fn file_name_of(signature: &str) -> String {
-    signature
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// Write the first input of each signature no finding accounts for, with a JSON index
-/// (`index.json`: signature, file, first case, example discrepancy).
-fn save_unexplained(summary: &Summary, dir: &std::path::Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut index = Vec::new();
-    for s in summary.signatures.values() {
-        let accounted = s.finding.finding().is_some();
-        let Some(input) = s.input.as_ref().filter(|_| !accounted) else {
-            continue;
-        };
-        let name = format!("{}.sframe", file_name_of(&s.signature));
-        let path = dir.join(&name);
-        std::fs::write(&path, input).map_err(|e| format!("{}: {e}", path.display()))?;
-        index.push(json!({
-            "signature": s.signature,
-            "file": name,
-            "count": s.count,
-            "first_case": s.first_case,
-            "example": s.example,
-        }));
-    }
-    let path = dir.join("index.json");
-    std::fs::write(
-        &path,
-        serde_json::to_string_pretty(&index).unwrap_or_default() + "\n",
-    )
-    .map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -1,8 +1,8 @@
 //! # sframe-conform
 //!
 //! The `sframe-conform` command and what it needs beyond the permissive
-//! [`sframe_harness`]: the registry of provisioned implementations and their adapters
-//! ([`impls`]), the `diff` and `impls` commands ([`diff_cmd`]), `check`, `dump`, `rules`,
+//! [`sframe_harness`] and [`sframe_impls`] (the registry of provisioned implementations and
+//! their adapters): the `diff` and `impls` commands ([`diff_cmd`]), `check`, `dump`, `rules`,
 //! `bench`, `crosscheck` ([`crosscheck_cmd`]: SFrame against `.eh_frame` in any file), and
 //! the emulator oracle ([`oracle_cmd`], [`stackwalk`], and `produce --patterns` in
 //! [`produce_cmd`]), which links Unicorn (GPL-2.0): this crate is GPL-2.0-or-later. Those three
@@ -19,7 +19,6 @@ pub mod check;
 pub mod crosscheck_cmd;
 pub mod diff_cmd;
 pub mod dump;
-pub mod impls;
 pub mod matrix_cmd;
 #[cfg(feature = "oracle")]
 pub mod oracle_blame;

@@ -2,11 +2,11 @@
 //! every available implementation on the corpus, the built-in seeds and their mutations,
 //! and from the ledger (see [`sframe_harness::matrix`]).
 
-use crate::impls::registry::{Options, Registry};
 use sframe_harness::diff::{mutate, seeds, Engine};
 use sframe_harness::input::{corpus_cases, corpus_dir};
 use sframe_harness::ledger::Ledger;
 use sframe_harness::matrix::Matrix;
+use sframe_impls::registry::{Options, Registry};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -15,6 +15,7 @@ use sframe_harness::ledger::Ledger;
 use sframe_harness::signature::{Producer, Signature};
 use sframe_harness::walk::{Outcome, Summary, Unreadable};
 use sframe_oracle::{DropReason, Options, Oracle, Report, SkipReason};
+use sframe_provision::Manifests;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -46,29 +47,6 @@ pub struct Args {
     pub ledger: Option<PathBuf>,
 }
 
-/// The producer name used in signatures for `path`.
-pub fn producer_for(path: &Path) -> String {
-    producer_from(path, manifest_entry(path).as_ref())
-}
-
-/// The producer name for `path` with manifest entry `entry`.
-fn producer_from(path: &Path, entry: Option<&sframe_provision::Entry>) -> String {
-    entry.map(|e| e.producer().to_string()).unwrap_or_else(|| {
-        path.file_stem()
-            .map_or_else(|| "unknown".into(), |s| s.to_string_lossy().into_owned())
-    })
-}
-
-/// The entry of `path` in the `manifest.json` of an enclosing corpus directory.
-pub fn manifest_entry(path: &Path) -> Option<sframe_provision::Entry> {
-    sframe_provision::Manifests::default().entry(path).cloned()
-}
-
-/// The producer the `manifest.json` of an enclosing corpus directory gives `path`.
-pub fn manifest_producer(path: &Path) -> Option<String> {
-    manifest_entry(path).map(|e| e.producer().to_string())
-}
-
 /// The ELF files with an SFrame section among `paths` (directories walked).
 pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(sframe_harness::walk::Walk::new(paths)
@@ -85,6 +63,8 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let ledger = Ledger::load(&ledger_dir).map_err(|e| e.to_string())?;
     // One file at a time; the bar's length grows as files are loaded.
     let mut walked = Summary::default();
+    // Each corpus manifest is read once, for every file it lists.
+    let mut manifests = Manifests::default();
     let walk = crate::walking::walk(&args.files, true);
     let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
@@ -134,11 +114,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             }
         };
         walked.add(&e);
-        let entry = manifest_entry(path);
+        let entry = manifests.entry(path).cloned();
         let producer = args
             .producer
             .clone()
-            .unwrap_or_else(|| producer_from(path, entry.as_ref()));
+            .unwrap_or_else(|| manifests.producer_for(path));
         let author = CfiAuthor::of(
             entry.as_ref().and_then(|e| e.extra_str("cfi_author")),
             report.compiler.as_deref(),

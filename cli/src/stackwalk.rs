@@ -16,7 +16,7 @@
 //! `no-row` (no row found), `rejected`, `crashed`, `hung` or `unsupported` (the look-up's outcome), `incomplete-row` (the answer
 //! lacks a CFA, RA or FP rule), `step` (the rules cannot be applied), `cfa`, `ra`, `fp`.
 
-use crate::impls::{Implementation, Outcome};
+use sframe_harness::impls::{Implementation, Outcome};
 use sframe_harness::signature::{LayoutTag, Signature, Tool, Unwind};
 use sframe_oracle::StackSnapshot;
 use sframe_spec::unwind::{apply, Frame};

@@ -10,7 +10,6 @@
 //! implementation of the registry (or `--external CMD`) on every case and prints a table per
 //! class and version.
 
-use crate::impls::registry::{Options, Registry};
 use clap::Subcommand;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -18,6 +17,8 @@ use sframe_harness::diff::{compare, mutate, pcs_for, seeds, Case};
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::impls::{section_version, Decoded, Found, Implementation, Outcome};
 use sframe_harness::input::{corpus_cases, corpus_dir};
+use sframe_harness::signature::VersionTag;
+use sframe_impls::registry::{Options, Registry};
 use sframe_spec::rules::Severity;
 use sframe_spec::validate::validate;
 use std::collections::{BTreeMap, HashSet};
@@ -149,14 +150,6 @@ pub fn fnv1a(data: &[u8]) -> u64 {
     h
 }
 
-/// `v1`, `v2`, `v3`, or `vx` when the preamble names no version the format defines.
-fn version_name(data: &[u8]) -> String {
-    match section_version(data) {
-        Some(v) => format!("v{}", v.number()),
-        None => "vx".into(),
-    }
-}
-
 /// One rule broken, as a case file lists it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Broken {
@@ -184,8 +177,7 @@ pub struct Lookup {
 pub struct CaseFile {
     pub name: String,
     pub class: String,
-    /// `v1`, `v2`, `v3` or `vx`.
-    pub version: String,
+    pub version: VersionTag,
     /// The `sfp_version` byte, when the magic is right.
     #[serde(default)]
     pub version_byte: Option<u8>,
@@ -217,7 +209,7 @@ pub struct ExportSummary {
     pub inputs: usize,
     pub cases: usize,
     /// class -> version -> count.
-    pub counts: BTreeMap<String, BTreeMap<String, usize>>,
+    pub counts: BTreeMap<String, BTreeMap<VersionTag, usize>>,
 }
 
 /// Classify one section with the reference and the validator.
@@ -239,7 +231,7 @@ pub fn classify(name: &str, source: &str, data: &[u8]) -> CaseFile {
     let errors = broken(Severity::Error);
     let warnings = broken(Severity::Warning);
     let decoded = Reference.decode(data);
-    let version = version_name(data);
+    let version = VersionTag::of(data);
     let mut case = CaseFile {
         name: name.to_string(),
         class: String::new(),
@@ -379,7 +371,7 @@ pub fn export(dir: &Path, mutations: usize, seed: u64) -> Result<ExportSummary, 
             .counts
             .entry(case.class.clone())
             .or_default()
-            .entry(case.version.clone())
+            .entry(case.version)
             .or_default() += 1;
         index.push(json!({
             "name": name,
@@ -430,7 +422,7 @@ pub fn export(dir: &Path, mutations: usize, seed: u64) -> Result<ExportSummary, 
     Ok(summary)
 }
 
-fn render_counts(counts: &BTreeMap<String, BTreeMap<String, usize>>) -> String {
+fn render_counts(counts: &BTreeMap<String, BTreeMap<VersionTag, usize>>) -> String {
     let mut s = String::new();
     for c in CLASSES {
         let Some(by_v) = counts.get(c) else {
@@ -472,7 +464,7 @@ invalid/NAME.json
 ```
 
 `NAME` is `<class>-<version>-<16 hex digits of the 64-bit FNV-1a of the bytes>`;
-`<version>` is `v1`, `v2`, `v3`, or `vx` when the preamble names no version the
+`<version>` is `v1`, `v2`, `v3`, or `v?` when the preamble names no version the
 format defines. A `.sframe` file is the section's bytes, nothing else (no ELF wrapper).
 
 ## Case files (`NAME.json`)
@@ -556,7 +548,7 @@ this directory.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Tally {
     pub class: String,
-    pub version: String,
+    pub version: VersionTag,
     pub cases: usize,
     /// valid/malformed: passed; invalid: refused.
     pub passed: usize,
@@ -750,7 +742,7 @@ pub fn read_suite(dir: &Path) -> Result<Vec<(CaseFile, PathBuf)>, String> {
 /// Score `imp` on the suite in `dir`.
 pub fn score(dir: &Path, imp: &dyn Implementation) -> Result<Report, String> {
     let cases = read_suite(dir)?;
-    let mut tallies: BTreeMap<(usize, String), Tally> = BTreeMap::new();
+    let mut tallies: BTreeMap<(usize, VersionTag), Tally> = BTreeMap::new();
     let mut failures = Vec::new();
     for (case, path) in &cases {
         let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -758,13 +750,11 @@ pub fn score(dir: &Path, imp: &dyn Implementation) -> Result<Report, String> {
             .iter()
             .position(|c| *c == case.class)
             .ok_or_else(|| format!("{}: unknown class {:?}", case.name, case.class))?;
-        let t = tallies
-            .entry((ci, case.version.clone()))
-            .or_insert_with(|| Tally {
-                class: case.class.clone(),
-                version: case.version.clone(),
-                ..Tally::default()
-            });
+        let t = tallies.entry((ci, case.version)).or_insert_with(|| Tally {
+            class: case.class.clone(),
+            version: case.version,
+            ..Tally::default()
+        });
         t.cases += 1;
         let supported = section_version(&data).is_none_or(|v| imp.supports(v));
         let (res, why) = if !supported {

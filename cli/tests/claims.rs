@@ -10,7 +10,6 @@
 
 mod common;
 
-use sframe_conform::impls::registry::{Options, Registry};
 use sframe_conform::stackwalk;
 use sframe_harness::cache_dir;
 use sframe_harness::claim::{Build, Checker, Claim, RowSeen, WalkSeen};
@@ -18,6 +17,7 @@ use sframe_harness::diff::{producer, Case, CaseResult, Engine, Op};
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::impls::Implementation;
 use sframe_harness::ledger::{Finding, FindingKind, Ledger};
+use sframe_impls::registry::{Options, Registry};
 use sframe_oracle::Oracle;
 use sframe_spec::Loc;
 use std::collections::BTreeMap;

@@ -305,7 +305,7 @@ fn version_names_this_command_and_every_provisioned_implementation() {
     assert!(listed("reference ") && listed("simple-frame-rs "), "{t}");
     // Every libsframe release ci/toolchains put in the cache, with a version, not as
     // unavailable.
-    let cache = sframe_conform::impls::toolchains::cache_dir();
+    let cache = sframe_impls::toolchains::cache_dir();
     let releases: Vec<String> = std::fs::read_dir(cache.join("lib"))
         .map(|d| {
             d.filter_map(|e| e.ok())

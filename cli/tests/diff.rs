@@ -5,7 +5,6 @@
 //! These tests need the provisioned toolchains: they fail (not skip) when a libsframe or an
 //! objdump is missing, naming `ci/toolchains`, which provisions them.
 
-use sframe_conform::impls::registry::{Options, Registry};
 use sframe_harness::diff::report::Summary;
 use sframe_harness::diff::{mutate, producer, seeds, Case, CaseResult, Engine};
 use sframe_harness::gate::{self, Corpus};
@@ -15,6 +14,7 @@ use sframe_harness::impls::{Decoded, Found, Hosting, Implementation, Outcome};
 use sframe_harness::input::{corpus_cases, corpus_dir};
 use sframe_harness::ledger::Ledger;
 use sframe_harness::signature::{Tool, ToolName};
+use sframe_impls::registry::{Options, Registry};
 use sframe_spec::{Loc, Version};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -287,7 +287,7 @@ fn a_crash_of_the_hosted_library_leaves_no_core_file() {
     // (F0112); its children are not dumpable, so even with core files allowed (here
     // `ulimit -c unlimited`, and `core_pattern` writing into the working directory or piping to
     // a handler) a crash costs its fork and no dump.
-    let lib = sframe_conform::impls::toolchains::libsframe_releases()
+    let lib = sframe_impls::toolchains::libsframe_releases()
         .into_iter()
         .find(|r| r.release == "2.44")
         .expect(PROVISION);

@@ -6,7 +6,7 @@
 
 mod common;
 
-use sframe_conform::asan_triage::{builds, instrumented_dir};
+use sframe_impls::instrumented::{builds, dir as instrumented_dir};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -19,7 +19,10 @@ fn edges(path: &std::path::Path) -> usize {
 }
 
 /// Decode `data` in a fresh coverage worker; the edges of `.cur` and `.ever` after it.
-fn decode_edges(build: &sframe_conform::asan_triage::AsanBuild, data: &[u8]) -> (usize, usize) {
+fn decode_edges(
+    build: &sframe_impls::instrumented::InstrumentedBuild,
+    data: &[u8],
+) -> (usize, usize) {
     let dir = tempdir();
     let prefix = dir.join(build.implementation());
     let mut child = Command::new(env!("CARGO_BIN_EXE_sframe-worker"))

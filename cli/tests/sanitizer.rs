@@ -7,9 +7,10 @@
 //! them: every reproducer of every finding with a `crash:libsframe-*` or `crash:glibc-*`
 //! signature, on the build of each release those signatures name.
 
-use sframe_conform::asan_triage::{self, AsanBuild, Run};
+use sframe_conform::asan_triage::{self, Run};
 use sframe_harness::ledger::{FirstBadAccess, Ledger};
 use sframe_harness::sanitizer::{self, Operation};
+use sframe_impls::instrumented::InstrumentedBuild;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -23,7 +24,7 @@ fn worker() -> PathBuf {
 
 /// The ASan builds, or `None` after saying loudly why the test does not run (a failure
 /// under CI, where `ci/test` builds them).
-fn builds() -> Option<Vec<AsanBuild>> {
+fn builds() -> Option<Vec<InstrumentedBuild>> {
     let b = asan_triage::asan_builds();
     if b.is_empty() {
         let msg = format!(
@@ -52,7 +53,7 @@ fn report_name(implementation: &str) -> String {
     format!("sanitizer-{implementation}.txt")
 }
 
-fn header(build: &AsanBuild) -> String {
+fn header(build: &InstrumentedBuild) -> String {
     format!(
         "{} {} built by ci/instrumented-libs --flavour asan ({}: {})\nfrom: {}\nrun in sframe-worker with LD_PRELOAD={} SFRAME_WORKER_ASAN_INPUT=1 ASAN_OPTIONS=detect_leaks=0:allow_user_segv_handler=0:handle_abort=1\n",
         build.implementation(),
@@ -65,7 +66,7 @@ fn header(build: &AsanBuild) -> String {
 }
 
 /// Records for one implementation: one per distinct first bad access, in reproducer order.
-fn records(build: &AsanBuild, runs: &[Run]) -> (Vec<FirstBadAccess>, String) {
+fn records(build: &InstrumentedBuild, runs: &[Run]) -> (Vec<FirstBadAccess>, String) {
     let name = build.implementation();
     let mut out: Vec<FirstBadAccess> = Vec::new();
     let mut text = header(build);
@@ -108,7 +109,7 @@ fn reproducer_inputs(dir: &Path, names: &[String]) -> Vec<(String, Vec<u8>, Opti
         .collect()
 }
 
-fn record_all(builds: &[AsanBuild]) {
+fn record_all(builds: &[InstrumentedBuild]) {
     let ledger = Ledger::load(&findings_dir()).expect("ledger");
     for f in &ledger.findings {
         let impls = crashing_impls(&f.signatures);

@@ -5,12 +5,12 @@
 
 mod common;
 
-use sframe_conform::impls::registry::{Options, Registry};
 use sframe_conform::stackwalk;
 use sframe_harness::diff::version_tag;
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::ledger::Ledger;
 use sframe_harness::signature::ToolName;
+use sframe_impls::registry::{Options, Registry};
 use sframe_oracle::{Options as OracleOptions, Oracle};
 use std::collections::BTreeMap;
 use std::path::Path;

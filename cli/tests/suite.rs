@@ -6,9 +6,9 @@
 //! Scoring libsframe needs the provisioned toolchains: the test fails (not skips) when
 //! libsframe-2.47 is missing, naming `ci/toolchains`, which provisions it.
 
-use sframe_conform::impls::registry::{Options, Registry};
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::impls::{Decoded, Found, Implementation, Outcome};
+use sframe_impls::registry::{Options, Registry};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

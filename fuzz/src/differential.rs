@@ -21,9 +21,9 @@
 
 use crate::findings_log::{Cause, FindingsLog};
 use crate::implementations::{select, Selection};
-use sframe_conform::impls::registry::{Options, Registry};
 use sframe_harness::diff::{Case, CaseResult, Engine};
 use sframe_harness::ledger::Ledger;
+use sframe_impls::registry::{Options, Registry};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;

@@ -6,8 +6,8 @@
 //! Exclusion names are implementation names (`libsframe-2.40`, `glibc-2.43`) or prefixes
 //! ending in `*` (`libsframe-*`, `glibc-*`: every release, including when none is built).
 
-use sframe_conform::impls::registry::{Registry, Unavailable};
 use sframe_harness::impls::Implementation;
+use sframe_impls::registry::{Registry, Unavailable};
 use std::sync::Arc;
 
 /// What a run tests and leaves out.

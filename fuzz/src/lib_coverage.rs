@@ -15,12 +15,12 @@
 //! Without a sancov build of a provisioned release, the run refuses to start and says
 //! which command builds it.
 
-use sframe_conform::asan_triage::{builds, instrumented_dir};
-use sframe_conform::impls::toolchains::worker_path;
 use sframe_harness::diff::pcs_for;
 use sframe_harness::impls::process::{Launch, ProcessImpl};
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::impls::{Hosting, Implementation, Outcome};
+use sframe_impls::instrumented::{builds, dir as instrumented_dir};
+use sframe_impls::toolchains::worker_path;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -10,10 +10,10 @@
 //! this target explores input space (paths through real code) rather than byte space.
 
 use arbitrary::Unstructured;
-use sframe_conform::oracle_cmd::producer_for;
 use sframe_harness::ledger::Ledger;
 use sframe_harness::signature::Producer;
 use sframe_oracle::{Options, Oracle};
+use sframe_provision::manifest::producer_for;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

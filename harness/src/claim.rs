@@ -476,20 +476,19 @@ mod tests {
 
     fn disagreement(found: &str, explained_by: &[&str]) -> Discrepancy {
         Discrepancy {
-            signature: "diff:libsframe-2.40:v1:find_fre:mask.missing"
-                .parse()
-                .unwrap(),
-            kind: FindingKind::Disagreement,
-            implementation: "libsframe-2.40".into(),
-            op: Op::FindFre,
-            detail: "mask.missing".into(),
-            function: None,
-            fre: None,
             pc: Some(508),
             expected: "Found".into(),
             found: found.into(),
             explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
-            trigger: None,
+            ..Discrepancy::new(
+                FindingKind::Disagreement,
+                "libsframe-2.40",
+                Op::FindFre,
+                "mask.missing",
+                "diff:libsframe-2.40:v1:find_fre:mask.missing"
+                    .parse()
+                    .unwrap(),
+            )
         }
     }
 

@@ -1,42 +1,14 @@
 //! The gate's own promises: a deviation fails it until a ledger explains it or the test
 //! accepts its exact signature, and an acceptance that matches nothing fails it as stale.
 
-use sframe_harness::impls::reference::Reference;
 use sframe_harness::prelude::*;
 
-/// The reference, but refusing every version 1 section it is given (it claims to read them).
-struct NoV1;
+mod common;
 
-fn is_v1(data: &[u8]) -> bool {
-    data.get(2) == Some(&1)
-}
-
-impl Implementation for NoV1 {
-    fn name(&self) -> String {
-        "no-v1-reader".into()
-    }
-    fn version(&self) -> String {
-        "0".into()
-    }
-    fn supports(&self, _: Version) -> bool {
-        true
-    }
-    fn decode(&self, data: &[u8]) -> Outcome<Decoded> {
-        if is_v1(data) {
-            return Outcome::rejected("no-v1", None);
-        }
-        Reference.decode(data)
-    }
-    fn find_fre(&self, data: &[u8], pc: i64) -> Outcome<Option<Found>> {
-        if is_v1(data) {
-            return Outcome::rejected("no-v1", None);
-        }
-        Reference.find_fre(data, pc)
-    }
-}
+use common::NoV1;
 
 fn gate() -> Gate<'static> {
-    Gate::new(&NoV1).corpus(Corpus::builtin())
+    Gate::new(&NoV1::Refuses).corpus(Corpus::builtin())
 }
 
 fn fails(g: Gate<'static>) -> String {

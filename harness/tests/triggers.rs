@@ -14,20 +14,7 @@ fn crash(signature: &str, op: Op) -> Discrepancy {
     } else {
         FindingKind::Crash
     };
-    Discrepancy {
-        signature: signature.parse().unwrap(),
-        kind,
-        implementation,
-        op,
-        detail: String::new(),
-        function: None,
-        fre: None,
-        pc: None,
-        expected: String::new(),
-        found: String::new(),
-        explained_by: Vec::new(),
-        trigger: None,
-    }
+    Discrepancy::new(kind, &implementation, op, "", signature.parse().unwrap())
 }
 
 fn reproducer(finding: &str, file: &str) -> Vec<u8> {

@@ -128,6 +128,12 @@ pub fn read(dir: &Path) -> Result<Vec<Entry>, ManifestError> {
     serde_json::from_str(&text).map_err(|error| ManifestError::Json { path, error })
 }
 
+/// The producer name signatures give `file` ([`Manifests::producer_for`]), for a single
+/// look-up: a caller that names several files keeps one [`Manifests`].
+pub fn producer_for(file: &Path) -> String {
+    Manifests::default().producer_for(file)
+}
+
 /// The manifests met while looking files up, each read once: a file's entry is in the nearest
 /// manifest above it that lists it.
 #[derive(Default)]
@@ -163,6 +169,18 @@ impl Manifests {
     /// The producer of `file`'s SFrame, if a manifest above it lists it.
     pub fn producer(&mut self, file: &Path) -> Option<Producer> {
         self.entry(file).map(Entry::producer)
+    }
+
+    /// The producer name signatures give `file`: its manifest's [`Producer`], else the
+    /// file's stem (a file no manifest lists names itself).
+    pub fn producer_for(&mut self, file: &Path) -> String {
+        self.producer(file).map_or_else(
+            || {
+                file.file_stem()
+                    .map_or_else(|| "unknown".into(), |s| s.to_string_lossy().into_owned())
+            },
+            |p| p.to_string(),
+        )
     }
 
     /// The manifests met that could not be read.
@@ -223,6 +241,9 @@ mod tests {
             "gnu-as-2.44"
         );
         assert!(m.producer(&root.join("none.o")).is_none());
+        // Signatures name a listed file by its producer, any other by its stem.
+        assert_eq!(m.producer_for(&inner.join("f.o")), "gnu-as-2.40");
+        assert_eq!(m.producer_for(&root.join("none.o")), "none");
         assert_eq!(m.unreadable().len(), 1);
         std::fs::remove_dir_all(&root).unwrap();
     }

@@ -1,7 +1,7 @@
 //! `sframe-worker`: the process that hosts GNU libsframe (see the `sframe-worker` crate), with
 //! the in-process adapters of this crate available to `--impl`.
 
-use sframe_conform::impls::simple_frame::SimpleFrame;
+use sframe_impls::simple_frame::SimpleFrame;
 use std::process::ExitCode;
 
 // The hosted library's heap blocks on guard pages (see `sframe_worker::guarded_heap`).

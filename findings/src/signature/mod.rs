@@ -32,7 +32,7 @@ mod tag;
 pub use crash::{crash_site, CrashSite, Signal};
 pub use field::{Field, FieldPath};
 pub use pattern::{PatternError, SignaturePattern, TagPattern};
-pub use tag::LayoutTag;
+pub use tag::{LayoutTag, VersionTag};
 
 use serde::{Serialize, Serializer};
 use sframe_spec::Rule;

@@ -7,7 +7,66 @@ use sframe_spec::Version;
 use std::fmt;
 use std::str::FromStr;
 
-/// `v1`, `v2`, `v3`, or `v?` when the preamble names no version, with what look-ups depend
+/// A section's format version as every output names it: `v1`, `v2`, `v3`, or `v?` when the
+/// preamble names no version the format defines. The version part of a [`LayoutTag`], the
+/// version column of the diff summary and of the exported suite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct VersionTag(pub Option<Version>);
+
+/// How [`VersionTag`] spells a version the preamble does not name.
+const UNKNOWN_VERSION: &str = "v?";
+
+impl VersionTag {
+    /// The version a section's preamble names.
+    pub fn of(data: &[u8]) -> VersionTag {
+        VersionTag(section_version(data))
+    }
+
+    /// The tag at the start of `s`, and the rest of `s`.
+    fn split(s: &str) -> Option<(VersionTag, &str)> {
+        if let Some(rest) = s.strip_prefix(UNKNOWN_VERSION) {
+            return Some((VersionTag(None), rest));
+        }
+        let r = s.strip_prefix('v')?;
+        let n = r.get(..1)?.parse::<u8>().ok()?;
+        Some((VersionTag(Some(Version::from_u8(n)?)), &r[1..]))
+    }
+}
+
+impl fmt::Display for VersionTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Padded: tables align the version column with `{:<8}`.
+        match self.0 {
+            Some(v) => f.pad(&v.to_string()),
+            None => f.pad(UNKNOWN_VERSION),
+        }
+    }
+}
+
+impl FromStr for VersionTag {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<VersionTag, ParseError> {
+        match VersionTag::split(s) {
+            Some((tag, "")) => Ok(tag),
+            _ => Err(ParseError::BadTag(s.to_string())),
+        }
+    }
+}
+
+impl serde::Serialize for VersionTag {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for VersionTag {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<VersionTag, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A [`VersionTag`] with what look-ups depend
 /// on appended (in this order):
 /// - `-pcrel` (v2/v3 with `SFRAME_F_FDE_FUNC_START_PCREL`): how function starts are encoded;
 /// - `-aux` when the header has an auxiliary header (`sfh_auxhdr_len` is not 0): the
@@ -71,10 +130,7 @@ impl LayoutTag {
 
 impl fmt::Display for LayoutTag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.version {
-            Some(v) => write!(f, "{v}")?,
-            None => f.write_str("v?")?,
-        }
+        write!(f, "{}", VersionTag(self.version))?;
         for (on, name) in self.flags().into_iter().zip(FLAGS) {
             if on {
                 f.write_str(name)?;
@@ -88,16 +144,7 @@ impl FromStr for LayoutTag {
     type Err = ParseError;
     fn from_str(s: &str) -> Result<LayoutTag, ParseError> {
         let bad = || ParseError::BadTag(s.to_string());
-        let (version, mut rest) = if let Some(r) = s.strip_prefix("v?") {
-            (None, r)
-        } else {
-            let r = s.strip_prefix('v').ok_or_else(bad)?;
-            let n = r
-                .get(..1)
-                .and_then(|d| d.parse::<u8>().ok())
-                .ok_or_else(bad)?;
-            (Some(Version::from_u8(n).ok_or_else(bad)?), &r[1..])
-        };
+        let (VersionTag(version), mut rest) = VersionTag::split(s).ok_or_else(bad)?;
         let mut on = [false; 4];
         for (i, name) in FLAGS.iter().enumerate() {
             if let Some(r) = rest.strip_prefix(name) {
@@ -116,5 +163,33 @@ impl FromStr for LayoutTag {
             fdeoff,
             freoff,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_tag_has_one_spelling_in_text_json_and_tables() {
+        // The grammar of the README's signature table: `v1`, `v2`, `v3` or `v?`.
+        for (tag, text) in [
+            (VersionTag(Some(Version::V1)), "v1"),
+            (VersionTag(Some(Version::V3)), "v3"),
+            (VersionTag(None), "v?"),
+        ] {
+            assert_eq!(tag.to_string(), text);
+            assert_eq!(text.parse::<VersionTag>(), Ok(tag));
+            let json = serde_json::to_string(&tag).unwrap();
+            assert_eq!(json, format!("\"{text}\""));
+            assert_eq!(serde_json::from_str::<VersionTag>(&json).unwrap(), tag);
+        }
+        assert_eq!(format!("[{:<4}]", VersionTag(None)), "[v?  ]");
+        assert_eq!(format!("[{:<4}]", VersionTag(Some(Version::V2))), "[v2  ]");
+        for other in ["vx", "other", "v4", "v?-pcrel", ""] {
+            assert!(other.parse::<VersionTag>().is_err(), "{other}");
+        }
+        // Section bytes without the magic name no version.
+        assert_eq!(VersionTag::of(&[0; 8]), VersionTag(None));
     }
 }

@@ -41,6 +41,33 @@ pub struct Discrepancy {
     pub trigger: Option<TriggerCheck>,
 }
 
+impl Discrepancy {
+    /// A discrepancy of `kind` by `implementation` in `op`, named `signature`, with its
+    /// `detail` (see the field): no place, no answers, nothing that explains it yet.
+    pub fn new(
+        kind: FindingKind,
+        implementation: &str,
+        op: Op,
+        detail: &str,
+        signature: Signature,
+    ) -> Discrepancy {
+        Discrepancy {
+            signature,
+            kind,
+            implementation: implementation.to_string(),
+            op,
+            detail: detail.to_string(),
+            function: None,
+            fre: None,
+            pc: None,
+            expected: String::new(),
+            found: String::new(),
+            explained_by: Vec::new(),
+            trigger: None,
+        }
+    }
+}
+
 /// What the ledger's triggers say of a crash or hang's input.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "check")]

@@ -20,30 +20,13 @@ fn with_detail(head: &str, detail: &Option<String>) -> String {
     }
 }
 
-fn disc(kind: FindingKind, imp: &str, op: Op, detail: &str, signature: Signature) -> Discrepancy {
-    Discrepancy {
-        signature,
-        kind,
-        implementation: imp.to_string(),
-        op,
-        detail: detail.to_string(),
-        function: None,
-        fre: None,
-        pc: None,
-        expected: String::new(),
-        found: String::new(),
-        explained_by: Vec::new(),
-        trigger: None,
-    }
-}
-
 /// The crash/hang discrepancy of a failed outcome.
 pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<Discrepancy> {
     match o {
         Outcome::Crashed { signal, detail } => {
             let sig = Signal::named(signal);
             let site = crash_site(&sig, detail.as_deref());
-            let mut d = disc(
+            let mut d = Discrepancy::new(
                 FindingKind::Crash,
                 imp,
                 op,
@@ -60,7 +43,7 @@ pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<D
             Some(d)
         }
         Outcome::Hung { timeout_ms } => {
-            let mut d = disc(
+            let mut d = Discrepancy::new(
                 FindingKind::Hang,
                 imp,
                 op,
@@ -104,7 +87,7 @@ pub fn classify_decode_explained(
             let Some(rule) = v.first_error else {
                 return out;
             };
-            let mut d = disc(
+            let mut d = Discrepancy::new(
                 FindingKind::AcceptedInvalid,
                 imp,
                 Op::Decode,
@@ -122,7 +105,7 @@ pub fn classify_decode_explained(
         }
         (Outcome::Rejected { .. }, false) => {}
         (Outcome::Rejected { class, detail }, true) => {
-            let mut d = disc(
+            let mut d = Discrepancy::new(
                 FindingKind::RejectedValid,
                 imp,
                 Op::Decode,
@@ -144,7 +127,7 @@ pub fn classify_decode_explained(
                 let mut seen = BTreeSet::new();
                 for fd in compare::decoded(reference, value) {
                     if seen.insert(fd.field) {
-                        let mut d = disc(
+                        let mut d = Discrepancy::new(
                             FindingKind::Disagreement,
                             imp,
                             Op::Decode,
@@ -236,7 +219,13 @@ pub fn classify_finds_explained(
                     };
                     if seen.insert((sig.clone(), by.first().cloned())) {
                         let detail = field.to_string();
-                        let mut d = disc(FindingKind::Disagreement, imp, Op::FindFre, &detail, sig);
+                        let mut d = Discrepancy::new(
+                            FindingKind::Disagreement,
+                            imp,
+                            Op::FindFre,
+                            &detail,
+                            sig,
+                        );
                         d.pc = Some(*pc);
                         d.expected = fd.expected;
                         d.found = fd.found;
@@ -253,7 +242,8 @@ pub fn classify_finds_explained(
                     error: class.clone(),
                 };
                 if seen.insert((sig.clone(), by.first().cloned())) {
-                    let mut d = disc(FindingKind::RejectedValid, imp, Op::FindFre, class, sig);
+                    let mut d =
+                        Discrepancy::new(FindingKind::RejectedValid, imp, Op::FindFre, class, sig);
                     d.pc = Some(*pc);
                     d.expected = format!("{value:?}");
                     d.found = with_detail(class, detail);

@@ -35,8 +35,11 @@
 //! [`Status`], [`Discrepancy`]), `reference_view` (the reference's [`ReferenceView`] of a section
 //! and the look-up context: [`version_tag`], [`overlap_zones`], [`aliased_32`]), `classify` (answers against
 //! that view, each with its typed [`Signature`](crate::signature::Signature)), `engine`
-//! ([`Engine`], [`pcs_for`]); the signature syntax itself is [`crate::signature`].
+//! ([`Engine`], [`pcs_for`]), [`campaign`] (a whole run: batches through the engine into one
+//! summary, encoder checks, recording and saving what is new); the signature syntax itself
+//! is [`crate::signature`].
 
+pub mod campaign;
 mod case;
 mod classify;
 pub mod cmd;

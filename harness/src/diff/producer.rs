@@ -60,18 +60,9 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
         return vec![d];
     }
     let mk = |kind, detail: &str, sig: Signature, expected: String, found: String| Discrepancy {
-        signature: sig,
-        kind,
-        implementation: name.clone(),
-        op: Op::Encode,
-        detail: detail.to_string(),
-        function: None,
-        fre: None,
-        pc: None,
         expected,
         found,
-        explained_by: Vec::new(),
-        trigger: None,
+        ..Discrepancy::new(kind, &name, Op::Encode, detail, sig)
     };
     let bytes = match out {
         Outcome::Ok { value } => value,

@@ -3,7 +3,9 @@
 
 use super::{CaseResult, Discrepancy};
 use crate::ledger::{Account, Ledger};
+use crate::signature::VersionTag;
 use serde::Serialize;
+use sframe_spec::Version;
 use std::collections::BTreeMap;
 
 /// Counts for one implementation.
@@ -38,11 +40,11 @@ pub struct SignatureSummary {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Summary {
     pub sections: usize,
-    /// Sections per format version (`v1`, `v2`, `v3`, `other`), and how many are valid.
-    pub by_version: BTreeMap<String, usize>,
+    /// Sections per format version, and how many are valid.
+    pub by_version: BTreeMap<VersionTag, usize>,
     pub valid: usize,
     /// Per implementation, per version: agree / unsupported / discrepant sections.
-    pub implementations: BTreeMap<String, BTreeMap<String, Counts>>,
+    pub implementations: BTreeMap<String, BTreeMap<VersionTag, Counts>>,
     pub signatures: BTreeMap<String, SignatureSummary>,
 }
 
@@ -50,10 +52,8 @@ impl Summary {
     /// Account for one case.
     pub fn add(&mut self, r: &CaseResult, data: &[u8], ledger: &Ledger) {
         self.sections += 1;
-        let ver = r
-            .version
-            .map_or_else(|| "other".to_string(), |v| format!("v{v}"));
-        *self.by_version.entry(ver.clone()).or_default() += 1;
+        let ver = VersionTag(r.version.and_then(Version::from_u8));
+        *self.by_version.entry(ver).or_default() += 1;
         if r.valid {
             self.valid += 1;
         }
@@ -62,7 +62,7 @@ impl Summary {
                 .implementations
                 .entry(ir.implementation.clone())
                 .or_default()
-                .entry(ver.clone())
+                .entry(ver)
                 .or_default();
             match ir.status {
                 super::Status::Agree => c.agree += 1,
@@ -200,18 +200,17 @@ mod tests {
             .parse()
             .expect("a signature");
         Discrepancy {
-            kind: FindingKind::Disagreement,
-            implementation: "libsframe-2.47".into(),
-            op: Op::FindFre,
-            detail: "row.cfa".into(),
-            signature: sig,
-            function: None,
-            fre: None,
             pc: Some(0),
             expected: "a".into(),
             found: "b".into(),
             explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
-            trigger: None,
+            ..Discrepancy::new(
+                FindingKind::Disagreement,
+                "libsframe-2.47",
+                Op::FindFre,
+                "row.cfa",
+                sig,
+            )
         }
     }
 

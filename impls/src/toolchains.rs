@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 pub const PROVISION_HINT: &str = "run `ci/toolchains` (it provisions GNU binutils 2.40, 2.44 and sid with their libsframe into $SFRAME_CONFORM_CACHE)";
 
 /// The cache directory.
-pub use sframe_harness::cache_dir;
+pub use sframe_provision::cache_dir;
 
 /// One entry of `toolchains.json`.
 #[derive(Debug, Clone, Deserialize)]

@@ -5,14 +5,14 @@
 //! `ci/glibc-reader`, run in `sframe-worker`), `objdump-<release>` (the text of `objdump --sframe`),
 //! and external programs added with [`Registry::add_external`].
 
-use super::objdump::ObjdumpImpl;
-use super::process::{Launch, ProcessImpl, DEFAULT_TIMEOUT};
-use super::reference::Reference;
-use super::simple_frame::SimpleFrame;
-use super::toolchains::{
+use crate::objdump::ObjdumpImpl;
+use crate::simple_frame::SimpleFrame;
+use crate::toolchains::{
     glibc_readers, libsframe_releases, objdumps, worker_path, GLIBC_HINT, PROVISION_HINT,
 };
-use super::{Hosting, Implementation};
+use sframe_harness::impls::process::{Launch, ProcessImpl, DEFAULT_TIMEOUT};
+use sframe_harness::impls::reference::Reference;
+use sframe_harness::impls::{Hosting, Implementation};
 use sframe_harness::signature::{Tool, ToolKind, ToolName};
 use std::sync::Arc;
 use std::time::Duration;
@@ -130,7 +130,7 @@ impl Registry {
             }
         }
         if opts.objdump {
-            let mut by_release: Vec<(String, Vec<super::toolchains::Objdump>)> = Vec::new();
+            let mut by_release: Vec<(String, Vec<crate::toolchains::Objdump>)> = Vec::new();
             for o in objdumps() {
                 match by_release.iter_mut().find(|(r, _)| *r == o.release) {
                     Some((_, v)) => v.push(o),
@@ -142,7 +142,7 @@ impl Registry {
                     .push(Arc::new(ObjdumpImpl::new(release, tools, opts.timeout)));
             }
         }
-        super::llvm_readobj::register(&mut r, opts);
+        crate::llvm_readobj::register(&mut r, opts);
         r
     }
 

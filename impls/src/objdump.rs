@@ -20,11 +20,13 @@
 //!
 //! objdump does not look PCs up: [`Implementation::find_fre`] is unsupported.
 
-use super::text_tool::{
+use crate::text_tool::{
     objdump_many, run_on_elf, wrap_elf, Preamble, Printed, EM_AARCH64, EM_S390, EM_X86_64,
 };
-use super::toolchains::Objdump;
-use super::{Decoded, Found, FreFacts, FunctionFacts, Hosting, Implementation, Outcome, Row};
+use crate::toolchains::Objdump;
+use sframe_harness::impls::{
+    Decoded, Found, FreFacts, FunctionFacts, Hosting, Implementation, Outcome, Row,
+};
 use sframe_spec::constants::flags;
 use sframe_spec::{Abi, Base, Endian, FdeType, Loc, PcType, Version};
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! What the text adapters ([`super::objdump`], [`super::llvm_readobj`]) share: the section's
+//! What the text adapters ([`crate::objdump`], [`crate::llvm_readobj`]) share: the section's
 //! bytes wrapped in a minimal ELF executable (one allocated `.sframe` section at address 0,
 //! the machine and byte order of the section), written to a temporary file, and one run of
 //! `TOOL --sframe FILE` under the suite's deadline and retry policy ([`sframe_run`]): a
@@ -18,7 +18,7 @@
 //! process, and a section that objdump rejects or crashes on costs its own, as before.
 //! llvm-readobj is simpler to batch ([`readobj_many`]): it names the file in every message.
 
-use super::{Decoded, Outcome};
+use sframe_harness::impls::{Decoded, Outcome};
 use sframe_run::{run, run_once, Failure, Policy};
 use sframe_spec::layout::header as header_offsets;
 use sframe_spec::{Abi, Endian};

@@ -3,7 +3,7 @@
 //! Its public API gives per FDE the resolved start PC (`get_pc` with section base 0, so
 //! section-relative), size, info-byte fields and an FRE iterator; per FRE the start address,
 //! the info byte, and the CFA/RA/FP offsets (`None` when absent), and for v3 flex FDEs the
-//! control/offset pairs. Those numbers become [`sframe_spec::Loc`]s through [`super::norm`],
+//! control/offset pairs. Those numbers become [`sframe_spec::Loc`]s through [`sframe_harness::impls::norm`],
 //! as for every foreign implementation, except where the crate has its own reading:
 //!
 //! - v1: an RA/FP offset is the slot at CFA+offset (fixed or tracked alike);
@@ -15,13 +15,13 @@
 //!
 //! A panic is reported as a crash with signal `panic`.
 
-use super::norm;
-use super::norm::Ctx;
-use super::{
-    BenchTiming, Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation, Outcome, Row,
-};
 use fallible_iterator::FallibleIterator;
 use sframe_harness::impls::guard::guarded;
+use sframe_harness::impls::norm;
+use sframe_harness::impls::norm::Ctx;
+use sframe_harness::impls::{
+    BenchTiming, Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Implementation, Outcome, Row,
+};
 use sframe_spec::{Base, FdeType, Loc, Stored, Version};
 use simple_frame_rs::{SFrameError, SFrameFRE, SFrameSection};
 use std::hint::black_box;

@@ -1,8 +1,8 @@
 //! `llvm-readobj --sframe` of the optional LLVM tier, compared at the level of what it prints.
 //!
-//! Like the objdump adapter ([`super::objdump`]): the section's bytes are wrapped in a minimal
+//! Like the objdump adapter ([`crate::objdump`]): the section's bytes are wrapped in a minimal
 //! ELF executable (one allocated `.sframe` section at address 0, machine and byte order from
-//! the section's ABI and magic: [`super::text_tool::wrap_elf`]), `llvm-readobj --sframe` is run
+//! the section's ABI and magic: [`crate::text_tool::wrap_elf`]), `llvm-readobj --sframe` is run
 //! on it, and its listing is parsed back into the row model. At address 0 a printed `PC` is
 //! the function's start relative to the section (LLVM's `getAbsoluteStartAddress`: section
 //! address + field, + the field's own offset under `SFRAME_F_FDE_FUNC_START_PCREL`).
@@ -40,7 +40,7 @@
 //! ```
 //!
 //! The printed numbers become rules with the format's documented semantics, the same for
-//! every foreign implementation ([`super::norm`]): CFA = base register (`fre_cfa_base_reg_id`,
+//! every foreign implementation ([`sframe_harness::impls::norm`]): CFA = base register (`fre_cfa_base_reg_id`,
 //! 0 FP, 1 SP) + `CFA Offset` as printed; `RA Offset`/`FP Offset` = the slot at CFA + offset
 //! (on s390x: RA 0 unchanged, a v2 odd offset a register), absent = not saved (unchanged). A
 //! row without a `CFA Offset` line says nothing about the CFA (not compared). The tool's own
@@ -57,12 +57,14 @@
 //!
 //! llvm-readobj does not look PCs up: [`Implementation::find_fre`] is unsupported.
 
-use super::registry::{Options, Registry, Unavailable};
-use super::text_tool::{
+use crate::registry::{Options, Registry, Unavailable};
+use crate::text_tool::{
     readobj_many, run_on_elf, wrap_elf, Preamble, Printed, EM_AARCH64, EM_S390, EM_X86_64,
 };
-use super::toolchains::{cache_dir, tool_entries};
-use super::{norm, Decoded, Found, FreFacts, FunctionFacts, Hosting, Implementation, Outcome, Row};
+use crate::toolchains::{cache_dir, tool_entries};
+use sframe_harness::impls::{
+    norm, Decoded, Found, FreFacts, FunctionFacts, Hosting, Implementation, Outcome, Row,
+};
 use sframe_spec::{Abi, Endian, Stored, Version};
 use std::path::PathBuf;
 use std::process::ExitStatus;

@@ -1,0 +1,23 @@
+//! # sframe-impls
+//!
+//! The implementations this suite provisions beside the reference, found where `ci/`
+//! provisions them, and built by name: the [`registry`]; toolchain discovery
+//! ([`toolchains`]: libsframe of each release, objdump, glibc's SFrame reader, the
+//! `sframe-worker` binary) and the instrumented builds of those libraries
+//! ([`instrumented`]); and the adapters that need more than [`sframe_harness::impls`]:
+//! `simple-frame-rs` in process ([`simple_frame`]), the text of `objdump --sframe`
+//! ([`objdump`]) and of `llvm-readobj --sframe` ([`llvm_readobj`]), with what the two share
+//! ([`text_tool`]).
+//!
+//! GNU libsframe and glibc's reader are GPL code: they are hosted by the `sframe-worker`
+//! process and spoken to over pipes, never linked here, so this crate stays Apache-2.0 OR MIT.
+
+#![forbid(unsafe_code)]
+
+pub mod instrumented;
+pub mod llvm_readobj;
+pub mod objdump;
+pub mod registry;
+pub mod simple_frame;
+pub mod text_tool;
+pub mod toolchains;
