@@ -1,11 +1,15 @@
 //! A long-lived process that answers request lines with answer lines (the workers and
 //! external programs of the differential harness), each answer awaited within a deadline.
 //! What to do when one dies or hangs is the caller's, through the [`crate::Policy`].
+//! A process is reaped however its [`LineProcess`] ends: dropped, killed, dead, or still
+//! running when this process exits ([`crate::live`]).
 
+use crate::live::{self, Live};
 use crate::policy::{Failure, Try};
 use crate::signal::status_name;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
+use std::os::fd::AsRawFd;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -42,6 +46,10 @@ impl LineProcess {
             .stderr
             .take()
             .ok_or_else(|| std::io::Error::other("no stderr"))?;
+        live::register(Live {
+            pid: child.id(),
+            stdin: stdin.as_raw_fd(),
+        });
         let (tx, rx) = channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -84,6 +92,7 @@ impl LineProcess {
 
     /// Wait for a dead (or dying) process and describe its end.
     pub fn died(mut self) -> Failure {
+        live::forget(self.child.id());
         let status = match self.child.wait() {
             Ok(s) => status_name(s),
             Err(e) => format!("wait failed: {e}"),
@@ -95,9 +104,8 @@ impl LineProcess {
     }
 
     /// Stop the process.
-    pub fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    pub fn kill(self) {
+        // Dropping it kills and reaps it.
     }
 
     /// Send `line` and await its answer within `limit` (see [`LineProcess::receive`]).
@@ -136,6 +144,16 @@ impl LineProcess {
     }
 }
 
+impl Drop for LineProcess {
+    /// Kill and reap the process (a dead one that was waited for is not signalled again:
+    /// `Child` keeps its status).
+    fn drop(&mut self) {
+        live::forget(self.child.id());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +181,20 @@ mod tests {
         let (p, a) = p.request("wait", Duration::from_millis(200));
         assert!(p.is_none());
         assert_eq!(a, Err(Failure::Hung { timeout_ms: 200 }));
+    }
+
+    #[test]
+    fn a_dropped_process_is_reaped_not_left_a_zombie() {
+        // One that ends at the end of its input, and one that ignores it.
+        for script in ["cat >/dev/null", "exec sleep 30"] {
+            let p = LineProcess::start(&mut sh(script)).unwrap();
+            let pid = p.child.id();
+            drop(p);
+            // A zombie keeps its /proc entry until its parent reaps it.
+            assert!(
+                !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+                "{script}: left unreaped"
+            );
+        }
     }
 }
