@@ -93,6 +93,8 @@ mod tests {
     }
 
     #[test]
+    // The processes are reaped by `end_all`, which is what is tested.
+    #[allow(clippy::zombie_processes)]
     fn ending_closes_stdin_then_kills_and_reaps_every_process() {
         // One that ends at the end of its input, one that ignores it.
         let spawn = |script: &str| {
