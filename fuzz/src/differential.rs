@@ -126,11 +126,22 @@ pub fn init() {
             );
             let _ = DIFFERENTIAL.set(d);
         }
-        Err(e) => {
-            eprint!("{e}");
-            std::process::exit(1);
-        }
+        Err(e) => refuse(&e),
     }
+}
+
+/// Refuse to fuzz: say why on stderr and exit 1, before the first input. Every line starts
+/// with `ERROR: `, the mark libFuzzer's fork mode (`ci/fuzz-long`) looks for in the log of
+/// a job that exited non-zero: it copies those lines into its own log, where a job that
+/// refused its start would otherwise be one more "crash" with no input kept and no reason.
+pub fn refuse(why: &str) -> ! {
+    eprint!("{}", refusal(why));
+    std::process::exit(1)
+}
+
+/// The text [`refuse`] writes.
+fn refusal(why: &str) -> String {
+    why.lines().map(|l| format!("ERROR: {l}\n")).collect()
 }
 
 /// A data directory: `$<var>`, else `default` when it exists (a build in the repository),
@@ -274,4 +285,16 @@ pub fn require_all() {
         reg_missing.is_empty() && get().engine.impls.iter().filter(|i| i.tool().is(sframe_harness::signature::ToolName::Libsframe)).count() >= 3,
         "implementations missing from the differential targets: {reg_missing:?} (run ci/toolchains, and build sframe-worker: cargo build -p sframe-conform --bins)"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_line_of_a_refusal_carries_the_mark_fork_mode_copies() {
+        let t = super::refusal("sframe-fuzz: 1 implementation(s) cannot be tested here\n  glibc-2.43: run ci/glibc-reader\n");
+        assert_eq!(
+            t,
+            "ERROR: sframe-fuzz: 1 implementation(s) cannot be tested here\nERROR:   glibc-2.43: run ci/glibc-reader\n"
+        );
+    }
 }
