@@ -131,9 +131,10 @@ pub fn init() {
 }
 
 /// Refuse to fuzz: say why on stderr and exit 1, before the first input. Every line starts
-/// with `ERROR: `, the mark libFuzzer's fork mode (`ci/fuzz-long`) looks for in the log of
-/// a job that exited non-zero: it copies those lines into its own log, where a job that
-/// refused its start would otherwise be one more "crash" with no input kept and no reason.
+/// with `ERROR: sframe-fuzz: `: `ERROR:` is the mark libFuzzer's fork mode (`ci/fuzz-long`)
+/// looks for in the log of a job that exited non-zero, and copies those lines into its own
+/// log, where a job that refused its start would otherwise be one more "crash" with no input
+/// kept and no reason; `sframe-fuzz` tells them from libFuzzer's own.
 pub fn refuse(why: &str) -> ! {
     eprint!("{}", refusal(why));
     std::process::exit(1)
@@ -141,7 +142,12 @@ pub fn refuse(why: &str) -> ! {
 
 /// The text [`refuse`] writes.
 fn refusal(why: &str) -> String {
-    why.lines().map(|l| format!("ERROR: {l}\n")).collect()
+    why.lines()
+        .map(|l| {
+            let l = l.strip_prefix("sframe-fuzz: ").unwrap_or(l);
+            format!("ERROR: sframe-fuzz: {l}\n")
+        })
+        .collect()
 }
 
 /// A data directory: `$<var>`, else `default` when it exists (a build in the repository),
@@ -294,7 +300,11 @@ mod tests {
         let t = super::refusal("sframe-fuzz: 1 implementation(s) cannot be tested here\n  glibc-2.43: run ci/glibc-reader\n");
         assert_eq!(
             t,
-            "ERROR: sframe-fuzz: 1 implementation(s) cannot be tested here\nERROR:   glibc-2.43: run ci/glibc-reader\n"
+            "ERROR: sframe-fuzz: 1 implementation(s) cannot be tested here\nERROR: sframe-fuzz:   glibc-2.43: run ci/glibc-reader\n"
+        );
+        assert_eq!(
+            super::refusal("the findings ledger does not load: F1/finding.json: unknown variant"),
+            "ERROR: sframe-fuzz: the findings ledger does not load: F1/finding.json: unknown variant\n"
         );
     }
 }
