@@ -21,7 +21,8 @@ const STDERR_LINES: usize = 8;
 /// A started process, its stdout read line by line and its stderr's last lines kept.
 pub struct LineProcess {
     child: Child,
-    stdin: ChildStdin,
+    /// `None` once closed, as the process is ended.
+    stdin: Option<ChildStdin>,
     lines: Receiver<Option<String>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
 }
@@ -77,7 +78,7 @@ impl LineProcess {
         });
         Ok(LineProcess {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines: rx,
             stderr_tail: tail,
         })
@@ -103,10 +104,8 @@ impl LineProcess {
         }
     }
 
-    /// Stop the process.
-    pub fn kill(self) {
-        // Dropping it kills and reaps it.
-    }
+    /// Stop the process and reap it, as dropping it does.
+    pub fn kill(self) {}
 
     /// Send `line` and await its answer within `limit` (see [`LineProcess::receive`]).
     pub fn request(mut self, line: &str, limit: Duration) -> (Option<LineProcess>, Try<String>) {
@@ -118,10 +117,13 @@ impl LineProcess {
 
     /// Write a request line.
     pub fn send(&mut self, line: &str) -> std::io::Result<()> {
-        self.stdin
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        };
+        stdin
             .write_all(line.as_bytes())
-            .and_then(|_| self.stdin.write_all(b"\n"))
-            .and_then(|_| self.stdin.flush())
+            .and_then(|_| stdin.write_all(b"\n"))
+            .and_then(|_| stdin.flush())
     }
 
     /// The answer to the request sent last, and the process when it is still good for
@@ -132,7 +134,10 @@ impl LineProcess {
             Ok(Some(resp)) => (Some(self), Ok(resp)),
             Ok(None) | Err(RecvTimeoutError::Disconnected) => (None, Err(self.died())),
             Err(RecvTimeoutError::Timeout) => {
-                self.kill();
+                // Killed at once: one that hangs does not read the end of its input.
+                let mut hung = self;
+                let _ = hung.child.kill();
+                drop(hung);
                 (
                     None,
                     Err(Failure::Hung {
@@ -145,10 +150,17 @@ impl LineProcess {
 }
 
 impl Drop for LineProcess {
-    /// Kill and reap the process (a dead one that was waited for is not signalled again:
-    /// `Child` keeps its status).
+    /// End the process as [`live::end_all`] does (its stdin closed, [`live::GRACE`] to exit:
+    /// a worker then ends and reaps its own server child, which a kill would orphan), kill it
+    /// when it does not, and reap it. A dead one that was waited for is not signalled again:
+    /// `Child` keeps its status.
     fn drop(&mut self) {
         live::forget(self.child.id());
+        drop(self.stdin.take());
+        let deadline = std::time::Instant::now() + live::GRACE;
+        while matches!(self.child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -181,6 +193,24 @@ mod tests {
         let (p, a) = p.request("wait", Duration::from_millis(200));
         assert!(p.is_none());
         assert_eq!(a, Err(Failure::Hung { timeout_ms: 200 }));
+    }
+
+    #[test]
+    fn a_dropped_process_ends_its_own_children_before_it_is_reaped() {
+        // A stand-in worker (not a real one: this tests how a process is ended) that says
+        // its child's pid, and at the end of its input kills and reaps that child, as
+        // `sframe-worker` ends its server child. Killed instead, it would orphan the child.
+        let p = LineProcess::start(&mut sh(
+            "sleep 30 & c=$!; echo $c; cat >/dev/null; kill $c; wait $c",
+        ))
+        .unwrap();
+        let (p, grandchild) = p.receive(Duration::from_secs(5));
+        let grandchild = grandchild.unwrap();
+        drop(p);
+        assert!(
+            !std::path::Path::new(&format!("/proc/{grandchild}")).exists(),
+            "its child {grandchild} was orphaned"
+        );
     }
 
     #[test]

@@ -13,8 +13,9 @@
 use std::sync::{Mutex, Once};
 use std::time::{Duration, Instant};
 
-/// How long a process whose stdin was closed gets to exit before it is killed.
-pub const GRACE: Duration = Duration::from_millis(500);
+/// How long a process whose stdin was closed gets to exit before it is killed (a worker
+/// takes milliseconds; more on a loaded machine).
+pub const GRACE: Duration = Duration::from_secs(2);
 
 /// A started process: its pid and the descriptor of its stdin (the write end, ours).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
