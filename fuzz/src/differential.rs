@@ -126,11 +126,28 @@ pub fn init() {
             );
             let _ = DIFFERENTIAL.set(d);
         }
-        Err(e) => {
-            eprint!("{e}");
-            std::process::exit(1);
-        }
+        Err(e) => refuse(&e),
     }
+}
+
+/// Refuse to fuzz: say why on stderr and exit 1, before the first input. Every line starts
+/// with `ERROR: sframe-fuzz: `: `ERROR:` is the mark libFuzzer's fork mode (`ci/fuzz-long`)
+/// looks for in the log of a job that exited non-zero, and copies those lines into its own
+/// log, where a job that refused its start would otherwise be one more "crash" with no input
+/// kept and no reason; `sframe-fuzz` tells them from libFuzzer's own.
+pub fn refuse(why: &str) -> ! {
+    eprint!("{}", refusal(why));
+    std::process::exit(1)
+}
+
+/// The text [`refuse`] writes.
+fn refusal(why: &str) -> String {
+    why.lines()
+        .map(|l| {
+            let l = l.strip_prefix("sframe-fuzz: ").unwrap_or(l);
+            format!("ERROR: sframe-fuzz: {l}\n")
+        })
+        .collect()
 }
 
 /// A data directory: `$<var>`, else `default` when it exists (a build in the repository),
@@ -274,4 +291,20 @@ pub fn require_all() {
         reg_missing.is_empty() && get().engine.impls.iter().filter(|i| i.tool().is(sframe_harness::signature::ToolName::Libsframe)).count() >= 3,
         "implementations missing from the differential targets: {reg_missing:?} (run ci/toolchains, and build sframe-worker: cargo build -p sframe-conform --bins)"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_line_of_a_refusal_carries_the_mark_fork_mode_copies() {
+        let t = super::refusal("sframe-fuzz: 1 implementation(s) cannot be tested here\n  glibc-2.43: run ci/glibc-reader\n");
+        assert_eq!(
+            t,
+            "ERROR: sframe-fuzz: 1 implementation(s) cannot be tested here\nERROR: sframe-fuzz:   glibc-2.43: run ci/glibc-reader\n"
+        );
+        assert_eq!(
+            super::refusal("the findings ledger does not load: F1/finding.json: unknown variant"),
+            "ERROR: sframe-fuzz: the findings ledger does not load: F1/finding.json: unknown variant\n"
+        );
+    }
 }

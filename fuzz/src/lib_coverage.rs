@@ -127,10 +127,7 @@ pub fn get() -> Option<&'static LibCoverage> {
             }
             c
         }
-        Err(e) => {
-            eprintln!("sframe-fuzz: {e}");
-            std::process::exit(1);
-        }
+        Err(e) => crate::differential::refuse(&format!("sframe-fuzz: {e}")),
     })
     .as_ref()
 }

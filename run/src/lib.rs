@@ -13,6 +13,7 @@
 //! detail) when it does not.
 
 mod line_process;
+mod live;
 mod once;
 mod policy;
 mod signal;

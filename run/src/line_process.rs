@@ -1,11 +1,15 @@
 //! A long-lived process that answers request lines with answer lines (the workers and
 //! external programs of the differential harness), each answer awaited within a deadline.
 //! What to do when one dies or hangs is the caller's, through the [`crate::Policy`].
+//! A process is reaped however its [`LineProcess`] ends: dropped, killed, dead, or still
+//! running when this process exits ([`crate::live`]).
 
+use crate::live::{self, Live};
 use crate::policy::{Failure, Try};
 use crate::signal::status_name;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
+use std::os::fd::AsRawFd;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -17,7 +21,8 @@ const STDERR_LINES: usize = 8;
 /// A started process, its stdout read line by line and its stderr's last lines kept.
 pub struct LineProcess {
     child: Child,
-    stdin: ChildStdin,
+    /// `None` once closed, as the process is ended.
+    stdin: Option<ChildStdin>,
     lines: Receiver<Option<String>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
 }
@@ -42,6 +47,10 @@ impl LineProcess {
             .stderr
             .take()
             .ok_or_else(|| std::io::Error::other("no stderr"))?;
+        live::register(Live {
+            pid: child.id(),
+            stdin: stdin.as_raw_fd(),
+        });
         let (tx, rx) = channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -69,7 +78,7 @@ impl LineProcess {
         });
         Ok(LineProcess {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines: rx,
             stderr_tail: tail,
         })
@@ -84,6 +93,7 @@ impl LineProcess {
 
     /// Wait for a dead (or dying) process and describe its end.
     pub fn died(mut self) -> Failure {
+        live::forget(self.child.id());
         let status = match self.child.wait() {
             Ok(s) => status_name(s),
             Err(e) => format!("wait failed: {e}"),
@@ -94,11 +104,8 @@ impl LineProcess {
         }
     }
 
-    /// Stop the process.
-    pub fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    /// Stop the process and reap it, as dropping it does.
+    pub fn kill(self) {}
 
     /// Send `line` and await its answer within `limit` (see [`LineProcess::receive`]).
     pub fn request(mut self, line: &str, limit: Duration) -> (Option<LineProcess>, Try<String>) {
@@ -110,10 +117,13 @@ impl LineProcess {
 
     /// Write a request line.
     pub fn send(&mut self, line: &str) -> std::io::Result<()> {
-        self.stdin
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        };
+        stdin
             .write_all(line.as_bytes())
-            .and_then(|_| self.stdin.write_all(b"\n"))
-            .and_then(|_| self.stdin.flush())
+            .and_then(|_| stdin.write_all(b"\n"))
+            .and_then(|_| stdin.flush())
     }
 
     /// The answer to the request sent last, and the process when it is still good for
@@ -124,7 +134,10 @@ impl LineProcess {
             Ok(Some(resp)) => (Some(self), Ok(resp)),
             Ok(None) | Err(RecvTimeoutError::Disconnected) => (None, Err(self.died())),
             Err(RecvTimeoutError::Timeout) => {
-                self.kill();
+                // Killed at once: one that hangs does not read the end of its input.
+                let mut hung = self;
+                let _ = hung.child.kill();
+                drop(hung);
                 (
                     None,
                     Err(Failure::Hung {
@@ -133,6 +146,23 @@ impl LineProcess {
                 )
             }
         }
+    }
+}
+
+impl Drop for LineProcess {
+    /// End the process as [`live::end_all`] does (its stdin closed, [`live::GRACE`] to exit:
+    /// a worker then ends and reaps its own server child, which a kill would orphan), kill it
+    /// when it does not, and reap it. A dead one that was waited for is not signalled again:
+    /// `Child` keeps its status.
+    fn drop(&mut self) {
+        live::forget(self.child.id());
+        drop(self.stdin.take());
+        let deadline = std::time::Instant::now() + live::GRACE;
+        while matches!(self.child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -163,5 +193,38 @@ mod tests {
         let (p, a) = p.request("wait", Duration::from_millis(200));
         assert!(p.is_none());
         assert_eq!(a, Err(Failure::Hung { timeout_ms: 200 }));
+    }
+
+    #[test]
+    fn a_dropped_process_ends_its_own_children_before_it_is_reaped() {
+        // A stand-in worker (not a real one: this tests how a process is ended) that says
+        // its child's pid, and at the end of its input kills and reaps that child, as
+        // `sframe-worker` ends its server child. Killed instead, it would orphan the child.
+        let p = LineProcess::start(&mut sh(
+            "sleep 30 & c=$!; echo $c; cat >/dev/null; kill $c; wait $c",
+        ))
+        .unwrap();
+        let (p, grandchild) = p.receive(Duration::from_secs(5));
+        let grandchild = grandchild.unwrap();
+        drop(p);
+        assert!(
+            !std::path::Path::new(&format!("/proc/{grandchild}")).exists(),
+            "its child {grandchild} was orphaned"
+        );
+    }
+
+    #[test]
+    fn a_dropped_process_is_reaped_not_left_a_zombie() {
+        // One that ends at the end of its input, and one that ignores it.
+        for script in ["cat >/dev/null", "exec sleep 30"] {
+            let p = LineProcess::start(&mut sh(script)).unwrap();
+            let pid = p.child.id();
+            drop(p);
+            // A zombie keeps its /proc entry until its parent reaps it.
+            assert!(
+                !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+                "{script}: left unreaped"
+            );
+        }
     }
 }
