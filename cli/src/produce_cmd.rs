@@ -333,7 +333,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                             &scratch.join("min"),
                         );
                         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-                        let name = sig.to_string().replace(':', "_");
+                        let name = sframe_harness::diff::campaign::file_name_of(&sig.to_string());
                         let path = dir.join(format!("{name}.s"));
                         std::fs::write(&path, small.to_asm()).map_err(|e| e.to_string())?;
                         info.minimized = Some(path.display().to_string());

@@ -351,7 +351,12 @@ pub fn export(dir: &Path, mutations: usize, seed: u64) -> Result<ExportSummary, 
             continue;
         }
         let probe = classify("", &source, &data);
-        let mut name = format!("{}-{}-{:016x}", probe.class, probe.version, fnv1a(&data));
+        let mut name = sframe_harness::diff::campaign::file_name_of(&format!(
+            "{}-{}-{:016x}",
+            probe.class,
+            probe.version,
+            fnv1a(&data)
+        ));
         // Distinct bytes with the same 64-bit hash: extremely unlikely, still named apart.
         let base = name.clone();
         let mut k = 1;

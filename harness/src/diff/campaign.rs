@@ -188,8 +188,9 @@ fn producer_models() -> Vec<sframe_spec::Section> {
     models
 }
 
-/// A file name for a signature: its characters outside `[A-Za-z0-9._-]` replaced by `_`.
-fn file_name_of(signature: &str) -> String {
+/// A portable file name for a signature (or any name made of its parts): its characters
+/// outside `[A-Za-z0-9._-]` replaced by `_` (`:` of the parts, `?` of an unknown version).
+pub fn file_name_of(signature: &str) -> String {
     signature
         .chars()
         .map(|c| {
