@@ -25,7 +25,7 @@ use sframe_spec::Recovery;
 /// Where an implementation's walk first departs from the truth.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WalkDiscrepancy {
-    pub signature: String,
+    pub signature: Signature,
     /// Frame index (0: innermost) and its function.
     pub frame: usize,
     pub function: String,
@@ -163,8 +163,7 @@ pub fn check(
                     imp: Tool::named(&imp.name()),
                     tag: LayoutTag::of(section),
                     what,
-                }
-                .to_string(),
+                },
                 frame: k,
                 function: snap.frames[k].function.clone(),
                 pc: snap.frames[k].pc,

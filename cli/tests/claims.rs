@@ -272,7 +272,10 @@ fn walks(imp: &dyn Implementation, elf: &str) -> Result<Vec<WalkSeen>, String> {
         .map(|d| WalkSeen {
             frame: d.frame,
             function: d.function.clone(),
-            what: d.signature.rsplit(':').next().unwrap_or("").to_string(),
+            what: match &d.signature {
+                sframe_harness::signature::Signature::Unwind { what, .. } => what.to_string(),
+                other => other.to_string(),
+            },
         })
         .collect())
 }

@@ -9,7 +9,7 @@ use sframe_conform::stackwalk;
 use sframe_harness::diff::version_tag;
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::ledger::Ledger;
-use sframe_harness::signature::ToolName;
+use sframe_harness::signature::{Signature, ToolName, Unwind};
 use sframe_impls::registry::{Options, Registry};
 use sframe_oracle::{Options as OracleOptions, Oracle};
 use std::collections::BTreeMap;
@@ -66,8 +66,8 @@ fn every_implementation_walks_the_true_stack_or_the_difference_is_ledgered() {
             for snap in &deep {
                 *compared.entry(imp.name()).or_default() += 1;
                 if let Some(d) = stackwalk::check(&Reference, imp.as_ref(), snap, section, vaddr) {
-                    if ledger.lookup(&d.signature).is_none() {
-                        new.entry(d.signature.clone()).or_insert_with(|| {
+                    if ledger.lookup_signature(&d.signature).is_none() {
+                        new.entry(d.signature.to_string()).or_insert_with(|| {
                             format!(
                                 "{} in {f} ({}): frame {} {} pc {:#x}: {}",
                                 d.signature,
@@ -160,7 +160,16 @@ fn a_wrong_cfa_is_caught() {
         oracle.image().section_vaddr,
     )
     .expect("caught");
-    assert!(d.signature.ends_with(":cfa"), "{d:?}");
+    assert!(
+        matches!(
+            d.signature,
+            Signature::Unwind {
+                what: Unwind::Cfa,
+                ..
+            }
+        ),
+        "{d:?}"
+    );
     assert!(stackwalk::check(
         &Reference,
         &Reference,

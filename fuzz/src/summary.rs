@@ -42,10 +42,14 @@ pub fn summarize(dir: &std::path::Path, ledger: &Ledger, engine: Option<&Engine>
         // A crash or hang whose input the ledger's triggers read and none holds is new,
         // whatever its site (harness `diff::triggers`).
         let untriggered = entry.cause.example.get("trigger").is_some();
-        if let Some(f) = ledger
-            .accounted_signature(&entry.cause.signature)
-            .filter(|_| !untriggered)
-        {
+        // The log holds the signature's text; one that does not parse is new.
+        let account = entry
+            .cause
+            .signature
+            .parse()
+            .map(|s| ledger.account_signature(&s))
+            .unwrap_or_default();
+        if let Some(f) = account.label().map(str::to_string).filter(|_| !untriggered) {
             r.known.push((entry, f));
             continue;
         }

@@ -283,7 +283,7 @@ impl Claim {
                     && pc.is_none_or(|p| d.pc == Some(p))
                     && found.as_ref().is_none_or(|f| &d.found == f)
                     && (d.explained_by.contains(&finding.id)
-                        || (d.op == Op::Encode && finding.covers(&d.signature.to_string())))
+                        || (d.op == Op::Encode && finding.covers(&d.signature)))
             }),
             Claim::Crash {
                 op, signal, site, ..

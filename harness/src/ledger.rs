@@ -141,13 +141,10 @@ impl Finding {
     }
 
     /// Whether one of the finding's signature patterns matches `signature` (false for a
-    /// text that is not a signature, or a finding whose patterns do not parse).
-    pub fn covers(&self, signature: &str) -> bool {
-        let Ok(sig) = signature.parse::<Signature>() else {
-            return false;
-        };
+    /// finding whose patterns do not parse).
+    pub fn covers(&self, signature: &Signature) -> bool {
         self.patterns()
-            .is_ok_and(|ps| ps.iter().any(|p| p.matches(&sig)))
+            .is_ok_and(|ps| ps.iter().any(|p| p.matches(signature)))
     }
 }
 
@@ -376,27 +373,6 @@ impl Ledger {
         }
     }
 
-    /// [`Ledger::account_signature`] of a signature's text ([`Account::New`] for a text that
-    /// is not a signature but is on the untriaged list as written).
-    pub fn accounted_signature(&self, signature: &str) -> Option<String> {
-        let account = match signature.parse::<Signature>() {
-            Ok(s) => self.account_signature(&s),
-            Err(_) if self.untriaged.contains(signature) => Account::Untriaged,
-            Err(_) => Account::New,
-        };
-        account.label().map(str::to_string)
-    }
-
-    /// [`Ledger::account`], as reports write it ([`Account::label`]).
-    pub fn accounted(&self, d: &Discrepancy) -> Option<String> {
-        self.account(d).label().map(str::to_string)
-    }
-
-    /// The finding covering `signature`, if any (none for a text that is not a signature).
-    pub fn lookup(&self, signature: &str) -> Option<&Finding> {
-        self.lookup_signature(&signature.parse().ok()?)
-    }
-
     /// The finding whose patterns match `signature`, if any.
     ///
     /// A triaged finding wins over an `open` one (the untriaged clusters cover whole
@@ -521,17 +497,24 @@ mod tests {
         }
     }
 
+    /// A signature written as the ledger writes it.
+    fn sig(text: &str) -> Signature {
+        text.parse().unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
     #[test]
     fn signatures_match_exactly_or_by_tag() {
         let f = finding(&[
             "crash:libsframe-2.47:v1*:decode:SIGSEGV:sframe_decode",
             "hang:libsframe-2.47:v2:decode",
         ]);
-        assert!(f.covers("crash:libsframe-2.47:v1-fdeoff:decode:SIGSEGV:sframe_decode"));
-        assert!(f.covers("hang:libsframe-2.47:v2:decode"));
-        assert!(!f.covers("hang:libsframe-2.47:v2-pcrel:decode"));
-        assert!(!f.covers("crash:libsframe-2.44:v1:decode:SIGSEGV:sframe_decode"));
-        assert!(!f.covers("crash:libsframe-2.47:v1:decode:SIGSEGV"));
+        assert!(f.covers(&sig(
+            "crash:libsframe-2.47:v1-fdeoff:decode:SIGSEGV:sframe_decode"
+        )));
+        assert!(f.covers(&sig("hang:libsframe-2.47:v2:decode")));
+        assert!(!f.covers(&sig("hang:libsframe-2.47:v2-pcrel:decode")));
+        assert!(!f.covers(&sig("crash:libsframe-2.44:v1:decode:SIGSEGV:sframe_decode")));
+        assert!(!f.covers(&sig("crash:libsframe-2.47:v1:decode:SIGSEGV")));
     }
 
     #[test]
@@ -546,30 +529,42 @@ mod tests {
             ..Ledger::default()
         };
         assert_eq!(
-            l.lookup("accepted-invalid:simple-frame-rs:v2-aux:invalid:FDE-SORTED")
-                .unwrap()
-                .id,
+            l.lookup_signature(&sig(
+                "accepted-invalid:simple-frame-rs:v2-aux:invalid:FDE-SORTED"
+            ))
+            .unwrap()
+            .id,
             "F0135-cause"
         );
         assert_eq!(
-            l.lookup("accepted-invalid:simple-frame-rs:v2:invalid:FDE-SORTED")
-                .unwrap()
-                .id,
+            l.lookup_signature(&sig(
+                "accepted-invalid:simple-frame-rs:v2:invalid:FDE-SORTED"
+            ))
+            .unwrap()
+            .id,
             "F0131-cluster"
         );
         assert!(l
-            .lookup("accepted-invalid:libsframe-2.47:v2:invalid:FDE-SORTED")
+            .lookup_signature(&sig(
+                "accepted-invalid:libsframe-2.47:v2:invalid:FDE-SORTED"
+            ))
             .is_none());
     }
 
     #[test]
     fn a_star_in_the_tag_matches_any_run_of_it() {
         let f = finding(&["crash:libsframe-2.47:v*-aux*:find_fre:SIGSEGV:sframe_find_fre"]);
-        let sig = |t: &str| format!("crash:libsframe-2.47:{t}:find_fre:SIGSEGV:sframe_find_fre");
-        assert!(f.covers(&sig("v2-aux")));
-        assert!(f.covers(&sig("v3-pcrel-aux-fdeoff-freoff")));
-        assert!(!f.covers(&sig("v2-pcrel")));
-        assert!(!f.covers("crash:libsframe-2.47:v2-aux:decode:SIGSEGV:sframe_find_fre"));
+        let tagged = |t: &str| {
+            sig(&format!(
+                "crash:libsframe-2.47:{t}:find_fre:SIGSEGV:sframe_find_fre"
+            ))
+        };
+        assert!(f.covers(&tagged("v2-aux")));
+        assert!(f.covers(&tagged("v3-pcrel-aux-fdeoff-freoff")));
+        assert!(!f.covers(&tagged("v2-pcrel")));
+        assert!(!f.covers(&sig(
+            "crash:libsframe-2.47:v2-aux:decode:SIGSEGV:sframe_find_fre"
+        )));
     }
 
     #[test]
@@ -588,7 +583,9 @@ mod tests {
         .unwrap();
         let back = Ledger::load(&dir).unwrap();
         assert_eq!(back.findings.len(), 1);
-        assert!(back.lookup("hang:libsframe-2.47:v2:decode").is_some());
+        assert!(back
+            .lookup_signature(&sig("hang:libsframe-2.47:v2:decode"))
+            .is_some());
         std::fs::rename(dir.join("F0000-test"), dir.join("F0001-other")).unwrap();
         assert!(Ledger::load(&dir).is_err());
         std::fs::remove_dir_all(&dir).unwrap();

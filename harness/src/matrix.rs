@@ -85,7 +85,10 @@ impl Matrix {
                 self.crashes
                     .entry(ir.implementation.clone())
                     .or_default()
-                    .insert(d.signature.to_string(), ledger.accounted(d));
+                    .insert(
+                        d.signature.to_string(),
+                        ledger.account(d).label().map(str::to_string),
+                    );
             }
             let (Some(rule), crate::diff::Status::Discrepant | crate::diff::Status::Agree) =
                 (&r.first_error, ir.status)
@@ -110,11 +113,11 @@ impl Matrix {
             let explained = match (decode_failed, accepted) {
                 (Some(d), _) => {
                     cell.crashed += 1;
-                    ledger.accounted(d)
+                    ledger.account(d).label().map(str::to_string)
                 }
                 (None, Some(d)) => {
                     cell.accepted += 1;
-                    ledger.accounted(d)
+                    ledger.account(d).label().map(str::to_string)
                 }
                 (None, None) => {
                     cell.enforced += 1;
