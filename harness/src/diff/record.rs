@@ -81,9 +81,10 @@ pub fn record(
         verdict: Verdict::Open,
         tools,
         rules: rules.clone(),
-        // A value disagreement is explained only by quirks (named when it is triaged); the
-        // other classes by their exact signature.
-        signatures: if d.signature.class() == crate::signature::Class::Diff {
+        // A reader's value disagreement or refusal of a valid section is explained only by
+        // quirks (named when it is triaged; the ledger refuses a pattern for it); the other
+        // classes by their exact signature.
+        signatures: if d.signature.is_reader_value() {
             Vec::new()
         } else {
             vec![d.signature.to_string()]
@@ -91,7 +92,7 @@ pub fn record(
         reproducers: vec!["input.sframe".into()],
         reproduce: op_cmd.clone(),
         fixed_in: Vec::new(),
-        notes: if d.signature.class() == crate::signature::Class::Diff {
+        notes: if d.signature.is_reader_value() {
             format!(
                 "Not explained yet: {} stays new until this finding names the quirks of the reference that reproduce it (`quirks`).",
                 d.signature
@@ -181,6 +182,46 @@ impl Discrepancy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `diff --record` writes loads back: a refusal of a valid section (a reader's
+    /// value, explained by quirks only) is recorded without a pattern, a crash with its
+    /// exact signature, and the loaded ledger accounts for the crash only.
+    #[test]
+    fn recorded_findings_load_back() {
+        use crate::ledger::{Account, FindingKind};
+        let dir = std::env::temp_dir().join(format!("sframe-record-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let ledger = Ledger {
+            dir: dir.clone(),
+            ..Ledger::default()
+        };
+        let refusal = Discrepancy::new(
+            FindingKind::RejectedValid,
+            "libsframe-2.47",
+            Op::Decode,
+            "SFRAME_ERR_BUF_INVAL",
+            "rejected-valid:libsframe-2.47:v2:decode:SFRAME_ERR_BUF_INVAL"
+                .parse()
+                .expect("a signature"),
+        );
+        let crash = Discrepancy::new(
+            FindingKind::Crash,
+            "libsframe-2.47",
+            Op::Decode,
+            "SIGSEGV",
+            "crash:libsframe-2.47:v2:decode:SIGSEGV:sframe_decode"
+                .parse()
+                .expect("a signature"),
+        );
+        let input = [0xe2, 0xde, 2];
+        record(&ledger, &refusal, &input, Vec::new(), "test").expect("recorded");
+        record(&ledger, &crash, &input, Vec::new(), "test").expect("recorded");
+        let back = Ledger::load(&dir).expect("what record writes loads");
+        assert_eq!(back.findings.len(), 2);
+        assert_eq!(back.account(&refusal), Account::New);
+        assert!(back.account(&crash).finding().is_some());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn slugs_are_directory_names() {
