@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 use sframe_harness::ledger::Ledger;
-use sframe_harness::signature::{self, OracleKind, OracleMismatch, Signature};
+use sframe_harness::signature::{self, OracleKind, Signature};
 use sframe_producers::asm::{self, Producer};
 use sframe_producers::check::FdeOutcome;
 use sframe_producers::gen::{self, Arch, Config};
@@ -154,11 +154,8 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             });
             let sigs: Mutex<BTreeMap<Signature, (SigInfo, Case)>> = Mutex::new(BTreeMap::new());
             let (producer, abi) = (p.signature_name(), arch.oracle_abi());
-            let oracle_sig = |function: &str, kind| Signature::Oracle {
-                producer: producer.clone(),
-                abi,
-                function: function.to_string(),
-                kind: OracleMismatch { stack: false, kind },
+            let oracle_sig = |function: &str, kind: OracleKind| {
+                Signature::oracle(&producer, abi, function, kind)
             };
             let errors: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
             let next = AtomicU64::new(0);

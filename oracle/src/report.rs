@@ -67,12 +67,7 @@ impl Mismatch {
     /// The ledger signature (see the module documentation), naming the function by
     /// `function` (its symbol, or a shape standing for it).
     pub fn signature_as(&self, producer: &Producer, abi: Abi, function: &str) -> Signature {
-        Signature::Oracle {
-            producer: producer.clone(),
-            abi: abi.into(),
-            function: function.to_string(),
-            kind: self.kind(),
-        }
+        Signature::oracle(producer, abi.into(), function, self.kind())
     }
 
     /// The ledger signature (see the module documentation).

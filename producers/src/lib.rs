@@ -26,7 +26,7 @@ pub mod pattern;
 use asm::Producer;
 use check::{FdeOutcome, Mismatch};
 use gen::{Func, Program};
-use sframe_findings::signature::{self, OracleAbi, OracleKind, OracleMismatch, Signature};
+use sframe_findings::signature::{self, OracleAbi, OracleKind, Signature};
 use std::path::Path;
 
 /// The result of one file through one producer.
@@ -44,15 +44,7 @@ pub struct FileResult {
 
 /// The signature of a mismatch.
 pub fn signature(producer: &signature::Producer, abi: OracleAbi, m: &Mismatch) -> Signature {
-    Signature::Oracle {
-        producer: producer.clone(),
-        abi,
-        function: m.shape.clone(),
-        kind: OracleMismatch {
-            stack: false,
-            kind: m.kind.into(),
-        },
-    }
+    Signature::oracle(producer, abi, m.shape.as_str(), OracleKind::from(m.kind))
 }
 
 /// Check an object's SFrame section against its CFI.
@@ -140,15 +132,12 @@ pub fn assembler_failure_signature(
             .unwrap_or_else(|| "llvm-crash".into()),
         None => return None,
     };
-    Some(Signature::Oracle {
-        producer: producer.clone(),
+    Some(Signature::oracle(
+        producer,
         abi,
-        function: format!("assert-{func}"),
-        kind: OracleMismatch {
-            stack: false,
-            kind: OracleKind::AssemblerFailed,
-        },
-    })
+        format!("assert-{func}"),
+        OracleKind::AssemblerFailed,
+    ))
 }
 
 impl FileResult {

@@ -461,6 +461,13 @@ impl fmt::Display for OracleMismatch {
     }
 }
 
+/// A mismatch of the executing frame (not a caller's).
+impl From<OracleKind> for OracleMismatch {
+    fn from(kind: OracleKind) -> OracleMismatch {
+        OracleMismatch { stack: false, kind }
+    }
+}
+
 impl FromStr for OracleMismatch {
     type Err = ParseError;
     fn from_str(s: &str) -> Result<Self, ParseError> {
@@ -542,6 +549,22 @@ pub enum Signature {
 }
 
 impl Signature {
+    /// An oracle signature: `function`'s rows (or a shape standing for it) written by
+    /// `producer` do not recover the truth, as `kind` says.
+    pub fn oracle(
+        producer: &Producer,
+        abi: OracleAbi,
+        function: impl Into<String>,
+        kind: impl Into<OracleMismatch>,
+    ) -> Signature {
+        Signature::Oracle {
+            producer: producer.clone(),
+            abi,
+            function: function.into(),
+            kind: kind.into(),
+        }
+    }
+
     pub fn class(&self) -> Class {
         match self {
             Signature::Diff { .. } => Class::Diff,
