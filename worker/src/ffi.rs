@@ -93,10 +93,29 @@ impl FreBuf {
             FreBuf::Large(f) => f.fre_start_addr,
         }
     }
-    /// The same start, info byte and data words.
+    /// The same start, info byte and data words. Only the data words the info byte declares
+    /// are compared: `sframe_decode_fre` copies that many bytes into the entry (`memcpy
+    /// (fre->fre_offsets, stack_offsets, stack_offsets_sz)`), and the rest of the array is
+    /// whatever the entry held before (`sframe_find_fre` decodes into an uninitialized
+    /// `cur_fre` on its stack and copies the whole entry out), so it differs between two
+    /// decodings of the same FRE.
     pub fn same_as(&self, other: &FreBuf) -> bool {
-        let (a, b) = (self.words(), other.words());
-        self.start() == other.start() && self.info() == other.info() && a == b
+        self.start() == other.start()
+            && self.info() == other.info()
+            && self.declared_words() == other.declared_words()
+    }
+    /// The data words the info byte declares (bits 1-4 the count, bits 5-6 the size code: 1,
+    /// 2 or 4 bytes), at most the array.
+    fn declared_words(&self) -> &[u8] {
+        let info = self.info();
+        let count = usize::from((info >> 1) & 0xf);
+        let size = match (info >> 5) & 0x3 {
+            0 => 1,
+            1 => 2,
+            _ => 4,
+        };
+        let words = self.words();
+        &words[..(count * size).min(words.len())]
     }
     fn info(&self) -> u8 {
         match self {
@@ -755,5 +774,37 @@ impl Lib {
         // SAFETY: `ectx` came from sframe_encode and is freed exactly once.
         unsafe { (self.common.enc_free)(&mut ectx) };
         result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small(info: u8, words: [u8; 12]) -> FreBuf {
+        FreBuf::Small(Fre12 {
+            fre_start_addr: 0,
+            fre_offsets: words,
+            fre_info: info,
+        })
+    }
+
+    /// v2 manual §2.4.1: fre_offset_count in bits 1-4, fre_offset_size in bits 5-6
+    /// (SFRAME_FRE_OFFSET_1B 0, _2B 1, _4B 2). Bytes past the declared data words are stale.
+    #[test]
+    fn only_the_declared_data_words_are_compared() {
+        // No data words (info 0x80: RA mangled only): any stale bytes.
+        assert!(small(0x80, [0; 12]).same_as(&small(0x80, [0xaa; 12])));
+        // Two 2-byte words (count 2 << 1, size 1 << 5): the first 4 bytes count.
+        let info = (2 << 1) | (1 << 5);
+        let mut a = [0x55; 12];
+        let mut b = [0x11; 12];
+        a[..4].copy_from_slice(&[1, 2, 3, 4]);
+        b[..4].copy_from_slice(&[1, 2, 3, 4]);
+        assert!(small(info, a).same_as(&small(info, b)));
+        b[3] = 5;
+        assert!(!small(info, a).same_as(&small(info, b)));
+        // A different info byte is a different FRE.
+        assert!(!small(0x80, [0; 12]).same_as(&small(0x00, [0; 12])));
     }
 }

@@ -240,11 +240,14 @@ impl Libsframe {
             let t = candidates[0].2;
             return (None, candidates.iter().all(|c| c.2 == t).then_some(t));
         }
-        // A function may hold the row: it has an identical FRE among those read, or more
-        // FREs than are read here.
+        // A function may hold the row: it has an identical FRE among those read, an FRE
+        // `sframe_decoder_get_fre` refuses (it checks `sframe_fre_sanity_check_p`, which
+        // `sframe_find_fre` does not: the refused FRE may be the one found), or more FREs
+        // than are read here.
         const READ: u32 = 4096;
-        let may_hold =
-            |i: u32, n: u32| n > READ || (0..n).any(|j| d.fre(i, j).is_ok_and(|f| f.same_as(fre)));
+        let may_hold = |i: u32, n: u32| {
+            n > READ || (0..n).any(|j| d.fre(i, j).map_or(true, |f| f.same_as(fre)))
+        };
         let holding: Vec<_> = candidates
             .iter()
             .filter(|(i, _, _, n)| may_hold(*i, *n))
