@@ -9,6 +9,7 @@ use crate::signature::field::{RowField, RowOf};
 use crate::signature::FieldPath;
 use serde::Serialize;
 use sframe_spec::Stored;
+use std::collections::BTreeSet;
 use std::fmt::Debug;
 
 /// One differing field.
@@ -30,9 +31,18 @@ fn show<T: Debug>(v: &T) -> String {
 
 struct Acc {
     out: Vec<FieldDiff>,
+    /// Only which fields differ ([`decoded_fields`]): nothing is formatted or kept per
+    /// difference, so a section whose millions of rows all differ costs no allocation each.
+    fields_only: Option<BTreeSet<FieldPath>>,
 }
 
 impl Acc {
+    fn new() -> Acc {
+        Acc {
+            out: Vec::new(),
+            fields_only: None,
+        }
+    }
     fn opt<T: PartialEq + Debug>(
         &mut self,
         field: FieldPath,
@@ -43,6 +53,10 @@ impl Acc {
     ) {
         if let (Some(a), Some(b)) = (a, b) {
             if a != b {
+                if let Some(set) = &mut self.fields_only {
+                    set.insert(field);
+                    return;
+                }
                 self.push(field, f, k, show(a), show(b));
             }
         }
@@ -55,6 +69,10 @@ impl Acc {
         expected: String,
         found: String,
     ) {
+        if let Some(set) = &mut self.fields_only {
+            set.insert(field);
+            return;
+        }
         self.out.push(FieldDiff {
             field,
             function,
@@ -74,7 +92,22 @@ impl Acc {
 
 /// Differences between the reference's decode `a` and an implementation's `b`.
 pub fn decoded(a: &Decoded, b: &Decoded) -> Vec<FieldDiff> {
-    let mut acc = Acc { out: Vec::new() };
+    let mut acc = Acc::new();
+    compare_decoded(&mut acc, a, b);
+    acc.out
+}
+
+/// The fields in which [`decoded`] finds differences, without describing each one.
+pub fn decoded_fields(a: &Decoded, b: &Decoded) -> BTreeSet<FieldPath> {
+    let mut acc = Acc {
+        fields_only: Some(BTreeSet::new()),
+        ..Acc::new()
+    };
+    compare_decoded(&mut acc, a, b);
+    acc.fields_only.unwrap_or_default()
+}
+
+fn compare_decoded(acc: &mut Acc, a: &Decoded, b: &Decoded) {
     let (ha, hb) = (&a.header, &b.header);
     acc.opt(
         FieldPath::HeaderVersion,
@@ -183,12 +216,11 @@ pub fn decoded(a: &Decoded, b: &Decoded) -> Vec<FieldDiff> {
             acc.row(RowOf::Fre, f, Some(k), &ra.row, &rb.row);
         }
     }
-    acc.out
 }
 
 /// Differences between the reference's row for a PC and an implementation's.
 pub fn found(a: &Option<Found>, b: &Option<Found>) -> Vec<FieldDiff> {
-    let mut acc = Acc { out: Vec::new() };
+    let mut acc = Acc::new();
     match (a, b) {
         (None, None) => {}
         (Some(x), None) => acc.push(FieldPath::Missing, None, None, show(x), "none".into()),
@@ -255,6 +287,11 @@ mod tests {
         let mut b = a.clone();
         b.functions[0].fres[0].row.ra = Some(Loc::Undefined);
         assert_eq!(decoded(&a, &b)[0].field, FieldPath::FreRa);
+        assert_eq!(
+            decoded_fields(&a, &b).into_iter().collect::<Vec<_>>(),
+            vec![FieldPath::FreRa]
+        );
+        assert!(decoded_fields(&a, &a).is_empty());
         assert_eq!(
             found(&Some(Found::default()), &None)[0].field,
             FieldPath::Missing

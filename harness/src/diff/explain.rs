@@ -16,8 +16,10 @@ use super::compare;
 use crate::impls::reference::Quirky;
 use crate::impls::{Decoded, Found, Outcome};
 use crate::ledger::Ledger;
+use crate::signature::FieldPath;
 use sframe_spec::Quirks;
-use std::collections::BTreeMap;
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One finding's quirks for one implementation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,36 +124,40 @@ pub struct DecodeExplanation<'a> {
     variants: Variants<'a>,
     /// The quirky reference's decode under each set of [`Variants::sets`].
     answers: Vec<Outcome<Decoded>>,
+    /// Per answer, the fields in which it differs from the implementation's decode: computed
+    /// once, on the first [`DecodeExplanation::explain`], and asked once per differing field.
+    differing: OnceCell<Vec<Option<BTreeSet<FieldPath>>>>,
 }
 
 impl DecodeExplanation<'_> {
-    /// The findings explaining a decode discrepancy: `field` for a differing field, `None` for
-    /// a refusal of a valid section. Empty when nothing explains it.
-    pub fn explain(
-        &self,
-        found: &Outcome<Decoded>,
-        field: Option<crate::signature::FieldPath>,
-    ) -> Vec<String> {
+    /// The findings explaining a decode discrepancy of `found`, the implementation's decode
+    /// this explanation was prepared for: `field` for a differing field, `None` for a refusal
+    /// of a valid section. Empty when nothing explains it.
+    pub fn explain(&self, found: &Outcome<Decoded>, field: Option<FieldPath>) -> Vec<String> {
+        let differing = self.differing.get_or_init(|| {
+            self.answers
+                .iter()
+                .map(|a| match (a, found) {
+                    (Outcome::Ok { value: a }, Outcome::Ok { value: b }) => {
+                        Some(compare::decoded_fields(a, b))
+                    }
+                    _ => None,
+                })
+                .collect()
+        });
         let reproduces: Vec<bool> = self
             .answers
             .iter()
-            .map(|a| decode_matches(a, found, field))
+            .zip(differing)
+            .map(|(a, fields)| match (a, found, field) {
+                (Outcome::Rejected { .. }, Outcome::Rejected { .. }, None) => true,
+                (Outcome::Ok { .. }, Outcome::Ok { .. }, Some(field)) => {
+                    fields.as_ref().is_some_and(|f| !f.contains(&field))
+                }
+                _ => false,
+            })
             .collect();
         self.variants.credit(&reproduces)
-    }
-}
-
-fn decode_matches(
-    quirky: &Outcome<Decoded>,
-    found: &Outcome<Decoded>,
-    field: Option<crate::signature::FieldPath>,
-) -> bool {
-    match (quirky, found, field) {
-        (Outcome::Rejected { .. }, Outcome::Rejected { .. }, None) => true,
-        (Outcome::Ok { value: a }, Outcome::Ok { value: b }, Some(field)) => {
-            !compare::decoded(a, b).iter().any(|d| d.field == field)
-        }
-        _ => false,
     }
 }
 
@@ -185,7 +191,11 @@ pub fn decode<'a>(
         .into_iter()
         .map(|q| Quirky(q).decode(data, max_fres))
         .collect();
-    Some(DecodeExplanation { variants, answers })
+    Some(DecodeExplanation {
+        variants,
+        answers,
+        differing: OnceCell::new(),
+    })
 }
 
 /// For each PC, the findings explaining the implementation's answer there (empty: none, or
