@@ -62,6 +62,9 @@ pub struct Agreement {
     pub disagreements: Vec<Disagreement>,
     /// Inputs not looked up because their decode reported.
     pub lookups_skipped: usize,
+    /// Look-ups not compared: answered "unsupported" (a PC beyond `int32_t`, or not asked
+    /// again after [`REASK`] PCs of a section that crashed three times).
+    pub unasked: BTreeMap<String, usize>,
 }
 
 impl Agreement {
@@ -94,13 +97,17 @@ impl Agreement {
     pub fn markdown(&self) -> String {
         let (all, agree) = self.counts();
         let mut s = format!(
-            "{} inputs, {all} operations (decode, and look-ups at the engine's PCs; {} inputs not looked up after their decode reported): {agree} agree, {} disagree\n\n| model | ASan | operations |\n|---|---|---|\n",
+            "{} inputs, {all} operations compared (decode, and look-ups at the engine's PCs; {} inputs not looked up after their decode reported, {} look-ups not run): {agree} agree, {} disagree\n\n| model | ASan | operations |\n|---|---|---|\n",
             self.inputs,
             self.lookups_skipped,
+            self.unasked.values().sum::<usize>(),
             all - agree
         );
         for ((m, a), n) in &self.table {
             s.push_str(&format!("| {m} | {a} | {n} |\n"));
+        }
+        for (why, n) in &self.unasked {
+            s.push_str(&format!("\nnot run: {n} look-ups: {why}"));
         }
         s
     }
@@ -176,11 +183,45 @@ pub fn glibc(
             // The request as a whole failed: every PC has its answer.
             _ => vec![a.clone(); pcs.len()],
         };
-        for (pc, v) in pcs.iter().zip(&per_pc) {
-            let (asan, report) = answered(v, glibc_verdict);
+        let mut reasked = 0;
+        for (pc, v) in pcs.iter().zip(per_pc) {
+            let v = if not_asked(&v) && reasked < REASK {
+                // The worker stops asking after three crashes on a section: ask alone.
+                reasked += 1;
+                let a = w.answer(&serde_json::json!({"op": "find_fre", "data": hex(data), "pcs": [pc]}))?;
+                a.get("value")
+                    .and_then(|v| v.as_array())
+                    .and_then(|v| v.first().cloned())
+                    .unwrap_or(a)
+            } else {
+                v
+            };
+            if unsupported(&v) {
+                // Not asked, or a PC beyond glibc's `int32_t`: nothing ran to compare.
+                let why = v.get("reason").and_then(|r| r.as_str()).unwrap_or("?");
+                *out.unasked.entry(why.to_string()).or_default() += 1;
+                continue;
+            }
+            let (asan, report) = answered(&v, glibc_verdict);
             let m = model(glibc::first_trigger(data, glibc::Call::Lookup(*pc)));
-            out.add(name, format!("find_fre@{pc:#x}"), m, asan, report);
+            out.add(name, format!("find_fre@{pc}"), m, asan, report);
         }
     }
     Ok(out)
+}
+
+/// At most this many PCs of a section are asked again alone after the worker stopped
+/// asking (each crash costs two sanitizer children).
+const REASK: usize = 8;
+
+fn unsupported(v: &serde_json::Value) -> bool {
+    v.get("status").and_then(|s| s.as_str()) == Some("unsupported")
+}
+
+/// `finds_one_at_a_time`'s answer for a PC after three crashes on the section.
+fn not_asked(v: &serde_json::Value) -> bool {
+    unsupported(v)
+        && v.get("reason")
+            .and_then(|r| r.as_str())
+            .is_some_and(|r| r.starts_with("not asked"))
 }
