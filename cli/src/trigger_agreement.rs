@@ -68,7 +68,14 @@ pub struct Agreement {
 }
 
 impl Agreement {
-    fn add(&mut self, input: &str, operation: String, model: Verdict, asan: Verdict, report: Option<String>) {
+    fn add(
+        &mut self,
+        input: &str,
+        operation: String,
+        model: Verdict,
+        asan: Verdict,
+        report: Option<String>,
+    ) {
         if model != asan {
             self.disagreements.push(Disagreement {
                 input: input.to_string(),
@@ -188,7 +195,9 @@ pub fn glibc(
             let v = if not_asked(&v) && reasked < REASK {
                 // The worker stops asking after three crashes on a section: ask alone.
                 reasked += 1;
-                let a = w.answer(&serde_json::json!({"op": "find_fre", "data": hex(data), "pcs": [pc]}))?;
+                let a = w.answer(
+                    &serde_json::json!({"op": "find_fre", "data": hex(data), "pcs": [pc]}),
+                )?;
                 a.get("value")
                     .and_then(|v| v.as_array())
                     .and_then(|v| v.first().cloned())

@@ -9,10 +9,10 @@
 
 use sframe_conform::asan_triage::{self, Run};
 use sframe_conform::trigger_agreement::Verdict;
-use sframe_spec::Trigger;
 use sframe_harness::ledger::{FirstBadAccess, Ledger};
 use sframe_harness::sanitizer::{self, Operation};
 use sframe_impls::instrumented::InstrumentedBuild;
+use sframe_spec::Trigger;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -231,7 +231,11 @@ fn first_bad_accesses_are_what_asan_reports() {
 /// The reproducers of the findings that name a trigger of `implementation`, and `sample`
 /// generated and mutated sections of `versions` (seed 27): the inputs a trigger is checked
 /// on. `SFRAME_TRIGGER_SAMPLE=N` sets the sample's size.
-fn trigger_inputs(implementation: &str, versions: &[sframe_spec::Version], sample: usize) -> Vec<(String, Vec<u8>)> {
+fn trigger_inputs(
+    implementation: &str,
+    versions: &[sframe_spec::Version],
+    sample: usize,
+) -> Vec<(String, Vec<u8>)> {
     let ledger = Ledger::load(&findings_dir()).expect("ledger");
     let mut out = Vec::new();
     for f in &ledger.findings {
@@ -263,7 +267,7 @@ fn glibc_triggers_hold_exactly_when_asan_reports_their_bug() {
         eprintln!("SKIPPED: {msg}");
         return;
     };
-    let inputs = trigger_inputs(&build.implementation(), &[sframe_spec::Version::V2], 40);
+    let inputs = trigger_inputs(&build.implementation(), &[sframe_spec::Version::V2], 24);
     let a = sframe_conform::trigger_agreement::glibc(&worker(), build, &inputs)
         .expect("the ASan worker runs");
     eprintln!(
@@ -291,7 +295,10 @@ fn glibc_triggers_hold_exactly_when_asan_reports_their_bug() {
         .collect();
     assert_eq!(agree, all, "disagreements:\n{}", shown.join("\n"));
     // Both triggers were seen to hold, so the check can fail on either.
-    for t in [Trigger::GlibcReadsOutsideSection, Trigger::GlibcMaskRepSizeZero] {
+    for t in [
+        Trigger::GlibcReadsOutsideSection,
+        Trigger::GlibcMaskRepSizeZero,
+    ] {
         let v = Verdict::Trigger(t);
         assert!(a.table.contains_key(&(v.clone(), v)), "{t} never held");
     }

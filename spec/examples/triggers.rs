@@ -25,13 +25,19 @@ fn glibc_main(args: &[String]) -> i32 {
             return 1;
         }
     };
-    println!("decode {}", name(glibc::first_trigger(&data, glibc::Call::Decode)));
+    println!(
+        "decode {}",
+        name(glibc::first_trigger(&data, glibc::Call::Decode))
+    );
     for pc in pcs {
         let Ok(v) = pc.parse::<i64>() else {
             eprintln!("{pc}: not a PC");
             return 2;
         };
-        println!("{v} {}", name(glibc::first_trigger(&data, glibc::Call::Lookup(v))));
+        println!(
+            "{v} {}",
+            name(glibc::first_trigger(&data, glibc::Call::Lookup(v)))
+        );
     }
     0
 }

@@ -155,18 +155,35 @@ fn glibc_reproducers_reach_the_bug_its_asan_build_reports_first() {
         ("F0162", "input-7.sframe", Call::Decode, outside),
         ("F0162", "input-2.sframe", Call::Decode, Evaluation::Clean),
         ("F0162", "input-2.sframe", Call::Lookup(2147418111), outside),
-        ("F0162", "input-8.sframe", Call::Lookup(-156548), Evaluation::Clean),
+        (
+            "F0162",
+            "input-8.sframe",
+            Call::Lookup(-156548),
+            Evaluation::Clean,
+        ),
         ("F0162", "input-8.sframe", Call::Lookup(-156058), outside),
         ("F0162", "input-9.sframe", Call::Lookup(0), outside),
-        ("F0163", "input-1.sframe", Call::Lookup(-145132), Evaluation::Clean),
+        (
+            "F0163",
+            "input-1.sframe",
+            Call::Lookup(-145132),
+            Evaluation::Clean,
+        ),
         ("F0163", "input-1.sframe", Call::Lookup(-145131), fpe),
-        ("F0163", "input-1.sframe", Call::Lookup(-145130), Evaluation::Clean),
+        (
+            "F0163",
+            "input-1.sframe",
+            Call::Lookup(-145130),
+            Evaluation::Clean,
+        ),
     ];
     let mut wrong = Vec::new();
     for (finding, file, call, want) in cases {
         let got = first_trigger(&input(finding, file), *call);
         if got != *want {
-            wrong.push(format!("{finding} {file} {call:?}: ASan {want:?}, model {got:?}"));
+            wrong.push(format!(
+                "{finding} {file} {call:?}: ASan {want:?}, model {got:?}"
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));

@@ -307,7 +307,10 @@ mod tests {
         assert_eq!(first_trigger(&d, Call::Lookup(0x100)), fpe);
         // Outside the function the search finds nothing: no division.
         assert_eq!(first_trigger(&d, Call::Lookup(0x140)), Evaluation::Clean);
-        assert_eq!(first_trigger(&one(0x10, 16), Call::Lookup(0x100)), Evaluation::Clean);
+        assert_eq!(
+            first_trigger(&one(0x10, 16), Call::Lookup(0x100)),
+            Evaluation::Clean
+        );
     }
 
     #[test]
