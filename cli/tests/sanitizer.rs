@@ -3,6 +3,10 @@
 //! of its reproducer on the ASan+UBSan build of that release shows (`ci/instrumented-libs`,
 //! which `ci/test` runs). Without the builds the test is skipped loudly, and fails under CI.
 //!
+//! The triggers of glibc's reader (`sframe_spec::triggers::glibc`) hold exactly when that
+//! build reports their bug, on every reproducer of the findings naming them and on generated
+//! inputs (`SFRAME_TRIGGER_SAMPLE=N`, 24 by default): `sframe_conform::trigger_agreement`.
+//!
 //! `SFRAME_RECORD_SANITIZER=1 cargo test -p sframe-conform --test sanitizer` (re)records
 //! them: every reproducer of every finding with a `crash:libsframe-*` or `crash:glibc-*`
 //! signature, on the build of each release those signatures name.
