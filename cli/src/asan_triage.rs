@@ -62,13 +62,13 @@ fn first_crash(v: &serde_json::Value) -> Option<String> {
 }
 
 /// A worker hosting `build` under ASan, answering one request line at a time.
-struct AsanWorker {
+pub(crate) struct AsanWorker {
     child: std::process::Child,
     out: BufReader<std::process::ChildStdout>,
 }
 
 impl AsanWorker {
-    fn start(worker: &Path, build: &InstrumentedBuild) -> std::io::Result<AsanWorker> {
+    pub(crate) fn start(worker: &Path, build: &InstrumentedBuild) -> std::io::Result<AsanWorker> {
         let flag = if build.lib == "glibc" {
             "--glibc"
         } else {
@@ -93,7 +93,11 @@ impl AsanWorker {
         Ok(AsanWorker { child, out })
     }
 
-    fn ask(&mut self, request: &serde_json::Value) -> std::io::Result<Answer> {
+    /// The worker's whole answer to `request`.
+    pub(crate) fn answer(
+        &mut self,
+        request: &serde_json::Value,
+    ) -> std::io::Result<serde_json::Value> {
         let stdin = self.child.stdin.as_mut().expect("piped stdin");
         writeln!(stdin, "{request}")?;
         stdin.flush()?;
@@ -101,7 +105,11 @@ impl AsanWorker {
         if self.out.read_line(&mut line)? == 0 {
             return Err(std::io::Error::other("the worker ended without answering"));
         }
-        let v: serde_json::Value = serde_json::from_str(&line).map_err(std::io::Error::other)?;
+        serde_json::from_str(&line).map_err(std::io::Error::other)
+    }
+
+    fn ask(&mut self, request: &serde_json::Value) -> std::io::Result<Answer> {
+        let v = self.answer(request)?;
         let detail = first_crash(&v);
         let status = match (&detail, v.get("status").and_then(|s| s.as_str())) {
             (Some(_), _) => "crashed".to_string(),
@@ -119,8 +127,18 @@ impl Drop for AsanWorker {
     }
 }
 
-fn hex(data: &[u8]) -> String {
+pub(crate) fn hex(data: &[u8]) -> String {
     data.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The PCs the differential engine looks up in `data` ([`pcs_for`] from the reference's
+/// decoding).
+pub fn lookup_pcs(data: &[u8]) -> Vec<i64> {
+    let decoded = match Reference.decode(data) {
+        Outcome::Ok { value } => Some(value),
+        _ => None,
+    };
+    pcs_for(data, decoded.as_ref(), MAX_PCS)
 }
 
 /// Run each `(name, bytes)` on `build` (decode, then look-up when decoding gave no report),
@@ -141,12 +159,7 @@ pub fn run(
             let req = match op {
                 Operation::Decode => serde_json::json!({"op": "decode", "data": hex(data)}),
                 Operation::FindFre => {
-                    let decoded = match Reference.decode(data) {
-                        Outcome::Ok { value } => Some(value),
-                        _ => None,
-                    };
-                    let pcs = pcs_for(data, decoded.as_ref(), MAX_PCS);
-                    serde_json::json!({"op": "find_fre", "data": hex(data), "pcs": pcs})
+                    serde_json::json!({"op": "find_fre", "data": hex(data), "pcs": lookup_pcs(data)})
                 }
             };
             let a = w.ask(&req)?;

@@ -3,14 +3,20 @@
 //! of its reproducer on the ASan+UBSan build of that release shows (`ci/instrumented-libs`,
 //! which `ci/test` runs). Without the builds the test is skipped loudly, and fails under CI.
 //!
+//! The triggers of glibc's reader (`sframe_spec::triggers::glibc`) hold exactly when that
+//! build reports their bug, on every reproducer of the findings naming them and on generated
+//! inputs (`SFRAME_TRIGGER_SAMPLE=N`, 24 by default): `sframe_conform::trigger_agreement`.
+//!
 //! `SFRAME_RECORD_SANITIZER=1 cargo test -p sframe-conform --test sanitizer` (re)records
 //! them: every reproducer of every finding with a `crash:libsframe-*` or `crash:glibc-*`
 //! signature, on the build of each release those signatures name.
 
 use sframe_conform::asan_triage::{self, Run};
+use sframe_conform::trigger_agreement::Verdict;
 use sframe_harness::ledger::{FirstBadAccess, Ledger};
 use sframe_harness::sanitizer::{self, Operation};
 use sframe_impls::instrumented::InstrumentedBuild;
+use sframe_spec::Trigger;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -224,4 +230,80 @@ fn first_bad_accesses_are_what_asan_reports() {
         }
     }
     assert!(checked > 0, "no finding records a first bad access");
+}
+
+/// The reproducers of the findings that name a trigger of `implementation`, and `sample`
+/// generated and mutated sections of `versions` (seed 27): the inputs a trigger is checked
+/// on. `SFRAME_TRIGGER_SAMPLE=N` sets the sample's size.
+fn trigger_inputs(
+    implementation: &str,
+    versions: &[sframe_spec::Version],
+    sample: usize,
+) -> Vec<(String, Vec<u8>)> {
+    let ledger = Ledger::load(&findings_dir()).expect("ledger");
+    let mut out = Vec::new();
+    for f in &ledger.findings {
+        if !f.triggers.contains_key(implementation) {
+            continue;
+        }
+        let dir = findings_dir().join(&f.id);
+        for (n, bytes, _) in reproducer_inputs(&dir, &f.reproducers) {
+            out.push((format!("{}/{n}", f.id), bytes));
+        }
+    }
+    let n = std::env::var("SFRAME_TRIGGER_SAMPLE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(sample);
+    let seeds = sframe_harness::diff::seeds::builtin();
+    for c in sframe_harness::diff::mutate::inputs(&seeds, n, 27, versions) {
+        out.push((c.name, c.data));
+    }
+    out
+}
+
+#[test]
+fn glibc_triggers_hold_exactly_when_asan_reports_their_bug() {
+    let Some(builds) = builds() else { return };
+    let Some(build) = builds.iter().find(|b| b.lib == "glibc") else {
+        let msg = "no ASan build of glibc's reader: run `ci/instrumented-libs --flavour asan`";
+        assert!(std::env::var_os("CI").is_none(), "{msg}");
+        eprintln!("SKIPPED: {msg}");
+        return;
+    };
+    let inputs = trigger_inputs(&build.implementation(), &[sframe_spec::Version::V2], 24);
+    let a = sframe_conform::trigger_agreement::glibc(&worker(), build, &inputs)
+        .expect("the ASan worker runs");
+    eprintln!(
+        "{} {} ({}):\n{}",
+        build.implementation(),
+        build.version,
+        build.cflags,
+        a.markdown()
+    );
+    let (all, agree) = a.counts();
+    let shown: Vec<String> = a
+        .disagreements
+        .iter()
+        .take(20)
+        .map(|d| {
+            format!(
+                "{} {}: model {}, ASan {}\n{}",
+                d.input,
+                d.operation,
+                d.model,
+                d.asan,
+                d.report.as_deref().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(agree, all, "disagreements:\n{}", shown.join("\n"));
+    // Both triggers were seen to hold, so the check can fail on either.
+    for t in [
+        Trigger::GlibcReadsOutsideSection,
+        Trigger::GlibcMaskRepSizeZero,
+    ] {
+        let v = Verdict::Trigger(t);
+        assert!(a.table.contains_key(&(v.clone(), v)), "{t} never held");
+    }
 }

@@ -75,10 +75,44 @@ fn a_known_bug_is_known_wherever_it_lands_and_a_known_site_is_not_enough() {
     assert!(ledger.finding_for(&ds[0]).is_none());
     // An implementation without triggers keeps its site patterns.
     let mut ds = vec![crash(
-        "crash:glibc-2.43:v2:decode:SIGSEGV:__sframe_decode",
+        "crash:objdump-2.44:v1:decode:SIGABRT:sframe_fre_start_addr_size",
         Op::Decode,
     )];
     table.explain(&valid, &mut ds);
     assert_eq!(ds[0].trigger, None);
     assert!(ledger.finding_for(&ds[0]).is_some());
+}
+
+#[test]
+fn a_glibc_look_up_crash_is_explained_by_the_trigger_at_its_pc() {
+    let ledger = Ledger::load(&Ledger::default_dir()).unwrap();
+    let table = TriggerTable::from_ledger(&ledger);
+    let at = |signature: &str, pc: i64| {
+        let mut d = crash(signature, Op::FindFre);
+        d.pc = Some(pc);
+        d
+    };
+    // F0163's reproducer: the ASan build of glibc 2.43's reader divides by the repetition
+    // size 0 at PC -145131 (UBSan: division by zero, then SIGFPE), and reads nothing
+    // outside the section at -145132. F0162's input-9: the binary search reads a function
+    // descriptor past the section's end at PC 0 (heap-buffer-overflow, sframe-read.c:244).
+    let fpe = "crash:glibc-2.43:v2:find_fre:SIGFPE:__sframe_find_fre";
+    let mut ds = vec![at(fpe, -145131), at(fpe, -145132)];
+    table.explain(&reproducer("F0163", "input-1.sframe"), &mut ds);
+    assert_eq!(
+        ds[0].trigger,
+        Some(TriggerCheck::Holds {
+            trigger: Trigger::GlibcMaskRepSizeZero,
+            finding: "F0163-glibc-reader-divides-by-zero-rep-size".into()
+        })
+    );
+    // The same site at a PC whose look-up reaches no known bug: new.
+    assert_eq!(ds[1].trigger, Some(TriggerCheck::NoneHolds));
+    assert!(ledger.finding_for(&ds[1]).is_none());
+    let mut ds = vec![at("crash:glibc-2.43:v2:find_fre:SIGSEGV:somewhere_new", 0)];
+    table.explain(&reproducer("F0162", "input-9.sframe"), &mut ds);
+    assert_eq!(
+        ledger.finding_for(&ds[0]).map(|f| f.id.as_str()),
+        Some("F0162-glibc-reader-reads-past-the-section")
+    );
 }

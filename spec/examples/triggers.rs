@@ -1,12 +1,53 @@
 //! Print, per file and libsframe release, the first known bug the release's decode (as
 //! `sframe-worker` drives it; with `--lookup` first, its look-ups) reaches: `FILE RELEASE
 //! TRIGGER|clean|not-modelled`. `ci/check-triggers` compares these lines with what the ASan
-//! builds report.
-use sframe_spec::triggers::{first_trigger, Caller, Evaluation, Release};
+//! builds report. `--glibc FILE [PC...]`: glibc 2.43's reader on FILE, its decode and a
+//! look-up at each PC (`decode|PC TRIGGER|clean`).
+use sframe_spec::triggers::{first_trigger, glibc, Caller, Evaluation, Release};
+
+fn name(e: Evaluation) -> &'static str {
+    match e {
+        Evaluation::Triggered(t) => t.name(),
+        Evaluation::Clean => "clean",
+        Evaluation::NotModelled => "not-modelled",
+    }
+}
+
+fn glibc_main(args: &[String]) -> i32 {
+    let Some((path, pcs)) = args.split_first() else {
+        eprintln!("usage: triggers --glibc FILE [PC...]");
+        return 2;
+    };
+    let data = match std::fs::read(path) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("{path}: {e}");
+            return 1;
+        }
+    };
+    println!(
+        "decode {}",
+        name(glibc::first_trigger(&data, glibc::Call::Decode))
+    );
+    for pc in pcs {
+        let Ok(v) = pc.parse::<i64>() else {
+            eprintln!("{pc}: not a PC");
+            return 2;
+        };
+        println!(
+            "{v} {}",
+            name(glibc::first_trigger(&data, glibc::Call::Lookup(v)))
+        );
+    }
+    0
+}
 
 fn main() {
     let mut status = 0;
     let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--glibc") {
+        std::process::exit(glibc_main(&args[1..]));
+    }
     let caller = if args.first().map(String::as_str) == Some("--lookup") {
         args.remove(0);
         Caller::Lookup
@@ -22,17 +63,13 @@ fn main() {
                 continue;
             }
         };
-        for (name, rel) in [
+        for (imp, rel) in [
             ("libsframe-2.40", Release::Libsframe240),
             ("libsframe-2.44", Release::Libsframe244),
             ("libsframe-2.47", Release::Libsframe247),
         ] {
-            let what = match first_trigger(&data, rel, caller) {
-                Evaluation::Triggered(t) => t.name(),
-                Evaluation::Clean => "clean",
-                Evaluation::NotModelled => "not-modelled",
-            };
-            println!("{path} {name} {what}");
+            let what = name(first_trigger(&data, rel, caller));
+            println!("{path} {imp} {what}");
         }
     }
     std::process::exit(status);

@@ -10,7 +10,10 @@
 //! The walk is a model of the release's own source, cited per variant; it reads nothing out
 //! of bounds, allocates nothing, and stops at the first bad access. Where it does not model
 //! the release (a foreign-endian section, whose byte-swapping pass runs first) it says so
-//! ([`Evaluation::NotModelled`]) rather than guess.
+//! ([`Evaluation::NotModelled`]) rather than guess. [`first_trigger`] models GNU libsframe;
+//! [`glibc::first_trigger`] glibc's reader.
+
+pub mod glibc;
 
 /// One known crash or hang cause of a real reader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -61,11 +64,22 @@ pub enum Trigger {
     /// `sfh_num_fdes` entries `sframe_decoder_get_funcdesc` (`fdep = &dctx->sfd_funcdesc[i]`)
     /// and the look-up's binary search index: a heap over-read past the table (F0115).
     LibsframeFdeTableTruncated,
+    /// glibc's reader reads outside the section (it takes no length): the header of a
+    /// section shorter than it (`__sframe_decode`), a function descriptor the look-up's
+    /// binary search probes (`sframe_decoder_get_secrel_func_start_addr`: `func_start_addr
+    /// = dctx->sfd_funcdesc[func_idx].sfde_func_start_address;`), an FRE's start address or
+    /// info byte as `__sframe_find_fre` walks them, or a data word the offset getters read;
+    /// before the section when `int fidx_size` wraps negative ([`glibc`]; F0162).
+    GlibcReadsOutsideSection,
+    /// A look-up reaches the range check of a PC-mask function whose repetition size is 0:
+    /// `sframe_fre_check_range_p`'s `pc_offset = pc_offset % rep_block_size;`, SIGFPE on
+    /// x86-64 ([`glibc`]; F0163).
+    GlibcMaskRepSizeZero,
 }
 
 impl Trigger {
     /// Every trigger, in declaration order.
-    pub const ALL: [Trigger; 7] = [
+    pub const ALL: [Trigger; 9] = [
         Trigger::LibsframeDecodeCopiesPastBuffer,
         Trigger::LibsframeInvalidFreType,
         Trigger::LibsframeFreWalkPastFreBytes,
@@ -73,6 +87,8 @@ impl Trigger {
         Trigger::LibsframeFreStartPastFunction,
         Trigger::LibsframeMaskRepSizeZero,
         Trigger::LibsframeFdeTableTruncated,
+        Trigger::GlibcReadsOutsideSection,
+        Trigger::GlibcMaskRepSizeZero,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -85,6 +101,8 @@ impl Trigger {
             Trigger::LibsframeFreStartPastFunction => "libsframe-fre-start-past-function",
             Trigger::LibsframeMaskRepSizeZero => "libsframe-mask-rep-size-zero",
             Trigger::LibsframeFdeTableTruncated => "libsframe-fde-table-truncated",
+            Trigger::GlibcReadsOutsideSection => "glibc-reads-outside-section",
+            Trigger::GlibcMaskRepSizeZero => "glibc-mask-rep-size-zero",
         }
     }
 

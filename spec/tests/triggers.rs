@@ -139,3 +139,73 @@ fn a_function_table_whose_int_size_wraps_is_read_past() {
         Evaluation::Triggered(Trigger::LibsframeDecodeCopiesPastBuffer)
     );
 }
+
+#[test]
+fn glibc_reproducers_reach_the_bug_its_asan_build_reports_first() {
+    use sframe_spec::triggers::glibc::{first_trigger, Call};
+    let outside = Evaluation::Triggered(Trigger::GlibcReadsOutsideSection);
+    let fpe = Evaluation::Triggered(Trigger::GlibcMaskRepSizeZero);
+    // As the ASan+UBSan build of glibc 2.43-6's sframe-read.c (ci/instrumented-libs, gcc
+    // 12.2.0), hosted in sframe-worker, reported them: a heap-buffer-overflow read in
+    // __sframe_decode (line 544), sframe_decode_fre_start_address (lines 342, 347) or
+    // sframe_decoder_get_secrel_func_start_addr (line 244); SIGFPE after UBSan's "division
+    // by zero" (line 282); an answer without a report at the other PCs.
+    let cases: &[(&str, &str, Call, Evaluation)] = &[
+        ("F0162", "input-1.sframe", Call::Decode, outside),
+        ("F0162", "input-7.sframe", Call::Decode, outside),
+        ("F0162", "input-2.sframe", Call::Decode, Evaluation::Clean),
+        ("F0162", "input-2.sframe", Call::Lookup(2147418111), outside),
+        (
+            "F0162",
+            "input-8.sframe",
+            Call::Lookup(-156548),
+            Evaluation::Clean,
+        ),
+        ("F0162", "input-8.sframe", Call::Lookup(-156058), outside),
+        ("F0162", "input-9.sframe", Call::Lookup(0), outside),
+        (
+            "F0163",
+            "input-1.sframe",
+            Call::Lookup(-145132),
+            Evaluation::Clean,
+        ),
+        ("F0163", "input-1.sframe", Call::Lookup(-145131), fpe),
+        (
+            "F0163",
+            "input-1.sframe",
+            Call::Lookup(-145130),
+            Evaluation::Clean,
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (finding, file, call, want) in cases {
+        let got = first_trigger(&input(finding, file), *call);
+        if got != *want {
+            wrong.push(format!(
+                "{finding} {file} {call:?}: ASan {want:?}, model {got:?}"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn no_input_makes_the_glibc_walk_panic() {
+    use sframe_spec::triggers::glibc::{first_trigger, Call};
+    for (finding, file) in [("F0163", "input-1.sframe"), ("F0162", "input-8.sframe")] {
+        let data = input(finding, file);
+        for n in 0..=data.len() {
+            for pc in [i64::MIN, -145131, 0, i64::from(i32::MAX)] {
+                let _ = first_trigger(&data[..n], Call::Lookup(pc));
+            }
+        }
+        for i in 0..data.len() {
+            for v in [0u8, 0x7f, 0x80, 0xff] {
+                let mut d = data.clone();
+                d[i] = v;
+                let _ = first_trigger(&d, Call::Decode);
+                let _ = first_trigger(&d, Call::Lookup(-145131));
+            }
+        }
+    }
+}

@@ -12,7 +12,7 @@
 use super::case::{Discrepancy, TriggerCheck};
 use crate::ledger::{FindingKind, Ledger};
 use crate::signature::Op;
-use sframe_spec::triggers::{first_trigger, Caller, Evaluation, Release};
+use sframe_spec::triggers::{first_trigger, glibc, Caller, Evaluation, Release};
 use sframe_spec::Trigger;
 use std::collections::BTreeMap;
 
@@ -22,12 +22,21 @@ pub struct TriggerTable {
     by_impl: BTreeMap<String, Vec<(Trigger, String)>>,
 }
 
-/// The libsframe release an implementation name runs, and how it is driven for `op`.
-fn reader(implementation: &str, op: Op) -> Option<(Release, Caller)> {
+/// What the model of `implementation`'s reading says of `op` on `data` (a look-up at `pc`,
+/// which glibc's model needs: its look-up reads what the PC's binary search probes).
+fn evaluate(implementation: &str, op: Op, pc: Option<i64>, data: &[u8]) -> Option<Evaluation> {
     let rel = match implementation {
         "libsframe-2.40" => Release::Libsframe240,
         "libsframe-2.44" => Release::Libsframe244,
         "libsframe-2.47" => Release::Libsframe247,
+        "glibc-2.43" => {
+            let call = match op {
+                Op::Decode => glibc::Call::Decode,
+                Op::FindFre => glibc::Call::Lookup(pc?),
+                Op::Encode => return None,
+            };
+            return Some(glibc::first_trigger(data, call));
+        }
         _ => return None,
     };
     let caller = match op {
@@ -35,7 +44,7 @@ fn reader(implementation: &str, op: Op) -> Option<(Release, Caller)> {
         Op::FindFre => Caller::Lookup,
         Op::Encode => return None,
     };
-    Some((rel, caller))
+    Some(first_trigger(data, rel, caller))
 }
 
 impl TriggerTable {
@@ -50,13 +59,18 @@ impl TriggerTable {
         TriggerTable { by_impl }
     }
 
-    /// What the triggers say of a crash or hang of `implementation` in `op` on `data`:
-    /// `None` when they cannot say (no trigger for it in the ledger, or an input the model
-    /// does not read).
-    pub fn check(&self, implementation: &str, op: Op, data: &[u8]) -> Option<TriggerCheck> {
+    /// What the triggers say of a crash or hang of `implementation` in `op` on `data` (a
+    /// look-up's at `pc`): `None` when they cannot say (no trigger for it in the ledger, or
+    /// an input the model does not read).
+    pub fn check(
+        &self,
+        implementation: &str,
+        op: Op,
+        pc: Option<i64>,
+        data: &[u8],
+    ) -> Option<TriggerCheck> {
         let known = self.by_impl.get(implementation)?;
-        let (rel, caller) = reader(implementation, op)?;
-        match first_trigger(data, rel, caller) {
+        match evaluate(implementation, op, pc, data)? {
             Evaluation::NotModelled => None,
             Evaluation::Clean => Some(TriggerCheck::NoneHolds),
             Evaluation::Triggered(t) => Some(match known.iter().find(|(k, _)| *k == t) {
@@ -76,7 +90,7 @@ impl TriggerTable {
             .iter_mut()
             .filter(|d| matches!(d.kind, FindingKind::Crash | FindingKind::Hang))
         {
-            d.trigger = self.check(&d.implementation, d.op, data);
+            d.trigger = self.check(&d.implementation, d.op, d.pc, data);
             if let Some(TriggerCheck::Holds { finding, .. }) = &d.trigger {
                 d.explained_by = vec![finding.clone()];
             }

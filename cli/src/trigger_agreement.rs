@@ -1,0 +1,236 @@
+//! Whether a reader's crash triggers (`sframe_spec::triggers`) hold exactly when its ASan
+//! build reports that bug's first bad access: each input is decoded, then looked up at the
+//! PCs the differential engine uses, by the sanitizer build hosted in the worker
+//! ([`crate::asan_triage`]), and each answer is set beside the model's verdict for the same
+//! operation (and PC).
+//!
+//! A report is read as a trigger by its class and where it lies: for glibc's reader, a bad
+//! read (heap overflow, unknown crash, `SEGV`/`SIGBUS` caused by a read) whose first frame in
+//! the library's source is in `sysdeps/generic/sframe-read.c` is
+//! [`Trigger::GlibcReadsOutsideSection`] (inside the section every byte is the worker's
+//! copy, so any bad read of the reader's is outside it); an `FPE` is
+//! [`Trigger::GlibcMaskRepSizeZero`]. An answer without a report is clean; a report read
+//! otherwise is kept as it is (`asan:CLASS:FUNCTION`) and can only disagree.
+//!
+//! A section whose `decode` already reported is not looked up (every look-up builds the same
+//! decoder first, and a crashing PC costs two sanitizer children).
+
+use crate::asan_triage::{hex, lookup_pcs, AsanWorker};
+use sframe_harness::sanitizer::{self, Access, ErrorClass, Parsed};
+use sframe_impls::instrumented::InstrumentedBuild;
+use sframe_spec::triggers::{glibc, Evaluation};
+use sframe_spec::Trigger;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What one side says of one operation.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    Clean,
+    Trigger(Trigger),
+    /// A sanitizer report that names no modelled bug, or a crash without a report.
+    Other(String),
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::Clean => f.write_str("clean"),
+            Verdict::Trigger(t) => f.write_str(t.name()),
+            Verdict::Other(s) => f.write_str(s),
+        }
+    }
+}
+
+/// One operation of one input on which the two sides differ.
+#[derive(Debug, Clone)]
+pub struct Disagreement {
+    pub input: String,
+    /// `decode` or `find_fre@PC`.
+    pub operation: String,
+    pub model: Verdict,
+    pub asan: Verdict,
+    /// The sanitizer's report, trimmed.
+    pub report: Option<String>,
+}
+
+/// The agreement table: per (model, ASan) verdict pair, how many operations.
+#[derive(Debug, Clone, Default)]
+pub struct Agreement {
+    pub inputs: usize,
+    pub table: BTreeMap<(Verdict, Verdict), usize>,
+    pub disagreements: Vec<Disagreement>,
+    /// Inputs not looked up because their decode reported.
+    pub lookups_skipped: usize,
+    /// Look-ups not compared: answered "unsupported" (a PC beyond `int32_t`, or not asked
+    /// again after [`REASK`] PCs of a section that crashed three times).
+    pub unasked: BTreeMap<String, usize>,
+}
+
+impl Agreement {
+    fn add(
+        &mut self,
+        input: &str,
+        operation: String,
+        model: Verdict,
+        asan: Verdict,
+        report: Option<String>,
+    ) {
+        if model != asan {
+            self.disagreements.push(Disagreement {
+                input: input.to_string(),
+                operation,
+                model: model.clone(),
+                asan: asan.clone(),
+                report,
+            });
+        }
+        *self.table.entry((model, asan)).or_default() += 1;
+    }
+
+    /// The operations compared, and those on which the sides agree.
+    pub fn counts(&self) -> (usize, usize) {
+        let all = self.table.values().sum();
+        let agree = self
+            .table
+            .iter()
+            .filter(|((m, a), _)| m == a)
+            .map(|(_, n)| n)
+            .sum();
+        (all, agree)
+    }
+
+    /// The table as Markdown rows: model verdict, ASan verdict, operations.
+    pub fn markdown(&self) -> String {
+        let (all, agree) = self.counts();
+        let mut s = format!(
+            "{} inputs, {all} operations compared (decode, and look-ups at the engine's PCs; {} inputs not looked up after their decode reported, {} look-ups not run): {agree} agree, {} disagree\n\n| model | ASan | operations |\n|---|---|---|\n",
+            self.inputs,
+            self.lookups_skipped,
+            self.unasked.values().sum::<usize>(),
+            all - agree
+        );
+        for ((m, a), n) in &self.table {
+            s.push_str(&format!("| {m} | {a} | {n} |\n"));
+        }
+        for (why, n) in &self.unasked {
+            s.push_str(&format!("\nnot run: {n} look-ups: {why}"));
+        }
+        s
+    }
+}
+
+/// A glibc reader's report as a trigger.
+pub fn glibc_verdict(p: &Parsed) -> Verdict {
+    let bad_read = matches!(
+        p.error,
+        ErrorClass::HeapBufferOverflow
+            | ErrorClass::UnknownCrash
+            | ErrorClass::Segv
+            | ErrorClass::Bus
+    ) && p.access == Some(Access::Read);
+    match p.error {
+        ErrorClass::Fpe => Verdict::Trigger(Trigger::GlibcMaskRepSizeZero),
+        _ if bad_read && p.file == "sysdeps/generic/sframe-read.c" => {
+            Verdict::Trigger(Trigger::GlibcReadsOutsideSection)
+        }
+        e => Verdict::Other(format!("asan:{e:?}:{}:{}", p.function, p.line)),
+    }
+}
+
+/// One answer of the worker (`decode`'s, or one PC's) as a verdict, with its report.
+fn answered(v: &serde_json::Value, read: fn(&Parsed) -> Verdict) -> (Verdict, Option<String>) {
+    if v.get("status").and_then(|s| s.as_str()) != Some("crashed") {
+        return (Verdict::Clean, None);
+    }
+    let detail = v.get("detail").and_then(|d| d.as_str()).unwrap_or("");
+    match sanitizer::parse(detail) {
+        Some(p) => (read(&p), Some(sanitizer::trim(detail))),
+        None => {
+            let signal = v.get("signal").and_then(|s| s.as_str()).unwrap_or("?");
+            (
+                Verdict::Other(format!("crashed:{signal}:no-sanitizer-report")),
+                Some(detail.to_string()),
+            )
+        }
+    }
+}
+
+fn model(e: Evaluation) -> Verdict {
+    match e {
+        Evaluation::Triggered(t) => Verdict::Trigger(t),
+        Evaluation::Clean => Verdict::Clean,
+        Evaluation::NotModelled => Verdict::Other("not-modelled".into()),
+    }
+}
+
+/// Compare glibc's model with `build` (an ASan build of glibc's reader) on every input.
+pub fn glibc(
+    worker: &Path,
+    build: &InstrumentedBuild,
+    inputs: &[(String, Vec<u8>)],
+) -> std::io::Result<Agreement> {
+    let mut w = AsanWorker::start(worker, build)?;
+    let mut out = Agreement::default();
+    for (name, data) in inputs {
+        out.inputs += 1;
+        let a = w.answer(&serde_json::json!({"op": "decode", "data": hex(data)}))?;
+        let (asan, report) = answered(&a, glibc_verdict);
+        let decode_reported = asan != Verdict::Clean;
+        let m = model(glibc::first_trigger(data, glibc::Call::Decode));
+        out.add(name, "decode".into(), m, asan, report);
+        if decode_reported {
+            out.lookups_skipped += 1;
+            continue;
+        }
+        let pcs = lookup_pcs(data);
+        let a = w.answer(&serde_json::json!({"op": "find_fre", "data": hex(data), "pcs": pcs}))?;
+        let per_pc: Vec<serde_json::Value> = match a.get("value").and_then(|v| v.as_array()) {
+            Some(v) if v.len() == pcs.len() => v.clone(),
+            // The request as a whole failed: every PC has its answer.
+            _ => vec![a.clone(); pcs.len()],
+        };
+        let mut reasked = 0;
+        for (pc, v) in pcs.iter().zip(per_pc) {
+            let v = if not_asked(&v) && reasked < REASK {
+                // The worker stops asking after three crashes on a section: ask alone.
+                reasked += 1;
+                let a = w.answer(
+                    &serde_json::json!({"op": "find_fre", "data": hex(data), "pcs": [pc]}),
+                )?;
+                a.get("value")
+                    .and_then(|v| v.as_array())
+                    .and_then(|v| v.first().cloned())
+                    .unwrap_or(a)
+            } else {
+                v
+            };
+            if unsupported(&v) {
+                // Not asked, or a PC beyond glibc's `int32_t`: nothing ran to compare.
+                let why = v.get("reason").and_then(|r| r.as_str()).unwrap_or("?");
+                *out.unasked.entry(why.to_string()).or_default() += 1;
+                continue;
+            }
+            let (asan, report) = answered(&v, glibc_verdict);
+            let m = model(glibc::first_trigger(data, glibc::Call::Lookup(*pc)));
+            out.add(name, format!("find_fre@{pc}"), m, asan, report);
+        }
+    }
+    Ok(out)
+}
+
+/// At most this many PCs of a section are asked again alone after the worker stopped
+/// asking (each crash costs two sanitizer children).
+const REASK: usize = 8;
+
+fn unsupported(v: &serde_json::Value) -> bool {
+    v.get("status").and_then(|s| s.as_str()) == Some("unsupported")
+}
+
+/// `finds_one_at_a_time`'s answer for a PC after three crashes on the section.
+fn not_asked(v: &serde_json::Value) -> bool {
+    unsupported(v)
+        && v.get("reason")
+            .and_then(|r| r.as_str())
+            .is_some_and(|r| r.starts_with("not asked"))
+}
