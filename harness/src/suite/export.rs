@@ -4,10 +4,9 @@
 
 use super::classify::classify;
 use super::format::{case_name, Class, MAX_PCS};
-use crate::diff::{mutate, seeds, Case};
 use crate::impls::reference::Reference;
 use crate::impls::Implementation;
-use crate::input::{corpus_cases, corpus_dir};
+use crate::input::{corpus_dir, Bundled};
 use crate::signature::VersionTag;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -38,34 +37,25 @@ pub struct ExportSummary {
 /// The sources of the suite: the corpus, the built-in seeds, `mutations` mutations.
 pub fn sources(mutations: usize, seed: u64) -> Vec<(String, Vec<u8>)> {
     let root = corpus_dir();
-    let mut cases = corpus_cases(&root.join("elf"));
-    let mut out: Vec<(String, Vec<u8>)> = cases
+    let bundled = Bundled::load(mutations, seed);
+    let corpus = bundled.corpus().iter().map(|c| {
+        // The path in the repository: `corpus/...`.
+        let rel = Path::new(&c.name)
+            .strip_prefix(&root)
+            .map(|r| Path::new("corpus").join(r).display().to_string())
+            .unwrap_or_else(|_| c.name.clone());
+        (rel, c.data.clone())
+    });
+    let seeds = bundled
+        .seeds()
         .iter()
-        .map(|c| {
-            // The path in the repository: `corpus/...`.
-            let p = Path::new(&c.name);
-            let rel = p
-                .strip_prefix(&root)
-                .map(|r| Path::new("corpus").join(r).display().to_string())
-                .unwrap_or_else(|_| c.name.clone());
-            (rel, c.data.clone())
-        })
-        .collect();
-    let builtin = seeds::builtin();
-    out.extend(
-        builtin
-            .iter()
-            .map(|c| (format!("seed:{}", c.name), c.data.clone())),
-    );
-    cases.extend(builtin);
-    let generated: Vec<Case> = mutate::generate(&cases, mutations, seed);
-    out.extend(
-        generated
-            .into_iter()
-            .enumerate()
-            .map(|(i, c)| (format!("mutation:{seed}:{i}"), c.data)),
-    );
-    out
+        .map(|c| (format!("seed:{}", c.name), c.data.clone()));
+    let mutated = bundled
+        .mutations
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (format!("mutation:{seed}:{i}"), c.data.clone()));
+    corpus.chain(seeds).chain(mutated).collect()
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
