@@ -11,7 +11,8 @@
 
 #![forbid(unsafe_code)]
 
-pub mod asan_triage;
+/// The runs of reproducers on instrumented builds (their home: [`sframe_impls::asan_triage`]).
+pub use sframe_impls::asan_triage;
 pub mod bench;
 pub mod bench_summary;
 pub mod check;

@@ -2,8 +2,8 @@
 //! every available implementation on the corpus, the built-in seeds and their mutations,
 //! and from the ledger (see [`sframe_harness::matrix`]).
 
-use sframe_harness::diff::{mutate, seeds, Engine};
-use sframe_harness::input::{corpus_cases, corpus_dir};
+use sframe_harness::diff::Engine;
+use sframe_harness::input::Bundled;
 use sframe_harness::ledger::Ledger;
 use sframe_harness::matrix::Matrix;
 use sframe_impls::registry::{Options, Registry};
@@ -21,13 +21,7 @@ pub fn run(
         Ledger::load(&ledger.unwrap_or_else(Ledger::default_dir)).map_err(|e| e.to_string())?;
     let reg = Registry::discover(&Options::default());
     let engine = Engine::new(reg.available.clone()).with_ledger(&ledger);
-    let mut cases = corpus_cases(&corpus_dir().join("elf"));
-    cases.extend(seeds::builtin());
-    let generated = mutate::generate(&cases, mutations, seed);
-    let mut m = Matrix::from_ledger(&ledger);
-    for c in cases.iter().chain(&generated) {
-        m.add(&engine.run_case(c), &ledger);
-    }
+    let m = Matrix::of_run(&engine, &ledger, Bundled::load(mutations, seed).all());
     if json {
         crate::outln!(
             "{}",

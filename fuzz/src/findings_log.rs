@@ -75,12 +75,8 @@ pub fn key(signature: &str) -> String {
     format!("{:016x}", fnv1a(signature.as_bytes()))
 }
 
-/// FNV-1a of `data`.
-pub fn fnv1a(data: &[u8]) -> u64 {
-    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+/// FNV-1a of `data` (the hash that names suite cases too).
+pub use sframe_harness::suite::fnv1a;
 
 impl FindingsLog {
     pub fn new(dir: PathBuf) -> FindingsLog {

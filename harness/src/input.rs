@@ -1,5 +1,6 @@
-//! Reading one file into an SFrame section, and the sections of files and directories as
-//! cases (walked by [`crate::walk`]).
+//! Reading one file into an SFrame section, the sections of files and directories as
+//! cases (walked by [`crate::walk`]), and the bundled sections a run without files of its
+//! own starts from ([`Bundled`]).
 
 use crate::diff::Case;
 use crate::walk::{Outcome, Walk};
@@ -101,4 +102,46 @@ pub fn corpus_cases(dir: &Path) -> Vec<Case> {
             _ => None,
         })
         .collect()
+}
+
+/// The bundled sections a run without files of its own starts from: the corpus's ELF files
+/// (`corpus/elf`), the built-in seeds, and mutations of them all.
+#[derive(Debug, Clone)]
+pub struct Bundled {
+    /// The corpus's sections, then the built-in seeds (from [`Bundled::seeds_from`]).
+    pub held: Vec<Case>,
+    /// Where the seeds start in `held`.
+    pub seeds_from: usize,
+    /// The mutations of `held`.
+    pub mutations: Vec<Case>,
+}
+
+impl Bundled {
+    /// The corpus, the seeds and `mutations` mutations of them (seed `seed`).
+    pub fn load(mutations: usize, seed: u64) -> Bundled {
+        let mut held = corpus_cases(&corpus_dir().join("elf"));
+        let seeds_from = held.len();
+        held.extend(crate::diff::seeds::builtin());
+        let mutations = crate::diff::mutate::generate(&held, mutations, seed);
+        Bundled {
+            held,
+            seeds_from,
+            mutations,
+        }
+    }
+
+    /// The corpus's sections.
+    pub fn corpus(&self) -> &[Case] {
+        &self.held[..self.seeds_from]
+    }
+
+    /// The built-in seeds.
+    pub fn seeds(&self) -> &[Case] {
+        &self.held[self.seeds_from..]
+    }
+
+    /// Every section: the corpus's, the seeds, the mutations.
+    pub fn all(&self) -> impl Iterator<Item = &Case> {
+        self.held.iter().chain(&self.mutations)
+    }
 }

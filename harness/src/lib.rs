@@ -5,7 +5,8 @@
 //! adapter and external programs speaking the JSON-lines protocol), [`diff`] (the
 //! differential engine, minimization, mutation, seeds and the ledger records), [`ledger`]
 //! (the findings ledger), [`gate`] (the same as a library call for a downstream crate's
-//! tests), [`matrix`] (rules by implementations) [`input`] (reading ELF files or raw
+//! tests), [`suite`] (a conformance suite as plain files for readers in any language, and
+//! scoring against it), [`matrix`] (rules by implementations) [`input`] (reading ELF files or raw
 //! sections) and [`walk`] (the files and directories of a command line, every file reported).
 //!
 //! The `sframe-conform` command, the adapters of foreign implementations (GNU libsframe,
@@ -27,6 +28,7 @@ pub mod prelude;
 pub mod report;
 pub mod sanitizer;
 pub use sframe_findings::signature;
+pub mod suite;
 pub mod upstream_status;
 pub mod walk;
 

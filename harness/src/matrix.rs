@@ -6,7 +6,7 @@
 //! first error, as in accepted-invalid signatures) and from the ledger (the quirks each
 //! finding names, and the findings that explain each acceptance or crash).
 
-use crate::diff::{CaseResult, Discrepancy};
+use crate::diff::{Case, CaseResult, Discrepancy, Engine};
 use crate::ledger::{FindingKind, Ledger};
 use serde::Serialize;
 use sframe_spec::Quirk;
@@ -65,6 +65,19 @@ impl Matrix {
                 let e = m.quirks.entry(imp.clone()).or_default();
                 e.extend(qs.iter().map(|&q| (q, f.id.clone())));
             }
+        }
+        m
+    }
+
+    /// The matrix of `engine`'s run on `cases`, with the quirks and findings of `ledger`.
+    pub fn of_run<'a>(
+        engine: &Engine,
+        ledger: &Ledger,
+        cases: impl IntoIterator<Item = &'a Case>,
+    ) -> Matrix {
+        let mut m = Matrix::from_ledger(ledger);
+        for c in cases {
+            m.add(&engine.run_case(c), ledger);
         }
         m
     }

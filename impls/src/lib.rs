@@ -4,7 +4,8 @@
 //! provisions them, and built by name: the [`registry`]; toolchain discovery
 //! ([`toolchains`]: libsframe of each release, objdump, glibc's SFrame reader, the
 //! `sframe-worker` binary) and the instrumented builds of those libraries
-//! ([`instrumented`]); and the adapters that need more than [`sframe_harness::impls`]:
+//! ([`instrumented`]), and the runs of a finding's reproducers on them ([`asan_triage`]); and
+//! the adapters that need more than [`sframe_harness::impls`]:
 //! `simple-frame-rs` in process ([`simple_frame`]), the text of `objdump --sframe`
 //! ([`objdump`]) and of `llvm-readobj --sframe` ([`llvm_readobj`]), with what the two share
 //! ([`text_tool`]).
@@ -14,6 +15,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod asan_triage;
 pub mod instrumented;
 pub mod llvm_readobj;
 pub mod objdump;

@@ -3,6 +3,7 @@
 //! look-up context, each with its [`Signature`].
 
 use super::case::Discrepancy;
+use super::judge::{judge, Judgement};
 use super::reference_view::{aliased_32, ReferenceView};
 use super::{compare, explain};
 use crate::impls::{Decoded, Found, Outcome};
@@ -76,13 +77,11 @@ pub fn classify_decode_explained(
     let explain =
         |field: Option<FieldPath>| explanation.map(|e| e.explain(o, field)).unwrap_or_default();
     let tag = v.tag;
-    if let Some(d) = failure(imp, tag, Op::Decode, o) {
-        return vec![d];
-    }
     let mut out = Vec::new();
-    match (o, v.valid) {
-        (Outcome::Unsupported { .. }, _) => {}
-        (Outcome::Ok { .. }, false) => {
+    match judge(o, v.valid) {
+        Judgement::Failed => out.extend(failure(imp, tag, Op::Decode, o)),
+        Judgement::Unsupported | Judgement::RefusedInvalid => {}
+        Judgement::AcceptedInvalid => {
             // Not valid: some error-severity rule is broken.
             let Some(rule) = v.first_error else {
                 return out;
@@ -103,8 +102,7 @@ pub fn classify_decode_explained(
             d.found = "decoded".into();
             out.push(d);
         }
-        (Outcome::Rejected { .. }, false) => {}
-        (Outcome::Rejected { class, detail }, true) => {
+        Judgement::RejectedValid { class, detail } => {
             let mut d = Discrepancy::new(
                 FindingKind::RejectedValid,
                 imp,
@@ -122,7 +120,7 @@ pub fn classify_decode_explained(
             d.explained_by = explain(None);
             out.push(d);
         }
-        (Outcome::Ok { value }, true) => {
+        Judgement::Answered(value) => {
             if let Outcome::Ok { value: reference } = &v.decoded {
                 let mut seen = BTreeSet::new();
                 for fd in compare::decoded(reference, value) {
@@ -149,7 +147,6 @@ pub fn classify_decode_explained(
                 }
             }
         }
-        (Outcome::Crashed { .. } | Outcome::Hung { .. }, _) => {}
     }
     out
 }
@@ -192,8 +189,12 @@ pub fn classify_finds_explained(
         if !v.valid {
             continue;
         }
-        match (r, f) {
-            (Outcome::Ok { value: a }, Outcome::Ok { value: b }) => {
+        // Only where the reference answered: its row (or its "none") is the expected one.
+        let Outcome::Ok { value: a } = r else {
+            continue;
+        };
+        match judge(f, v.valid) {
+            Judgement::Answered(b) => {
                 for fd in compare::found(a, b) {
                     let start = a.as_ref().and_then(|x| x.function_start);
                     let field = Field {
@@ -234,7 +235,7 @@ pub fn classify_finds_explained(
                     }
                 }
             }
-            (Outcome::Ok { value }, Outcome::Rejected { class, detail }) => {
+            Judgement::RejectedValid { class, detail } => {
                 let sig = Signature::RejectedValid {
                     imp: Tool::named(imp),
                     tag,
@@ -245,7 +246,7 @@ pub fn classify_finds_explained(
                     let mut d =
                         Discrepancy::new(FindingKind::RejectedValid, imp, Op::FindFre, class, sig);
                     d.pc = Some(*pc);
-                    d.expected = format!("{value:?}");
+                    d.expected = format!("{a:?}");
                     d.found = with_detail(class, detail);
                     d.explained_by = by.clone();
                     out.push(d);

@@ -33,8 +33,10 @@
 //!
 //! The parts: `case` (the records of a run: [`Case`], [`CaseResult`], [`ImplResult`] with its
 //! [`Status`], [`Discrepancy`]), `reference_view` (the reference's [`ReferenceView`] of a section
-//! and the look-up context: [`version_tag`], [`overlap_zones`], [`aliased_32`]), `classify` (answers against
-//! that view, each with its typed [`Signature`](crate::signature::Signature)), `engine`
+//! and the look-up context: [`version_tag`], [`overlap_zones`], [`aliased_32`]), `judge` (what an
+//! answer is on a valid or invalid section: [`judge`], shared with the suite's scoring),
+//! `classify` (answers against that view, each with its typed
+//! [`Signature`](crate::signature::Signature)), `engine`
 //! ([`Engine`], [`pcs_for`]), [`campaign`] (a whole run: batches through the engine into one
 //! summary, encoder checks, recording and saving what is new); the signature syntax itself
 //! is [`crate::signature`].
@@ -46,6 +48,7 @@ pub mod cmd;
 pub mod compare;
 mod engine;
 pub mod explain;
+mod judge;
 pub mod minimize;
 pub mod mutate;
 pub mod producer;
@@ -61,7 +64,10 @@ pub use classify::{
     classify_decode, classify_decode_explained, classify_finds, classify_finds_explained, failure,
 };
 pub use engine::{pcs_for, Engine, Settings};
-pub use reference_view::{aliased_32, overlap_zones, reference_view, version_tag, ReferenceView};
+pub use judge::{judge, Judgement};
+pub use reference_view::{
+    aliased_32, overlap_zones, reference_view, reference_view_of, version_tag, ReferenceView,
+};
 
 #[cfg(test)]
 mod tests {

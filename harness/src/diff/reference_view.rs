@@ -7,6 +7,7 @@ use crate::impls::{Decoded, Implementation, Outcome};
 use crate::signature::LayoutTag;
 use sframe_spec::rules::Severity;
 use sframe_spec::validate;
+use sframe_spec::Violation;
 use std::collections::BTreeSet;
 
 /// The reference's view of a section, computed once (not a finding's [`crate::ledger::Verdict`]).
@@ -66,7 +67,12 @@ pub fn version_tag(data: &[u8]) -> String {
 
 /// Validate `data` and decode it with the reference.
 pub fn reference_view(data: &[u8]) -> ReferenceView {
-    let violations = validate(data);
+    reference_view_of(data, &validate(data))
+}
+
+/// The reference's view of `data`, whose violations of the rule catalogue are `violations`
+/// (what [`validate`] reports on it), for a caller that keeps them.
+pub fn reference_view_of(data: &[u8], violations: &[Violation]) -> ReferenceView {
     let errors = || {
         violations
             .iter()

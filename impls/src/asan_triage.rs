@@ -13,11 +13,11 @@
 //! looked up (`find_fre`) at the PCs the differential engine would use
 //! ([`sframe_harness::diff::pcs_for`], from the reference's decoding).
 
+use crate::instrumented::{self, InstrumentedBuild};
 use sframe_harness::diff::pcs_for;
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::impls::{Implementation, Outcome};
 use sframe_harness::sanitizer::{self, Operation, Parsed};
-use sframe_impls::instrumented::{self, InstrumentedBuild};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
