@@ -270,7 +270,7 @@ pub fn classify(name: &str, source: &str, data: &[u8]) -> CaseFile {
         other => {
             case.class = "malformed".into();
             if let Outcome::Rejected { class, .. } = &other {
-                case.decode_error = Some(class.clone());
+                case.decode_error = Some(class.to_string());
             }
             case.rules_broken = Some(errors);
         }

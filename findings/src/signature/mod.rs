@@ -25,11 +25,13 @@
 //! may be left open.
 
 mod crash;
+mod error_class;
 pub mod field;
 mod pattern;
 mod tag;
 
-pub use crash::{crash_site, CrashSite, Signal};
+pub use crash::{CrashSite, Signal, FAULT_LINE};
+pub use error_class::ErrorClass;
 pub use field::{Field, FieldPath};
 pub use pattern::{PatternError, SignaturePattern, TagPattern};
 pub use tag::{LayoutTag, VersionTag};
@@ -496,7 +498,7 @@ pub enum Signature {
         imp: Tool,
         tag: LayoutTag,
         op: Op,
-        error: String,
+        error: ErrorClass,
     },
     /// A section that breaks `rule` decoded without complaint.
     AcceptedInvalid {
@@ -726,7 +728,7 @@ impl FromStr for Signature {
                 imp: imp()?,
                 tag: tag()?,
                 op: op(p[3])?,
-                error: nonempty(p[4], "error class")?,
+                error: p[4].parse()?,
             },
             Class::AcceptedInvalid => Signature::AcceptedInvalid {
                 imp: imp()?,

@@ -7,13 +7,11 @@ use super::reference_view::{aliased_32, ReferenceView};
 use super::{compare, explain};
 use crate::impls::{Decoded, Found, Outcome};
 use crate::ledger::FindingKind;
-use crate::signature::{
-    crash_site, Field, FieldPath, LayoutTag, Op, RuleClass, Signal, Signature, Tool,
-};
+use crate::signature::{CrashSite, Field, FieldPath, LayoutTag, Op, RuleClass, Signature, Tool};
 use std::collections::BTreeSet;
 
 /// `head`, then `: detail` when there is one.
-fn with_detail(head: &str, detail: &Option<String>) -> String {
+fn with_detail(head: &impl std::fmt::Display, detail: &Option<String>) -> String {
     match detail {
         Some(d) => format!("{head}: {d}"),
         None => head.to_string(),
@@ -23,20 +21,23 @@ fn with_detail(head: &str, detail: &Option<String>) -> String {
 /// The crash/hang discrepancy of a failed outcome.
 pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<Discrepancy> {
     match o {
-        Outcome::Crashed { signal, detail } => {
-            let sig = Signal::named(signal);
-            let site = crash_site(&sig, detail.as_deref());
+        Outcome::Crashed {
+            signal,
+            site,
+            repeated,
+            detail,
+        } => {
             let mut d = Discrepancy::new(
                 FindingKind::Crash,
                 imp,
                 op,
-                signal,
+                &signal.to_string(),
                 Signature::Crash {
                     imp: Tool::named(imp),
                     tag,
                     op,
-                    signal: sig,
-                    site,
+                    signal: signal.clone(),
+                    site: CrashSite::of_crash(site.as_ref(), *repeated),
                 },
             );
             d.found = with_detail(signal, detail);
@@ -109,7 +110,7 @@ pub fn classify_decode_explained(
                 FindingKind::RejectedValid,
                 imp,
                 Op::Decode,
-                class,
+                &class.to_string(),
                 Signature::RejectedValid {
                     imp: Tool::named(imp),
                     tag,
@@ -242,8 +243,13 @@ pub fn classify_finds_explained(
                     error: class.clone(),
                 };
                 if seen.insert((sig.clone(), by.first().cloned())) {
-                    let mut d =
-                        Discrepancy::new(FindingKind::RejectedValid, imp, Op::FindFre, class, sig);
+                    let mut d = Discrepancy::new(
+                        FindingKind::RejectedValid,
+                        imp,
+                        Op::FindFre,
+                        &class.to_string(),
+                        sig,
+                    );
                     d.pc = Some(*pc);
                     d.expected = format!("{value:?}");
                     d.found = with_detail(class, detail);

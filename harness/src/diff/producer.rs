@@ -69,7 +69,7 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
         Outcome::Rejected { class, detail } => {
             return vec![mk(
                 FindingKind::RejectedValid,
-                &class,
+                &class.to_string(),
                 Signature::RejectedValid {
                     imp: imp(),
                     tag,
