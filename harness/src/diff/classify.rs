@@ -6,7 +6,6 @@ use super::case::Discrepancy;
 use super::reference_view::{aliased_32, ReferenceView};
 use super::{compare, explain};
 use crate::impls::{Decoded, Found, Outcome};
-use crate::ledger::FindingKind;
 use crate::signature::{CrashSite, Field, FieldPath, LayoutTag, Op, RuleClass, Signature, Tool};
 use std::collections::BTreeSet;
 
@@ -27,34 +26,22 @@ pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<D
             repeated,
             detail,
         } => {
-            let mut d = Discrepancy::new(
-                FindingKind::Crash,
-                imp,
+            let mut d = Discrepancy::new(Signature::Crash {
+                imp: Tool::named(imp),
+                tag,
                 op,
-                &signal.to_string(),
-                Signature::Crash {
-                    imp: Tool::named(imp),
-                    tag,
-                    op,
-                    signal: signal.clone(),
-                    site: CrashSite::of_crash(site.as_ref(), *repeated),
-                },
-            );
+                signal: signal.clone(),
+                site: CrashSite::of_crash(site.as_ref(), *repeated),
+            });
             d.found = with_detail(signal, detail);
             Some(d)
         }
         Outcome::Hung { timeout_ms } => {
-            let mut d = Discrepancy::new(
-                FindingKind::Hang,
-                imp,
+            let mut d = Discrepancy::new(Signature::Hang {
+                imp: Tool::named(imp),
+                tag,
                 op,
-                "timeout",
-                Signature::Hang {
-                    imp: Tool::named(imp),
-                    tag,
-                    op,
-                },
-            );
+            });
             d.found = format!("no answer in {timeout_ms} ms");
             Some(d)
         }
@@ -88,36 +75,24 @@ pub fn classify_decode_explained(
             let Some(rule) = v.first_error else {
                 return out;
             };
-            let mut d = Discrepancy::new(
-                FindingKind::AcceptedInvalid,
-                imp,
-                Op::Decode,
-                rule.id(),
-                Signature::AcceptedInvalid {
-                    imp: Tool::named(imp),
-                    tag,
-                    class: RuleClass::of(rule),
-                    rule,
-                },
-            );
+            let mut d = Discrepancy::new(Signature::AcceptedInvalid {
+                imp: Tool::named(imp),
+                tag,
+                class: RuleClass::of(rule),
+                rule,
+            });
             d.expected = format!("breaks {}", rule.id());
             d.found = "decoded".into();
             out.push(d);
         }
         (Outcome::Rejected { .. }, false) => {}
         (Outcome::Rejected { class, detail }, true) => {
-            let mut d = Discrepancy::new(
-                FindingKind::RejectedValid,
-                imp,
-                Op::Decode,
-                &class.to_string(),
-                Signature::RejectedValid {
-                    imp: Tool::named(imp),
-                    tag,
-                    op: Op::Decode,
-                    error: class.clone(),
-                },
-            );
+            let mut d = Discrepancy::new(Signature::RejectedValid {
+                imp: Tool::named(imp),
+                tag,
+                op: Op::Decode,
+                error: class.clone(),
+            });
             d.expected = "valid".into();
             d.found = with_detail(class, detail);
             d.explained_by = explain(None);
@@ -128,18 +103,12 @@ pub fn classify_decode_explained(
                 let mut seen = BTreeSet::new();
                 for fd in compare::decoded(reference, value) {
                     if seen.insert(fd.field) {
-                        let mut d = Discrepancy::new(
-                            FindingKind::Disagreement,
-                            imp,
-                            Op::Decode,
-                            fd.field.name(),
-                            Signature::Diff {
-                                imp: Tool::named(imp),
-                                tag,
-                                op: Op::Decode,
-                                field: Field::plain(fd.field),
-                            },
-                        );
+                        let mut d = Discrepancy::new(Signature::Diff {
+                            imp: Tool::named(imp),
+                            tag,
+                            op: Op::Decode,
+                            field: Field::plain(fd.field),
+                        });
                         d.function = fd.function;
                         d.fre = fd.fre;
                         d.expected = fd.expected;
@@ -219,14 +188,7 @@ pub fn classify_finds_explained(
                         field,
                     };
                     if seen.insert((sig.clone(), by.first().cloned())) {
-                        let detail = field.to_string();
-                        let mut d = Discrepancy::new(
-                            FindingKind::Disagreement,
-                            imp,
-                            Op::FindFre,
-                            &detail,
-                            sig,
-                        );
+                        let mut d = Discrepancy::new(sig);
                         d.pc = Some(*pc);
                         d.expected = fd.expected;
                         d.found = fd.found;
@@ -243,13 +205,7 @@ pub fn classify_finds_explained(
                     error: class.clone(),
                 };
                 if seen.insert((sig.clone(), by.first().cloned())) {
-                    let mut d = Discrepancy::new(
-                        FindingKind::RejectedValid,
-                        imp,
-                        Op::FindFre,
-                        &class.to_string(),
-                        sig,
-                    );
+                    let mut d = Discrepancy::new(sig);
                     d.pc = Some(*pc);
                     d.expected = format!("{value:?}");
                     d.found = with_detail(class, detail);
@@ -267,7 +223,7 @@ pub fn classify_finds_explained(
 /// which only quirks explain.
 pub(super) fn value_discrepancy(d: &Discrepancy) -> bool {
     matches!(
-        d.kind,
-        FindingKind::Disagreement | FindingKind::RejectedValid
+        d.signature,
+        Signature::Diff { .. } | Signature::RejectedValid { .. }
     )
 }
