@@ -223,35 +223,9 @@ impl CrashSite {
 /// <function>`), which [`CrashSite::from_report`] reads.
 pub const FAULT_LINE: &str = "sframe-worker: fault in ";
 
-/// Serialized as its name (a signal's text, see [`Signal`]'s `Display`).
-impl serde::Serialize for Signal {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-/// Read from its name; never fails (see [`Signal::named`]).
-impl<'de> serde::Deserialize<'de> for Signal {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Signal, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        Ok(Signal::named(&s))
-    }
-}
-
-/// Serialized as its name.
-impl serde::Serialize for CrashSite {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-/// Read from its name.
-impl<'de> serde::Deserialize<'de> for CrashSite {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<CrashSite, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+// Signals and sites travel as their names; any text is a signal (see [`Signal::named`]).
+serde_as_text!(Signal, |s: &str| Ok::<_, ParseError>(Signal::named(s)));
+serde_as_text!(CrashSite, str::parse::<CrashSite>);
 
 #[cfg(test)]
 mod heap_check_tests {

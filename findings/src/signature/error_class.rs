@@ -74,20 +74,11 @@ impl FromStr for ErrorClass {
     }
 }
 
-/// Serialized as its name (the rule's ID for a rule): the protocol's `class`.
-impl serde::Serialize for ErrorClass {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-/// Read from its name; any text is a class (an external program's, however it spells it).
-impl<'de> serde::Deserialize<'de> for ErrorClass {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ErrorClass, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        Ok(ErrorClass::named(&s))
-    }
-}
+// Serialized as its name (the rule's ID for a rule): the protocol's `class`; any text is a
+// class (an external program's, however it spells it).
+serde_as_text!(ErrorClass, |s: &str| Ok::<_, ParseError>(
+    ErrorClass::named(s)
+));
 
 #[cfg(test)]
 mod tests {

@@ -24,6 +24,25 @@
 //! the layout tag (and an oracle or crosscheck signature's ABI, a violation's corpus path)
 //! may be left open.
 
+/// Serde through a type's text: written with its `Display`, read with `$parse` (`&str` to
+/// `Result<$t, impl Display>`).
+macro_rules! serde_as_text {
+    ($t:ty, $parse:expr) => {
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                $parse(&s).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
 mod crash;
 mod error_class;
 pub mod field;

@@ -217,3 +217,45 @@ impl CaseResult {
         self.results.iter().flat_map(|r| r.discrepancies.iter())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON of a discrepancy spells out what its signature names, as the `--json`
+    /// output always did: the parts read from the signature's own text.
+    #[test]
+    fn the_json_spells_out_the_signature_parts() {
+        let mut d = Discrepancy::new(
+            "crash:libsframe-2.47:v2:find_fre:SIGSEGV:sframe_decode"
+                .parse()
+                .expect("a signature"),
+        );
+        d.pc = Some(16);
+        let v = serde_json::to_value(&d).expect("JSON");
+        assert_eq!(
+            v["signature"],
+            "crash:libsframe-2.47:v2:find_fre:SIGSEGV:sframe_decode"
+        );
+        assert_eq!(v["kind"], "crash");
+        assert_eq!(v["implementation"], "libsframe-2.47");
+        assert_eq!(v["op"], "find_fre");
+        assert_eq!(v["detail"], "SIGSEGV");
+        assert_eq!(v["pc"], 16);
+        assert!(v.get("explained_by").is_none() && v.get("trigger").is_none());
+        let d = Discrepancy::new(
+            "accepted-invalid:simple-frame-rs:v3:invalid:FDE-FRE-TYPE"
+                .parse()
+                .expect("a signature"),
+        );
+        let v = serde_json::to_value(&d).expect("JSON");
+        assert_eq!(
+            (&v["kind"], &v["op"], &v["detail"]),
+            (
+                &serde_json::json!("accepted-invalid"),
+                &serde_json::json!("decode"),
+                &serde_json::json!("FDE-FRE-TYPE")
+            )
+        );
+    }
+}
