@@ -33,5 +33,5 @@ pub mod rules_cmd;
 #[cfg(feature = "oracle")]
 pub mod stackwalk;
 pub mod suite_cmd;
-pub mod trigger_agreement;
+pub use sframe_impls::trigger_agreement;
 pub mod walking;

@@ -186,7 +186,7 @@ pub fn assert_ledgered(d: &Differential, r: &CaseResult, data: &[u8], target: &s
         d.log.log(&signature, data, |dir| Cause {
             signature: signature.clone(),
             target: target.to_string(),
-            implementation: Some(x.implementation.clone()),
+            implementation: Some(x.implementation()),
             example: serde_json::to_value(x).unwrap_or_default(),
             input: "input.sframe".into(),
             reproduce: format!("sframe-conform diff {}", dir.join("input.sframe").display()),

@@ -16,9 +16,10 @@
 
 use crate::diff::{CaseResult, Discrepancy};
 use crate::ledger::{Finding, FindingKind};
-use crate::signature::{Op, SignaturePattern};
+use crate::signature::{CrashSite, Op, ParseError, RuleClass, Signal, Signature, Tool};
 use serde::{Deserialize, Serialize};
 use sframe_spec::Loc;
+use sframe_spec::Rule;
 
 /// One thing a reproducer shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -274,30 +275,41 @@ impl Claim {
                 found,
                 ..
             } => ds.iter().any(|d| {
-                d.op == *op
-                    && d.detail == *field
+                d.op() == *op
+                    && d.detail() == *field
                     && matches!(
-                        d.kind,
+                        d.kind(),
                         FindingKind::Disagreement | FindingKind::RejectedValid
                     )
                     && pc.is_none_or(|p| d.pc == Some(p))
                     && found.as_ref().is_none_or(|f| &d.found == f)
                     && (d.explained_by.contains(&finding.id)
-                        || (d.op == Op::Encode && finding.covers(&d.signature)))
+                        || (d.op() == Op::Encode && finding.covers(&d.signature)))
             }),
             Claim::Crash {
                 op, signal, site, ..
             } => {
-                let p = pattern(&format!("crash:{imp}:*:{op}:{signal}:{site}"))?;
-                ds.iter().any(|d| p.matches(&d.signature))
+                let (tool, signal) = (tool(imp)?, part::<Signal>("signal", signal)?);
+                let site = part::<CrashSite>("crash site", site)?;
+                ds.iter().any(|d| {
+                    matches!(&d.signature, Signature::Crash { imp: i, op: o, signal: s, site: Some(w), .. }
+                        if *i == tool && o == op && *s == signal && *w == site)
+                })
             }
             Claim::Hang { op, .. } => {
-                let p = pattern(&format!("hang:{imp}:*:{op}"))?;
-                ds.iter().any(|d| p.matches(&d.signature))
+                let tool = tool(imp)?;
+                ds.iter().any(|d| {
+                    matches!(&d.signature, Signature::Hang { imp: i, op: o, .. } if *i == tool && o == op)
+                })
             }
             Claim::AcceptedInvalid { rule, .. } => {
-                let p = pattern(&format!("accepted-invalid:{imp}:*:invalid:{rule}"))?;
-                ds.iter().any(|d| p.matches(&d.signature))
+                let tool = tool(imp)?;
+                let rule =
+                    Rule::from_id(rule).ok_or_else(|| format!("claim names no rule: {rule:?}"))?;
+                ds.iter().any(|d| {
+                    matches!(&d.signature, Signature::AcceptedInvalid { imp: i, class: RuleClass::Invalid, rule: r, .. }
+                        if *i == tool && *r == rule)
+                })
             }
             Claim::Walk { .. } => {
                 return Err("a stack-walk claim is checked on a walk, not on answers".into())
@@ -446,9 +458,16 @@ impl Claim {
     }
 }
 
-fn pattern(text: &str) -> Result<SignaturePattern, String> {
+/// A claim's part `text` read as what it names (`what`: an implementation, a signal, a
+/// crash site).
+fn part<T: std::str::FromStr<Err = ParseError>>(what: &str, text: &str) -> Result<T, String> {
     text.parse()
-        .map_err(|e| format!("claim names no signature: {text:?}: {e}"))
+        .map_err(|e| format!("claim names no {what}: {text:?}: {e}"))
+}
+
+/// The implementation a claim names.
+fn tool(name: &str) -> Result<Tool, String> {
+    part("implementation", name)
 }
 
 /// The discrepancies, shortly, for a failure message.
@@ -481,10 +500,6 @@ mod tests {
             found: found.into(),
             explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
             ..Discrepancy::new(
-                FindingKind::Disagreement,
-                "libsframe-2.40",
-                Op::FindFre,
-                "mask.missing",
                 "diff:libsframe-2.40:v1:find_fre:mask.missing"
                     .parse()
                     .unwrap(),
@@ -553,7 +568,6 @@ mod tests {
     #[test]
     fn a_crash_claim_needs_the_signal_and_the_site() {
         let mut d = disagreement("SIGSEGV", &[]);
-        d.kind = FindingKind::Crash;
         d.signature = "crash:libsframe-2.40:v1:find_fre:SIGSEGV:sframe_decode"
             .parse()
             .unwrap();

@@ -92,8 +92,7 @@ impl Matrix {
             if !self.implementations.contains(&ir.implementation) {
                 self.implementations.push(ir.implementation.clone());
             }
-            let failure =
-                |d: &&Discrepancy| matches!(d.kind, FindingKind::Crash | FindingKind::Hang);
+            let failure = |d: &&Discrepancy| d.is_failure();
             for d in ir.discrepancies.iter().filter(failure) {
                 self.crashes
                     .entry(ir.implementation.clone())
@@ -111,12 +110,12 @@ impl Matrix {
             let decode_failed = ir
                 .discrepancies
                 .iter()
-                .filter(|d| d.op == crate::diff::Op::Decode)
+                .filter(|d| d.op() == crate::diff::Op::Decode)
                 .find(failure);
             let accepted = ir
                 .discrepancies
                 .iter()
-                .find(|d| d.kind == FindingKind::AcceptedInvalid);
+                .find(|d| d.kind() == FindingKind::AcceptedInvalid);
             let cell = self
                 .rules
                 .entry(rule.clone())

@@ -3,18 +3,12 @@
 //! is new.
 
 use sframe_harness::diff::triggers::TriggerTable;
-use sframe_harness::diff::{Discrepancy, Op, TriggerCheck};
-use sframe_harness::ledger::{FindingKind, Ledger};
+use sframe_harness::diff::{Discrepancy, TriggerCheck};
+use sframe_harness::ledger::Ledger;
 use sframe_spec::Trigger;
 
-fn crash(signature: &str, op: Op) -> Discrepancy {
-    let implementation = signature.split(':').nth(1).unwrap().to_string();
-    let kind = if signature.starts_with("hang:") {
-        FindingKind::Hang
-    } else {
-        FindingKind::Crash
-    };
-    Discrepancy::new(kind, &implementation, op, "", signature.parse().unwrap())
+fn crash(signature: &str) -> Discrepancy {
+    Discrepancy::new(signature.parse().unwrap())
 }
 
 fn reproducer(finding: &str, file: &str) -> Vec<u8> {
@@ -35,11 +29,8 @@ fn a_known_bug_is_known_wherever_it_lands_and_a_known_site_is_not_enough() {
     // stack-buffer-overflow in sframe_decode_fre). A site no pattern lists is still F0145.
     let data = reproducer("F0145", "v1-aux-freoff-saved-rbp-2.40.sframe");
     let mut ds = vec![
-        crash(
-            "crash:libsframe-2.40:v1:decode:SIGILL:somewhere_new",
-            Op::Decode,
-        ),
-        crash("hang:libsframe-2.40:v1-aux:decode", Op::Decode),
+        crash("crash:libsframe-2.40:v1:decode:SIGILL:somewhere_new"),
+        crash("hang:libsframe-2.40:v1-aux:decode"),
     ];
     assert!(
         ledger.finding_for(&ds[0]).is_none(),
@@ -64,7 +55,6 @@ fn a_known_bug_is_known_wherever_it_lands_and_a_known_site_is_not_enough() {
     let valid = reproducer("F0112", "input-1.sframe");
     let mut ds = vec![crash(
         "crash:libsframe-2.40:v1:decode:SIGSEGV:outside-libsframe",
-        Op::Decode,
     )];
     assert!(
         ledger.finding_for(&ds[0]).is_some(),
@@ -76,7 +66,6 @@ fn a_known_bug_is_known_wherever_it_lands_and_a_known_site_is_not_enough() {
     // An implementation without triggers keeps its site patterns.
     let mut ds = vec![crash(
         "crash:objdump-2.44:v1:decode:SIGABRT:sframe_fre_start_addr_size",
-        Op::Decode,
     )];
     table.explain(&valid, &mut ds);
     assert_eq!(ds[0].trigger, None);
@@ -88,7 +77,7 @@ fn a_glibc_look_up_crash_is_explained_by_the_trigger_at_its_pc() {
     let ledger = Ledger::load(&Ledger::default_dir()).unwrap();
     let table = TriggerTable::from_ledger(&ledger);
     let at = |signature: &str, pc: i64| {
-        let mut d = crash(signature, Op::FindFre);
+        let mut d = crash(signature);
         d.pc = Some(pc);
         d
     };

@@ -23,6 +23,7 @@ pub mod registry;
 pub mod simple_frame;
 pub mod text_tool;
 pub mod toolchains;
+pub mod trigger_agreement;
 
 /// The guide for adding an implementation (`impls/ADDING.md`); its example is a doctest.
 #[doc = include_str!("../ADDING.md")]

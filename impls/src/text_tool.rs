@@ -96,7 +96,13 @@ pub fn run_sframe_dump(
             "cannot run {}: {e}",
             tool.display()
         ))),
-        Ok(Err(Failure::Crashed { signal, detail })) => Err(Outcome::Crashed { signal, detail }),
+        // The site its stderr names (a failed assertion of the library it links), read
+        // here where the death is seen.
+        Ok(Err(Failure::Crashed {
+            signal,
+            repeated,
+            detail,
+        })) => Err(Outcome::crashed_with_report(signal, repeated, detail)),
         Ok(Err(Failure::Hung { timeout_ms })) => Err(Outcome::Hung { timeout_ms }),
         Ok(Ok(ran)) => {
             let (stdout, stderr) = (ran.stdout_text(), ran.stderr_text());

@@ -149,7 +149,7 @@ impl Producer {
                     stderr: ran.stderr_text(),
                 })
             }
-            Err(Failure::Crashed { signal, detail }) => Ok(Assembled {
+            Err(Failure::Crashed { signal, detail, .. }) => Ok(Assembled {
                 object: None,
                 stderr: format!(
                     "{}(the assembler died: {signal})",

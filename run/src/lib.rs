@@ -9,8 +9,8 @@
 //! too (a deadline missed once is as likely the machine's load as the program: a libsframe
 //! crash that takes 2.5 s alone took over 10 s on a 2-core machine running four jobs; a
 //! finding must reproduce). A try that dies on a signal is tried once more: the crash stands
-//! when the second try dies on the same signal, and is marked nondeterministic (in its
-//! detail) when it does not.
+//! when the second try dies on the same signal, and is marked nondeterministic (`repeated: Some(false)`, and in its
+//! detail for people) when it does not.
 
 mod line_process;
 mod live;
@@ -21,7 +21,8 @@ mod signal;
 pub use line_process::LineProcess;
 pub use once::{run, run_once, Ran};
 pub use policy::{Failure, Policy, Try, DEFAULT_TIMEOUT, HANG_RETRY_FACTOR};
-pub use signal::{signal_name, status_name};
+pub use sframe_findings::signature::Signal;
+pub use signal::status_signal;
 
 /// What the unit tests share.
 #[cfg(test)]

@@ -6,7 +6,8 @@
 
 use crate::live::{self, Live};
 use crate::policy::{Failure, Try};
-use crate::signal::status_name;
+use crate::signal::status_signal;
+use sframe_findings::signature::Signal;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::AsRawFd;
@@ -95,11 +96,12 @@ impl LineProcess {
     pub fn died(mut self) -> Failure {
         live::forget(self.child.id());
         let status = match self.child.wait() {
-            Ok(s) => status_name(s),
-            Err(e) => format!("wait failed: {e}"),
+            Ok(s) => status_signal(s),
+            Err(e) => Signal::Other(format!("wait failed: {e}")),
         };
         Failure::Crashed {
             signal: status,
+            repeated: None,
             detail: self.stderr_text(),
         }
     }
@@ -185,7 +187,8 @@ mod tests {
         assert_eq!(
             a,
             Err(Failure::Crashed {
-                signal: "SIGABRT".into(),
+                signal: Signal::named("SIGABRT"),
+                repeated: None,
                 detail: Some("bye".into())
             })
         );

@@ -2,7 +2,7 @@
 //! output within a deadline ([`run_once`]), or settled by the retry policy ([`run`]).
 
 use crate::policy::{Failure, Policy, Try};
-use crate::signal::signal_name;
+use sframe_findings::signature::Signal;
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -91,7 +91,8 @@ fn try_once(cmd: &mut Command, limit: Duration) -> Try<std::io::Result<Ran>> {
         }),
         Some(s) => match s.signal() {
             Some(sig) => Err(Failure::Crashed {
-                signal: signal_name(sig),
+                signal: Signal::from_number(sig),
+                repeated: None,
                 detail: Some(ran.stderr_text()),
             }),
             None => Ok(Ok(ran)),
@@ -137,7 +138,8 @@ mod tests {
         assert_eq!(
             r.unwrap_err(),
             Failure::Crashed {
-                signal: "SIGSEGV".into(),
+                signal: Signal::named("SIGSEGV"),
+                repeated: Some(true),
                 detail: Some("last words\n".into())
             }
         );

@@ -1,6 +1,7 @@
 //! The retry policy: what a question to another process settles to after a hang or a crash
 //! (see the crate docs).
 
+use sframe_findings::signature::Signal;
 use std::time::Duration;
 
 /// The time limit of a try when nothing else is said.
@@ -12,9 +13,11 @@ pub const HANG_RETRY_FACTOR: u32 = 4;
 /// Why a try gave no answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Failure {
-    /// The process died: the signal's name (or `exit N`), and what it said last.
+    /// The process died: how, whether a fresh try died the same way (`None`: not tried
+    /// again), and what it said last.
     Crashed {
-        signal: String,
+        signal: Signal,
+        repeated: Option<bool>,
         detail: Option<String>,
     },
     /// It missed its deadline and was killed.
@@ -65,20 +68,23 @@ impl Policy {
             Err(Failure::Hung { .. }) => attempt(self.timeout * HANG_RETRY_FACTOR),
             other => other,
         };
-        let Err(Failure::Crashed { signal, detail }) = first else {
+        let Err(Failure::Crashed { signal, detail, .. }) = first else {
             return first;
         };
         match attempt(self.timeout) {
             Err(Failure::Crashed {
                 signal: s2,
                 detail: d2,
+                ..
             }) if s2 == signal => Err(Failure::Crashed {
                 signal,
+                repeated: Some(true),
                 detail: d2.or(detail),
             }),
             Err(other) => Err(other),
             Ok(_) => Err(Failure::Crashed {
                 signal,
+                repeated: Some(false),
                 detail: Some(format!(
                     "nondeterministic: did not repeat on a fresh process; {}",
                     detail.unwrap_or_default()
@@ -92,10 +98,24 @@ impl Policy {
 mod tests {
     use super::*;
 
+    /// A crash on the signal named `signal`, not tried again.
     fn crash(signal: &str, detail: &str) -> Failure {
         Failure::Crashed {
-            signal: signal.into(),
+            signal: Signal::named(signal),
+            repeated: None,
             detail: Some(detail.into()),
+        }
+    }
+
+    /// `f` as the policy settles it: `repeated` said.
+    fn settled_as(f: Failure, repeated: bool) -> Failure {
+        match f {
+            Failure::Crashed { signal, detail, .. } => Failure::Crashed {
+                signal,
+                repeated: Some(repeated),
+                detail,
+            },
+            hung => hung,
         }
     }
 
@@ -128,14 +148,17 @@ mod tests {
     #[test]
     fn a_crash_stands_when_it_repeats_and_is_nondeterministic_when_not() {
         let (r, limits) = settled(vec![Err(crash("SIGSEGV", "a")), Err(crash("SIGSEGV", "b"))]);
-        assert_eq!(r, Err(crash("SIGSEGV", "b")));
+        assert_eq!(r, Err(settled_as(crash("SIGSEGV", "b"), true)));
         assert_eq!(limits, vec![100, 100]);
         let (r, _) = settled(vec![Err(crash("SIGSEGV", "a")), Ok(3)]);
         assert_eq!(
             r,
-            Err(crash(
-                "SIGSEGV",
-                "nondeterministic: did not repeat on a fresh process; a"
+            Err(settled_as(
+                crash(
+                    "SIGSEGV",
+                    "nondeterministic: did not repeat on a fresh process; a"
+                ),
+                false
             ))
         );
         // Another death on the retry: the retry's stands.
@@ -147,7 +170,7 @@ mod tests {
             Err(crash("SIGABRT", "a")),
             Err(crash("SIGABRT", "")),
         ]);
-        assert_eq!(r, Err(crash("SIGABRT", "")));
+        assert_eq!(r, Err(settled_as(crash("SIGABRT", ""), true)));
         assert_eq!(limits, vec![100, 400, 100]);
     }
 }

@@ -1,35 +1,15 @@
-//! Names of the ways a process ends: a signal by its name, an exit by its status.
+//! How a process ended, typed: a signal ([`Signal::from_number`]), an exit by its status.
 
+use sframe_findings::signature::Signal;
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 
-/// The name of a signal number (Linux numbering), or `signal N`.
-pub fn signal_name(sig: i32) -> String {
-    let name = match sig {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        4 => "SIGILL",
-        5 => "SIGTRAP",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        11 => "SIGSEGV",
-        13 => "SIGPIPE",
-        15 => "SIGTERM",
-        24 => "SIGXCPU",
-        31 => "SIGSYS",
-        _ => return format!("signal {sig}"),
-    };
-    name.to_string()
-}
-
-/// How a process that gave no answer ended: its signal's name, or `exit N`.
-pub fn status_name(s: ExitStatus) -> String {
+/// How a process that gave no answer ended: its signal, or its exit status.
+pub fn status_signal(s: ExitStatus) -> Signal {
     match (s.signal(), s.code()) {
-        (Some(sig), _) => signal_name(sig),
-        (None, Some(c)) => format!("exit {c}"),
-        (None, None) => "unknown".into(),
+        (Some(sig), _) => Signal::from_number(sig),
+        (None, Some(c)) => Signal::Exit(c),
+        (None, None) => Signal::Unknown,
     }
 }
 
@@ -38,13 +18,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn signals_are_named_as_linux_numbers_them() {
-        // signal(7): SIGSEGV 11, SIGBUS 7, SIGABRT 6 on x86 and ARM.
-        assert_eq!(signal_name(11), "SIGSEGV");
-        assert_eq!(signal_name(7), "SIGBUS");
-        assert_eq!(signal_name(6), "SIGABRT");
-        assert_eq!(signal_name(40), "signal 40");
-        assert_eq!(status_name(ExitStatus::from_raw(3 << 8)), "exit 3");
-        assert_eq!(status_name(ExitStatus::from_raw(11)), "SIGSEGV");
+    fn a_status_is_its_signal_or_its_exit() {
+        // wait(2)'s status word: the exit code in bits 8..16, a signal in bits 0..7;
+        // SIGSEGV is 11 on x86 and ARM (signal(7)).
+        assert_eq!(
+            status_signal(ExitStatus::from_raw(3 << 8)).to_string(),
+            "exit 3"
+        );
+        assert_eq!(
+            status_signal(ExitStatus::from_raw(11)).to_string(),
+            "SIGSEGV"
+        );
+        assert_eq!(status_signal(ExitStatus::from_raw(40)), Signal::Number(40));
     }
 }

@@ -1,8 +1,10 @@
 //! The crash reporter of the worker's children: on a fault inside the hosted C library, one
 //! line naming where (the library and the function, from its full symbol table when there is
 //! one, see `symbols`, else its nearest exported symbol) on stderr, then death by the same
-//! signal, which the forking parent reports as a crash with that line as detail.
+//! signal, which the forking parent reports as a crash with that line as detail and the site
+//! it names ([`FAULT_LINE`] is the line's beginning, which the site's reader looks for).
 
+use sframe_harness::signature::FAULT_LINE;
 use std::ffi::{c_int, c_void, CStr};
 
 extern "C" {
@@ -29,7 +31,7 @@ extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut c_voi
     let mut frames = [std::ptr::null_mut::<c_void>(); 64];
     let mut line = [0u8; 512];
     let mut n = 0;
-    put(&mut line, &mut n, b"sframe-worker: fault in ");
+    put(&mut line, &mut n, FAULT_LINE.as_bytes());
     // SAFETY: backtrace writes at most `frames.len()` pointers; dladdr only reads the
     // loader's tables; the strings it returns are NUL-terminated and live while the
     // objects stay loaded. Nothing here allocates.

@@ -10,9 +10,10 @@
 //! so every request meets the same empty guarded heap, as a fresh child's would be. When
 //! the server child dies on a request (signal, abort, non-zero exit, or no answer), that
 //! was the first try; the parent tries once more in a fresh child forked for that request
-//! alone, and answers `{"status":"crashed","signal":...,"detail":...}` itself, the detail
-//! being the stderr of the child that died (the crash reporter's `fault in` line, an
-//! assertion message), marked `nondeterministic` when the second child did not die. The
+//! alone, and answers `{"status":"crashed","signal":...,"site":...,"repeated":...,"detail":...}`
+//! itself: the detail is the stderr of the child that died (the crash reporter's `fault in`
+//! line, an assertion message), the site what it names (read here, once), `repeated` false
+//! (and the detail marked `nondeterministic`) when the second child did not die. The
 //! next request gets a new server child. A `find_fre` request of several PCs on which the
 //! server dies is asked again PC by PC instead (`finds_one_at_a_time`: what the harness does
 //! with a whole request that failed), each PC's crash with its own second opinion. A child
@@ -26,12 +27,12 @@
 //! watch it repeat: a crashing input costs two children, not up to nine.
 
 use crate::stage::{self, Stage};
-use sframe_harness::impls::process::signal_name;
 use sframe_harness::impls::protocol::{
     answer, answer_decode_find, answer_request, find_line, finds_one_at_a_time, is_decode_find,
     join_decode_find, parse_answer, serve_with, split_decode_find, split_find, Request,
 };
 use sframe_harness::impls::{Implementation, Outcome};
+use sframe_harness::signature::Signal;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 
@@ -39,7 +40,7 @@ use std::os::fd::{FromRawFd, OwnedFd};
 enum Ended {
     Answered,
     Died {
-        signal: String,
+        signal: Signal,
         stderr: String,
         stage: Stage,
     },
@@ -47,7 +48,7 @@ enum Ended {
 
 /// How a child died on a request: its end, last words, and the stage it was in.
 struct Death {
-    signal: String,
+    signal: Signal,
     stderr: String,
     stage: Stage,
 }
@@ -133,13 +134,7 @@ fn attempt(imp: &dyn Implementation, line: &str) -> std::io::Result<Ended> {
     if clean && out.ends_with('\n') {
         return Ok(Ended::Answered);
     }
-    let signal = if libc::WIFSIGNALED(status) {
-        signal_name(libc::WTERMSIG(status))
-    } else if libc::WIFEXITED(status) {
-        format!("exit {}", libc::WEXITSTATUS(status))
-    } else {
-        "unknown".into()
-    };
+    let signal = ended(status);
     Ok(Ended::Died {
         signal,
         stderr,
@@ -147,11 +142,12 @@ fn attempt(imp: &dyn Implementation, line: &str) -> std::io::Result<Ended> {
     })
 }
 
-fn crashed(signal: String, detail: String) -> String {
-    let o: Outcome<()> = Outcome::Crashed {
-        signal,
-        detail: (!detail.is_empty()).then_some(detail),
-    };
+/// The answer of a crash on `signal`, `repeated` or not (`None`: not tried again), its
+/// site read from `detail` (the child's last words: the crash reporter's line, an
+/// assertion) here where the death is seen.
+fn crashed(signal: Signal, repeated: Option<bool>, detail: String) -> String {
+    let o: Outcome<()> =
+        Outcome::crashed_with_report(signal, repeated, (!detail.is_empty()).then_some(detail));
     serde_json::to_string(&o)
         .unwrap_or_else(|_| r#"{"status":"crashed","signal":"unknown"}"#.into())
 }
@@ -160,7 +156,7 @@ fn crashed(signal: String, detail: String) -> String {
 /// the library built its decoder, that crash (signal and detail).
 struct Opinion {
     answer: String,
-    decoder_crash: Option<(String, String)>,
+    decoder_crash: Option<(Signal, String)>,
 }
 
 /// The answer to `line` after one child died on it: a second, fresh child's verdict.
@@ -186,7 +182,7 @@ fn opinion(imp: &dyn Implementation, line: &str, first: Death) -> std::io::Resul
             if stage == Stage::Decoding && stage2 == Stage::Decoding {
                 decoder_crash = Some((signal.clone(), detail.clone()));
             }
-            crashed(signal, detail)
+            crashed(signal, Some(true), detail)
         }
         Ended::Died {
             signal: s2,
@@ -194,10 +190,12 @@ fn opinion(imp: &dyn Implementation, line: &str, first: Death) -> std::io::Resul
             ..
         } => crashed(
             signal,
+            Some(false),
             format!("nondeterministic: {s2} on a second try; {stderr} {e2}"),
         ),
         Ended::Answered => crashed(
             signal,
+            Some(false),
             format!("nondeterministic: did not repeat in a fresh child; {stderr}"),
         ),
     };
@@ -211,14 +209,14 @@ fn opinion(imp: &dyn Implementation, line: &str, first: Death) -> std::io::Resul
 /// crashed, repeatedly, with `signal` and `detail`: every PC's request would start alike and
 /// crash alike, so this is what asking (PC by PC when there are several, as
 /// [`Serving::after_death`] does) would answer, without the children.
-fn finds_after_decoder_crash(pcs: &[i64], signal: &str, detail: &str) -> String {
-    let text = crashed(signal.to_string(), detail.to_string());
+fn finds_after_decoder_crash(pcs: &[i64], signal: &Signal, detail: &str) -> String {
+    let text = crashed(signal.clone(), Some(true), detail.to_string());
     if pcs.len() <= 1 {
         return text;
     }
     let finds = finds_one_at_a_time(pcs, |_| parse_answer(&text));
     serde_json::to_string(&Outcome::ok(finds))
-        .unwrap_or_else(|e| crashed("protocol-error".into(), e.to_string()))
+        .unwrap_or_else(|e| crashed(Signal::ProtocolError, None, e.to_string()))
 }
 
 /// A server child: requests go down `to`, answers come up `from`, one line each (two for a
@@ -367,13 +365,13 @@ impl Server {
 }
 
 /// How a child that did not answer ended, from its wait status.
-fn ended(status: i32) -> String {
+fn ended(status: i32) -> Signal {
     if libc::WIFSIGNALED(status) {
-        signal_name(libc::WTERMSIG(status))
+        Signal::from_number(libc::WTERMSIG(status))
     } else if libc::WIFEXITED(status) {
-        format!("exit {}", libc::WEXITSTATUS(status))
+        Signal::Exit(libc::WEXITSTATUS(status))
     } else {
-        "unknown".into()
+        Signal::Unknown
     }
 }
 
@@ -421,10 +419,7 @@ impl Serving<'_> {
         let finds = finds_one_at_a_time(&pcs, |pc| match self.one(&find_line(&hex, pc)) {
             Ok(text) => parse_answer(&text),
             Err(e) => {
-                let o = Outcome::Crashed {
-                    signal: "io".into(),
-                    detail: Some(e.to_string()),
-                };
+                let o = Outcome::crashed(Signal::Other("io".into()), Some(e.to_string()));
                 failed = Some(e);
                 o
             }
@@ -433,7 +428,7 @@ impl Serving<'_> {
             return Err(e);
         }
         Ok(serde_json::to_string(&Outcome::ok(finds))
-            .unwrap_or_else(|e| crashed("protocol-error".into(), e.to_string())))
+            .unwrap_or_else(|e| crashed(Signal::ProtocolError, None, e.to_string())))
     }
 
     fn server(&mut self) -> std::io::Result<Server> {

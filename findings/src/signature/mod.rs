@@ -24,12 +24,33 @@
 //! the layout tag (and an oracle or crosscheck signature's ABI, a violation's corpus path)
 //! may be left open.
 
+/// Serde through a type's text: written with its `Display`, read with `$parse` (`&str` to
+/// `Result<$t, impl Display>`).
+macro_rules! serde_as_text {
+    ($t:ty, $parse:expr) => {
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                $parse(&s).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
 mod crash;
+mod error_class;
 pub mod field;
 mod pattern;
 mod tag;
 
-pub use crash::{crash_site, CrashSite, Signal};
+pub use crash::{CrashSite, Signal, FAULT_LINE};
+pub use error_class::ErrorClass;
 pub use field::{Field, FieldPath};
 pub use pattern::{PatternError, SignaturePattern, TagPattern};
 pub use tag::{LayoutTag, VersionTag};
@@ -496,7 +517,7 @@ pub enum Signature {
         imp: Tool,
         tag: LayoutTag,
         op: Op,
-        error: String,
+        error: ErrorClass,
     },
     /// A section that breaks `rule` decoded without complaint.
     AcceptedInvalid {
@@ -726,7 +747,7 @@ impl FromStr for Signature {
                 imp: imp()?,
                 tag: tag()?,
                 op: op(p[3])?,
-                error: nonempty(p[4], "error class")?,
+                error: p[4].parse()?,
             },
             Class::AcceptedInvalid => Signature::AcceptedInvalid {
                 imp: imp()?,

@@ -84,18 +84,14 @@ impl<'l> Campaign<'l> {
         for s in self.summary.new_signatures() {
             let Some(input) = &s.input else { continue };
             let d = &s.example;
-            let Some(imp) = self
-                .engine
-                .impls
-                .iter()
-                .find(|i| i.name() == d.implementation)
-            else {
+            let name = d.implementation();
+            let Some(imp) = self.engine.impls.iter().find(|i| i.name() == name) else {
                 continue;
             };
-            let minimized = if d.op == Op::Encode {
+            let minimized = if d.op() == Op::Encode {
                 input.clone()
             } else {
-                let with_finds = d.op == Op::FindFre;
+                let with_finds = d.op() == Op::FindFre;
                 let max_pcs = self.engine.settings.max_pcs.min(64);
                 minimize::minimize(input, 300, &mut |b: &[u8]| {
                     Engine::unexplained_signatures_of(
@@ -112,7 +108,7 @@ impl<'l> Campaign<'l> {
                 self.ledger,
                 d,
                 &minimized,
-                self.tools_of(&d.implementation),
+                self.tools_of(&name),
                 &s.first_case,
             )
             .map_err(|e| format!("cannot record {}: {e}", s.signature))?;

@@ -3,7 +3,7 @@
 //! ([`CaseResult`]). Their JSON is the `--json` output's `cases`.
 
 use crate::ledger::FindingKind;
-use crate::signature::{Op, Signature};
+use crate::signature::{Class, Op, Signature};
 use serde::Serialize;
 
 /// One input section.
@@ -14,16 +14,14 @@ pub struct Case {
     pub data: Vec<u8>,
 }
 
-/// One observed discrepancy.
-#[derive(Debug, Clone, Serialize)]
+/// One observed discrepancy: its [`Signature`] (what disagreed, in which implementation and
+/// operation), where, what the reference and the implementation said, and what explains it.
+/// The parts the signature names are read from it ([`Discrepancy::kind`],
+/// [`Discrepancy::implementation`], [`Discrepancy::op`], [`Discrepancy::detail`]); its JSON
+/// spells them out beside it, for people and scripts.
+#[derive(Debug, Clone)]
 pub struct Discrepancy {
     pub signature: Signature,
-    pub kind: FindingKind,
-    pub implementation: String,
-    pub op: Op,
-    /// The field that differs (diff), the rule broken (accepted-invalid), the error class
-    /// (rejected-valid) or the signal (crash).
-    pub detail: String,
     pub function: Option<usize>,
     pub fre: Option<usize>,
     pub pc: Option<i64>,
@@ -33,30 +31,17 @@ pub struct Discrepancy {
     pub found: String,
     /// The findings whose quirks reproduce the implementation's answer here (see
     /// [`explain`]); empty when none does, or for classes that are not value answers.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub explained_by: Vec<String>,
     /// For a crash or hang: what the ledger's triggers say of its input
     /// ([`super::triggers`]); `None` when they cannot say.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trigger: Option<TriggerCheck>,
 }
 
 impl Discrepancy {
-    /// A discrepancy of `kind` by `implementation` in `op`, named `signature`, with its
-    /// `detail` (see the field): no place, no answers, nothing that explains it yet.
-    pub fn new(
-        kind: FindingKind,
-        implementation: &str,
-        op: Op,
-        detail: &str,
-        signature: Signature,
-    ) -> Discrepancy {
+    /// A discrepancy named `signature`: no place, no answers, nothing that explains it yet.
+    pub fn new(signature: Signature) -> Discrepancy {
         Discrepancy {
             signature,
-            kind,
-            implementation: implementation.to_string(),
-            op,
-            detail: detail.to_string(),
             function: None,
             fre: None,
             pc: None,
@@ -65,6 +50,105 @@ impl Discrepancy {
             explained_by: Vec::new(),
             trigger: None,
         }
+    }
+
+    /// What kind of finding it would be, from its signature's class.
+    pub fn kind(&self) -> FindingKind {
+        match self.signature.class() {
+            Class::Diff | Class::Unwind => FindingKind::Disagreement,
+            Class::RejectedValid => FindingKind::RejectedValid,
+            Class::AcceptedInvalid => FindingKind::AcceptedInvalid,
+            Class::Crash => FindingKind::Crash,
+            Class::Hang => FindingKind::Hang,
+            Class::Producer | Class::Violation => FindingKind::ProducerViolation,
+            Class::Oracle | Class::Crosscheck => FindingKind::OracleMismatch,
+        }
+    }
+
+    /// Whether it is a crash or a hang.
+    pub fn is_failure(&self) -> bool {
+        matches!(self.signature.class(), Class::Crash | Class::Hang)
+    }
+
+    /// The implementation that answered so, as its signature names it.
+    pub fn implementation(&self) -> String {
+        match &self.signature {
+            Signature::Diff { imp, .. }
+            | Signature::RejectedValid { imp, .. }
+            | Signature::AcceptedInvalid { imp, .. }
+            | Signature::Crash { imp, .. }
+            | Signature::Hang { imp, .. }
+            | Signature::Unwind { imp, .. }
+            | Signature::Producer { imp, .. } => imp.to_string(),
+            Signature::Oracle { producer, .. } | Signature::Crosscheck { producer, .. } => {
+                producer.to_string()
+            }
+            Signature::Violation { .. } => String::new(),
+        }
+    }
+
+    /// The operation asked: the signature's, else `decode` for a section accepted though
+    /// invalid and `encode` for a producer's broken rule.
+    pub fn op(&self) -> Op {
+        match &self.signature {
+            Signature::Producer { .. } => Op::Encode,
+            s => s.op().unwrap_or(Op::Decode),
+        }
+    }
+
+    /// The signature's last part, for people: the field that differs (diff), the rule
+    /// broken (accepted-invalid, producer), the error class (rejected-valid), the signal
+    /// (crash), `timeout` (hang).
+    pub fn detail(&self) -> String {
+        match &self.signature {
+            Signature::Diff { field, .. } => field.to_string(),
+            Signature::RejectedValid { error, .. } => error.to_string(),
+            Signature::AcceptedInvalid { rule, .. } | Signature::Producer { rule, .. } => {
+                rule.id().to_string()
+            }
+            Signature::Crash { signal, .. } => signal.to_string(),
+            Signature::Hang { .. } => "timeout".into(),
+            s => s.to_string(),
+        }
+    }
+}
+
+/// The record as JSON: the signature, then its parts spelled out (`kind`, `implementation`,
+/// `op`, `detail`), then the rest.
+impl Serialize for Discrepancy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Record<'a> {
+            signature: &'a Signature,
+            kind: FindingKind,
+            implementation: String,
+            op: Op,
+            detail: String,
+            function: Option<usize>,
+            fre: Option<usize>,
+            pc: Option<i64>,
+            expected: &'a str,
+            found: &'a str,
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            explained_by: Vec<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            trigger: Option<&'a TriggerCheck>,
+        }
+        Record {
+            signature: &self.signature,
+            kind: self.kind(),
+            implementation: self.implementation(),
+            op: self.op(),
+            detail: self.detail(),
+            function: self.function,
+            fre: self.fre,
+            pc: self.pc,
+            expected: &self.expected,
+            found: &self.found,
+            explained_by: self.explained_by.iter().map(String::as_str).collect(),
+            trigger: self.trigger.as_ref(),
+        }
+        .serialize(s)
     }
 }
 
@@ -131,5 +215,47 @@ pub struct CaseResult {
 impl CaseResult {
     pub fn discrepancies(&self) -> impl Iterator<Item = &Discrepancy> {
         self.results.iter().flat_map(|r| r.discrepancies.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON of a discrepancy spells out what its signature names, as the `--json`
+    /// output always did: the parts read from the signature's own text.
+    #[test]
+    fn the_json_spells_out_the_signature_parts() {
+        let mut d = Discrepancy::new(
+            "crash:libsframe-2.47:v2:find_fre:SIGSEGV:sframe_decode"
+                .parse()
+                .expect("a signature"),
+        );
+        d.pc = Some(16);
+        let v = serde_json::to_value(&d).expect("JSON");
+        assert_eq!(
+            v["signature"],
+            "crash:libsframe-2.47:v2:find_fre:SIGSEGV:sframe_decode"
+        );
+        assert_eq!(v["kind"], "crash");
+        assert_eq!(v["implementation"], "libsframe-2.47");
+        assert_eq!(v["op"], "find_fre");
+        assert_eq!(v["detail"], "SIGSEGV");
+        assert_eq!(v["pc"], 16);
+        assert!(v.get("explained_by").is_none() && v.get("trigger").is_none());
+        let d = Discrepancy::new(
+            "accepted-invalid:simple-frame-rs:v3:invalid:FDE-FRE-TYPE"
+                .parse()
+                .expect("a signature"),
+        );
+        let v = serde_json::to_value(&d).expect("JSON");
+        assert_eq!(
+            (&v["kind"], &v["op"], &v["detail"]),
+            (
+                &serde_json::json!("accepted-invalid"),
+                &serde_json::json!("decode"),
+                &serde_json::json!("FDE-FRE-TYPE")
+            )
+        );
     }
 }

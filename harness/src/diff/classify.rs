@@ -7,14 +7,11 @@ use super::judge::{judge, Judgement};
 use super::reference_view::{aliased_32, ReferenceView};
 use super::{compare, explain};
 use crate::impls::{Decoded, Found, Outcome};
-use crate::ledger::FindingKind;
-use crate::signature::{
-    crash_site, Field, FieldPath, LayoutTag, Op, RuleClass, Signal, Signature, Tool,
-};
+use crate::signature::{CrashSite, Field, FieldPath, LayoutTag, Op, RuleClass, Signature, Tool};
 use std::collections::BTreeSet;
 
 /// `head`, then `: detail` when there is one.
-fn with_detail(head: &str, detail: &Option<String>) -> String {
+fn with_detail(head: &impl std::fmt::Display, detail: &Option<String>) -> String {
     match detail {
         Some(d) => format!("{head}: {d}"),
         None => head.to_string(),
@@ -24,37 +21,28 @@ fn with_detail(head: &str, detail: &Option<String>) -> String {
 /// The crash/hang discrepancy of a failed outcome.
 pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<Discrepancy> {
     match o {
-        Outcome::Crashed { signal, detail } => {
-            let sig = Signal::named(signal);
-            let site = crash_site(&sig, detail.as_deref());
-            let mut d = Discrepancy::new(
-                FindingKind::Crash,
-                imp,
+        Outcome::Crashed {
+            signal,
+            site,
+            repeated,
+            detail,
+        } => {
+            let mut d = Discrepancy::new(Signature::Crash {
+                imp: Tool::named(imp),
+                tag,
                 op,
-                signal,
-                Signature::Crash {
-                    imp: Tool::named(imp),
-                    tag,
-                    op,
-                    signal: sig,
-                    site,
-                },
-            );
+                signal: signal.clone(),
+                site: CrashSite::of_crash(site.as_ref(), *repeated),
+            });
             d.found = with_detail(signal, detail);
             Some(d)
         }
         Outcome::Hung { timeout_ms } => {
-            let mut d = Discrepancy::new(
-                FindingKind::Hang,
-                imp,
+            let mut d = Discrepancy::new(Signature::Hang {
+                imp: Tool::named(imp),
+                tag,
                 op,
-                "timeout",
-                Signature::Hang {
-                    imp: Tool::named(imp),
-                    tag,
-                    op,
-                },
-            );
+            });
             d.found = format!("no answer in {timeout_ms} ms");
             Some(d)
         }
@@ -86,35 +74,23 @@ pub fn classify_decode_explained(
             let Some(rule) = v.first_error else {
                 return out;
             };
-            let mut d = Discrepancy::new(
-                FindingKind::AcceptedInvalid,
-                imp,
-                Op::Decode,
-                rule.id(),
-                Signature::AcceptedInvalid {
-                    imp: Tool::named(imp),
-                    tag,
-                    class: RuleClass::of(rule),
-                    rule,
-                },
-            );
+            let mut d = Discrepancy::new(Signature::AcceptedInvalid {
+                imp: Tool::named(imp),
+                tag,
+                class: RuleClass::of(rule),
+                rule,
+            });
             d.expected = format!("breaks {}", rule.id());
             d.found = "decoded".into();
             out.push(d);
         }
         Judgement::RejectedValid { class, detail } => {
-            let mut d = Discrepancy::new(
-                FindingKind::RejectedValid,
-                imp,
-                Op::Decode,
-                class,
-                Signature::RejectedValid {
-                    imp: Tool::named(imp),
-                    tag,
-                    op: Op::Decode,
-                    error: class.clone(),
-                },
-            );
+            let mut d = Discrepancy::new(Signature::RejectedValid {
+                imp: Tool::named(imp),
+                tag,
+                op: Op::Decode,
+                error: class.clone(),
+            });
             d.expected = "valid".into();
             d.found = with_detail(class, detail);
             d.explained_by = explain(None);
@@ -125,18 +101,12 @@ pub fn classify_decode_explained(
                 let mut seen = BTreeSet::new();
                 for fd in compare::decoded(reference, value) {
                     if seen.insert(fd.field) {
-                        let mut d = Discrepancy::new(
-                            FindingKind::Disagreement,
-                            imp,
-                            Op::Decode,
-                            fd.field.name(),
-                            Signature::Diff {
-                                imp: Tool::named(imp),
-                                tag,
-                                op: Op::Decode,
-                                field: Field::plain(fd.field),
-                            },
-                        );
+                        let mut d = Discrepancy::new(Signature::Diff {
+                            imp: Tool::named(imp),
+                            tag,
+                            op: Op::Decode,
+                            field: Field::plain(fd.field),
+                        });
                         d.function = fd.function;
                         d.fre = fd.fre;
                         d.expected = fd.expected;
@@ -219,14 +189,7 @@ pub fn classify_finds_explained(
                         field,
                     };
                     if seen.insert((sig.clone(), by.first().cloned())) {
-                        let detail = field.to_string();
-                        let mut d = Discrepancy::new(
-                            FindingKind::Disagreement,
-                            imp,
-                            Op::FindFre,
-                            &detail,
-                            sig,
-                        );
+                        let mut d = Discrepancy::new(sig);
                         d.pc = Some(*pc);
                         d.expected = fd.expected;
                         d.found = fd.found;
@@ -243,8 +206,7 @@ pub fn classify_finds_explained(
                     error: class.clone(),
                 };
                 if seen.insert((sig.clone(), by.first().cloned())) {
-                    let mut d =
-                        Discrepancy::new(FindingKind::RejectedValid, imp, Op::FindFre, class, sig);
+                    let mut d = Discrepancy::new(sig);
                     d.pc = Some(*pc);
                     d.expected = format!("{a:?}");
                     d.found = with_detail(class, detail);
@@ -262,7 +224,7 @@ pub fn classify_finds_explained(
 /// which only quirks explain.
 pub(super) fn value_discrepancy(d: &Discrepancy) -> bool {
     matches!(
-        d.kind,
-        FindingKind::Disagreement | FindingKind::RejectedValid
+        d.signature,
+        Signature::Diff { .. } | Signature::RejectedValid { .. }
     )
 }

@@ -4,6 +4,7 @@
 //! valid section are then compared field by field ([`super::compare`]).
 
 use crate::impls::Outcome;
+use crate::signature::ErrorClass;
 
 /// What an answer is, on a section the reference holds valid or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,7 +20,7 @@ pub enum Judgement<'a, T> {
     AcceptedInvalid,
     /// It refused a valid section.
     RejectedValid {
-        class: &'a String,
+        class: &'a ErrorClass,
         detail: &'a Option<String>,
     },
     /// It answered on a valid section: its value is to be compared with the expected one.
@@ -50,7 +51,9 @@ mod tests {
         let ok: Outcome<u8> = Outcome::ok(7);
         let refused: Outcome<u8> = Outcome::rejected("SFRAME_ERR_BUF_INVAL", None);
         let crashed: Outcome<u8> = Outcome::Crashed {
-            signal: "SIGSEGV".into(),
+            signal: crate::signature::Signal::named("SIGSEGV"),
+            site: None,
+            repeated: None,
             detail: None,
         };
         let hung: Outcome<u8> = Outcome::Hung { timeout_ms: 10 };
@@ -59,7 +62,7 @@ mod tests {
         assert_eq!(judge(&ok, false), Judgement::AcceptedInvalid);
         assert!(matches!(
             judge(&refused, true),
-            Judgement::RejectedValid { class, detail: None } if class == "SFRAME_ERR_BUF_INVAL"
+            Judgement::RejectedValid { class, detail: None } if *class == ErrorClass::named("SFRAME_ERR_BUF_INVAL")
         ));
         assert_eq!(judge(&refused, false), Judgement::RefusedInvalid);
         for valid in [true, false] {

@@ -58,7 +58,7 @@ pub mod report;
 pub mod seeds;
 pub mod triggers;
 
-pub use crate::signature::{crash_site, Op};
+pub use crate::signature::Op;
 pub use case::{Case, CaseResult, Discrepancy, ImplResult, Status, TriggerCheck};
 pub use classify::{
     classify_decode, classify_decode_explained, classify_finds, classify_finds_explained, failure,
@@ -142,13 +142,12 @@ mod tests {
 
     #[test]
     fn a_fault_names_the_exported_symbol_or_says_unsymbolized() {
-        use super::crash_site;
         // The worker's crash reporter: "sframe-worker: fault in <library> <symbol or +0x..>".
-        use crate::signature::Signal;
+        use crate::signature::{CrashSite, Signal};
         let at = |s: &str| {
-            crash_site(
+            CrashSite::from_report(
                 &Signal::Named("SIGSEGV".into()),
-                Some(&format!("sframe-worker: fault in libsframe.so.1 {s}")),
+                &format!("sframe-worker: fault in libsframe.so.1 {s}"),
             )
             .map(|s| s.to_string())
         };

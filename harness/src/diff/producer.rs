@@ -11,7 +11,6 @@
 use super::{compare, failure, CaseResult, Discrepancy, ImplResult, Op, Status};
 use crate::impls::reference::facts_of;
 use crate::impls::{Decoded, Implementation, Outcome};
-use crate::ledger::FindingKind;
 use crate::signature::{Field, LayoutTag, Signature, Tool};
 use sframe_spec::rules::Severity;
 use sframe_spec::{decode, validate, Section};
@@ -59,22 +58,20 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
     if let Some(d) = failure(&name, tag, Op::Encode, &out) {
         return vec![d];
     }
-    let mk = |kind, detail: &str, sig: Signature, expected: String, found: String| Discrepancy {
+    let mk = |sig: Signature, expected: String, found: String| Discrepancy {
         expected,
         found,
-        ..Discrepancy::new(kind, &name, Op::Encode, detail, sig)
+        ..Discrepancy::new(sig)
     };
     let bytes = match out {
         Outcome::Ok { value } => value,
         Outcome::Rejected { class, detail } => {
             return vec![mk(
-                FindingKind::RejectedValid,
-                &class,
                 Signature::RejectedValid {
                     imp: imp(),
                     tag,
                     op: Op::Encode,
-                    error: class.clone(),
+                    error: class,
                 },
                 "a section".into(),
                 detail.unwrap_or_default(),
@@ -87,10 +84,7 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
         .filter(|v| v.rule.info().severity == Severity::Error)
         .collect();
     if let Some(v) = errors.first() {
-        let id = v.rule.id();
         return vec![mk(
-            FindingKind::ProducerViolation,
-            id,
             Signature::Producer {
                 imp: imp(),
                 tag,
@@ -109,8 +103,6 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
         .filter(|fd| seen.insert(fd.field))
         .map(|fd| {
             let mut d = mk(
-                FindingKind::Disagreement,
-                fd.field.name(),
                 Signature::Diff {
                     imp: imp(),
                     tag,

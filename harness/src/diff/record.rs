@@ -4,6 +4,7 @@
 use super::{Discrepancy, Op};
 use crate::hexdump::excerpt;
 use crate::ledger::{Finding, Ledger, ToolVersion, Verdict};
+use crate::signature::Signature;
 use sframe_spec::{validate, Rule};
 use std::path::PathBuf;
 
@@ -57,27 +58,21 @@ pub fn record(
 ) -> std::io::Result<PathBuf> {
     let id = format!("F{:04}-{}", next_id(ledger), slug(&d.signature.to_string()));
     let violations = validate(input);
-    let rules: Vec<String> = match d.kind {
-        crate::ledger::FindingKind::AcceptedInvalid => vec![d.detail.clone()],
+    let rules: Vec<String> = match &d.signature {
+        Signature::AcceptedInvalid { rule, .. } => vec![rule.id().to_string()],
         _ => Vec::new(),
     };
-    let op_cmd = match d.op {
+    let (imp, op) = (d.implementation(), d.op());
+    let op_cmd = match op {
         Op::Encode => "sframe-conform diff --producers".to_string(),
         _ => format!(
-            "cargo run --bin sframe-conform -- diff --impl {} corpus/findings/{id}/input.sframe",
-            d.implementation
+            "cargo run --bin sframe-conform -- diff --impl {imp} corpus/findings/{id}/input.sframe"
         ),
     };
     let finding = Finding {
         id: id.clone(),
-        title: format!(
-            "{}: {} {} ({})",
-            d.implementation,
-            d.op.name(),
-            d.detail,
-            d.kind_name()
-        ),
-        kind: d.kind,
+        title: format!("{imp}: {} {} ({})", op.name(), d.detail(), d.kind_name()),
+        kind: d.kind(),
         verdict: Verdict::Open,
         tools,
         rules: rules.clone(),
@@ -109,10 +104,9 @@ pub fn record(
     };
     let mut md = format!("# {id}\n\n**{}**\n\n", finding.title);
     md.push_str(&format!(
-        "- signature: `{}`\n- implementation: `{}`\n- operation: `{}`\n",
+        "- signature: `{}`\n- implementation: `{imp}`\n- operation: `{}`\n",
         d.signature,
-        d.implementation,
-        d.op.name()
+        op.name()
     ));
     if let Some(f) = d.function {
         md.push_str(&format!("- function: {f}\n"));
@@ -124,8 +118,8 @@ pub fn record(
         md.push_str(&format!("- PC (section-relative): {pc:#x}\n"));
     }
     md.push_str(&format!(
-        "- reference: `{}`\n- {}: `{}`\n- first seen on: `{original}`\n\n",
-        d.expected, d.implementation, d.found
+        "- reference: `{}`\n- {imp}: `{}`\n- first seen on: `{original}`\n\n",
+        d.expected, d.found
     ));
     md.push_str(&format!(
         "Reproduce: `{op_cmd}`\n\n## Input ({} bytes, minimized)\n\n```text\n",
@@ -167,7 +161,7 @@ pub fn record(
 
 impl Discrepancy {
     pub fn kind_name(&self) -> &'static str {
-        match self.kind {
+        match self.kind() {
             crate::ledger::FindingKind::Disagreement => "disagreement",
             crate::ledger::FindingKind::Crash => "crash",
             crate::ledger::FindingKind::Hang => "hang",
@@ -188,7 +182,7 @@ mod tests {
     /// exact signature, and the loaded ledger accounts for the crash only.
     #[test]
     fn recorded_findings_load_back() {
-        use crate::ledger::{Account, FindingKind};
+        use crate::ledger::Account;
         let dir = std::env::temp_dir().join(format!("sframe-record-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let ledger = Ledger {
@@ -196,19 +190,11 @@ mod tests {
             ..Ledger::default()
         };
         let refusal = Discrepancy::new(
-            FindingKind::RejectedValid,
-            "libsframe-2.47",
-            Op::Decode,
-            "SFRAME_ERR_BUF_INVAL",
             "rejected-valid:libsframe-2.47:v2:decode:SFRAME_ERR_BUF_INVAL"
                 .parse()
                 .expect("a signature"),
         );
         let crash = Discrepancy::new(
-            FindingKind::Crash,
-            "libsframe-2.47",
-            Op::Decode,
-            "SIGSEGV",
             "crash:libsframe-2.47:v2:decode:SIGSEGV:sframe_decode"
                 .parse()
                 .expect("a signature"),

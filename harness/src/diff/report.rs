@@ -181,7 +181,9 @@ impl Summary {
                 }
                 out.push_str(&format!(
                     "    reference: {}\n    {}: {}\n",
-                    d.expected, d.implementation, d.found
+                    d.expected,
+                    d.implementation(),
+                    d.found
                 ));
             }
         }
@@ -192,7 +194,7 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::{ImplResult, Op, Status};
+    use crate::diff::{ImplResult, Status};
     use crate::ledger::{Finding, FindingKind, Verdict};
 
     fn disc(explained_by: &[&str]) -> Discrepancy {
@@ -204,13 +206,7 @@ mod tests {
             expected: "a".into(),
             found: "b".into(),
             explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
-            ..Discrepancy::new(
-                FindingKind::Disagreement,
-                "libsframe-2.47",
-                Op::FindFre,
-                "row.cfa",
-                sig,
-            )
+            ..Discrepancy::new(sig)
         }
     }
 

@@ -10,7 +10,7 @@
 //! before triggers.
 
 use super::case::{Discrepancy, TriggerCheck};
-use crate::ledger::{FindingKind, Ledger};
+use crate::ledger::Ledger;
 use crate::signature::Op;
 use sframe_spec::triggers::{first_trigger, glibc, Caller, Evaluation, Release};
 use sframe_spec::Trigger;
@@ -86,11 +86,8 @@ impl TriggerTable {
 
     /// Credit every crash and hang of `ds` to the finding whose trigger holds on `data`.
     pub fn explain(&self, data: &[u8], ds: &mut [Discrepancy]) {
-        for d in ds
-            .iter_mut()
-            .filter(|d| matches!(d.kind, FindingKind::Crash | FindingKind::Hang))
-        {
-            d.trigger = self.check(&d.implementation, d.op, d.pc, data);
+        for d in ds.iter_mut().filter(|d| d.is_failure()) {
+            d.trigger = self.check(&d.implementation(), d.op(), d.pc, data);
             if let Some(TriggerCheck::Holds { finding, .. }) = &d.trigger {
                 d.explained_by = vec![finding.clone()];
             }

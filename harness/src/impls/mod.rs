@@ -25,7 +25,7 @@ pub mod process;
 pub mod protocol;
 pub mod reference;
 
-use crate::signature::{Tool, ToolKind};
+use crate::signature::{CrashSite, ErrorClass, Signal, Tool, ToolKind};
 use serde::{Deserialize, Serialize};
 use sframe_spec::{FdeType, FreType, PcType, Section, Stored, Version};
 
@@ -35,18 +35,26 @@ use sframe_spec::{FdeType, FreType, PcType, Section, Stored, Version};
 pub enum Outcome<T> {
     /// The implementation answered.
     Ok { value: T },
-    /// The implementation refused the input; `class` is its error kind (e.g. a rule ID for the
-    /// reference, `SFRAME_ERR_BUF_INVAL` for libsframe), `detail` free text for people.
+    /// The implementation refused the input; `class` is its error kind (a rule of the
+    /// catalogue for the reference, a named class such as `SFRAME_ERR_BUF_INVAL` for
+    /// libsframe; its name on the wire), `detail` free text for people.
     Rejected {
-        class: String,
+        class: ErrorClass,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         detail: Option<String>,
     },
     /// The implementation cannot answer this question (version, operation, input kind).
     Unsupported { reason: String },
-    /// The implementation died (signal name, e.g. `SIGSEGV`, or `exit N`).
+    /// The implementation died: how (`SIGSEGV`, `exit N`, `panic`; its name on the wire),
+    /// where when the process said ([`CrashSite`], filled where the crash is observed),
+    /// whether a fresh process died the same way (`None`: not tried again), and what it
+    /// said last, for people.
     Crashed {
-        signal: String,
+        signal: Signal,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        site: Option<CrashSite>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        repeated: Option<bool>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         detail: Option<String>,
     },
@@ -58,7 +66,7 @@ impl<T> Outcome<T> {
     pub fn ok(value: T) -> Self {
         Outcome::Ok { value }
     }
-    pub fn rejected(class: impl Into<String>, detail: Option<String>) -> Self {
+    pub fn rejected(class: impl Into<ErrorClass>, detail: Option<String>) -> Self {
         Outcome::Rejected {
             class: class.into(),
             detail,
@@ -68,6 +76,36 @@ impl<T> Outcome<T> {
         Outcome::Unsupported {
             reason: reason.into(),
         }
+    }
+    /// A crash on `signal` with no site, not tried again.
+    pub fn crashed(signal: Signal, detail: Option<String>) -> Self {
+        Outcome::Crashed {
+            signal,
+            site: None,
+            repeated: None,
+            detail,
+        }
+    }
+    /// A crash of a process that gives only text: its site read from that text once, here
+    /// where it is observed ([`CrashSite::from_report`]).
+    pub fn crashed_with_report(
+        signal: Signal,
+        repeated: Option<bool>,
+        detail: Option<String>,
+    ) -> Self {
+        let site = detail
+            .as_deref()
+            .and_then(|d| CrashSite::from_report(&signal, d));
+        Outcome::Crashed {
+            signal,
+            site,
+            repeated,
+            detail,
+        }
+    }
+    /// The answer of a process that broke the protocol (`detail` says how).
+    pub fn protocol_error(detail: impl Into<String>) -> Self {
+        Outcome::crashed(Signal::ProtocolError, Some(detail.into()))
     }
     /// Short name of the variant, as in the JSON `status` field.
     pub fn status(&self) -> &'static str {
@@ -91,7 +129,17 @@ impl<T> Outcome<T> {
             Outcome::Ok { value } => Outcome::Ok { value: f(value) },
             Outcome::Rejected { class, detail } => Outcome::Rejected { class, detail },
             Outcome::Unsupported { reason } => Outcome::Unsupported { reason },
-            Outcome::Crashed { signal, detail } => Outcome::Crashed { signal, detail },
+            Outcome::Crashed {
+                signal,
+                site,
+                repeated,
+                detail,
+            } => Outcome::Crashed {
+                signal,
+                site,
+                repeated,
+                detail,
+            },
             Outcome::Hung { timeout_ms } => Outcome::Hung { timeout_ms },
         }
     }

@@ -5,9 +5,11 @@
 //! after it dies; every request has a time limit, and a crash or a hang is settled by the
 //! suite's one retry policy ([`sframe_run::Policy`]: tried once more on a fresh process,
 //! with [`HANG_RETRY_FACTOR`] times the limit after a hang): the outcome is
-//! [`Outcome::Crashed`] with the signal's name (marked nondeterministic in the detail when
-//! it does not repeat) or [`Outcome::Hung`]. The last lines the process wrote to stderr go
-//! into the crash detail (assertion messages, for example).
+//! [`Outcome::Crashed`] with its signal, whether it repeated, and the site the last lines
+//! the process wrote to stderr name (assertion messages, for example: read once, here where
+//! the death is seen; those lines go into the detail) or [`Outcome::Hung`]. An answer line
+//! of a crash that names no site has the one its detail names (an external program may
+//! give only text).
 //!
 //! [`protocol`]: super::protocol
 
@@ -22,7 +24,8 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-pub use sframe_run::{signal_name, DEFAULT_TIMEOUT, HANG_RETRY_FACTOR};
+use crate::signature::Signal;
+pub use sframe_run::{DEFAULT_TIMEOUT, HANG_RETRY_FACTOR};
 
 /// How to start the process.
 #[derive(Debug, Clone)]
@@ -168,7 +171,8 @@ impl ProcessImpl {
         let r = match guard.settled(self.launch.timeout) {
             Some(r) => r,
             None => self.launch.start().map_err(|e| Failure::Crashed {
-                signal: "spawn failed".into(),
+                signal: Signal::Other("spawn failed".into()),
+                repeated: None,
                 detail: Some(e.to_string()),
             })?,
         };
@@ -186,7 +190,8 @@ impl ProcessImpl {
             return Some((
                 p,
                 Err(Failure::Crashed {
-                    signal: "protocol-error".into(),
+                    signal: Signal::ProtocolError,
+                    repeated: None,
                     detail: Some("no process for a pending request".into()),
                 }),
             ));
@@ -216,7 +221,7 @@ impl ProcessImpl {
             .settle_after(first, |limit| self.call_within(line, limit));
         match resp {
             Ok(text) => match serde_json::from_str::<Outcome<T>>(&text) {
-                Ok(o) => o,
+                Ok(o) => with_site(o),
                 Err(e) => {
                     // Out of sync: start afresh next time.
                     if let Some(r) = self
@@ -231,9 +236,27 @@ impl ProcessImpl {
                     protocol_error(&e, &text)
                 }
             },
-            Err(Failure::Crashed { signal, detail }) => Outcome::Crashed { signal, detail },
+            Err(Failure::Crashed {
+                signal,
+                repeated,
+                detail,
+            }) => Outcome::crashed_with_report(signal, repeated, detail),
             Err(Failure::Hung { timeout_ms }) => Outcome::Hung { timeout_ms },
         }
+    }
+}
+
+/// An answer line's outcome, a crash that names no site given the one its detail names
+/// (an external program may give only text; `sframe-worker` names its crashes' sites).
+fn with_site<T>(o: Outcome<T>) -> Outcome<T> {
+    match o {
+        Outcome::Crashed {
+            signal,
+            site: None,
+            repeated,
+            detail,
+        } => Outcome::crashed_with_report(signal, repeated, detail),
+        o => o,
     }
 }
 
@@ -357,10 +380,7 @@ impl Implementation for ProcessImpl {
         }) {
             Outcome::Ok { value } => match hex::decode(&value) {
                 Some(b) => Outcome::ok(b),
-                None => Outcome::Crashed {
-                    signal: "protocol-error".into(),
-                    detail: Some("encode answer is not hex".into()),
-                },
+                None => Outcome::protocol_error("encode answer is not hex"),
             },
             other => other.map(|_| Vec::new()),
         }
@@ -403,10 +423,7 @@ impl ProcessImpl {
             Outcome::Ok { value } => {
                 let msg = format!("answered {} outcomes for {} PCs", value.len(), pcs.len());
                 pcs.iter()
-                    .map(|_| Outcome::Crashed {
-                        signal: "protocol-error".into(),
-                        detail: Some(msg.clone()),
-                    })
+                    .map(|_| Outcome::protocol_error(msg.clone()))
                     .collect()
             }
             Outcome::Crashed { .. } | Outcome::Hung { .. } if pcs.len() > 1 => {

@@ -131,15 +131,11 @@ pub fn finds_one_at_a_time(
             match ask(pc).map(|mut v| v.pop()) {
                 Outcome::Ok { value: Some(o) } => o,
                 Outcome::Ok { value: None } => Outcome::unsupported("empty answer"),
-                Outcome::Rejected { class, detail } => Outcome::Rejected { class, detail },
-                Outcome::Unsupported { reason } => Outcome::Unsupported { reason },
-                Outcome::Crashed { signal, detail } => {
-                    failures += 1;
-                    Outcome::Crashed { signal, detail }
-                }
-                Outcome::Hung { timeout_ms } => {
-                    failures += 1;
-                    Outcome::Hung { timeout_ms }
+                other => {
+                    if other.is_failure() {
+                        failures += 1;
+                    }
+                    other.map(|_| None)
                 }
             }
         })
@@ -154,10 +150,7 @@ pub fn parse_answer<T: DeserializeOwned>(text: &str) -> Outcome<T> {
 /// The outcome of an answer line `text` that could not be read: `e`, and how it begins.
 pub fn protocol_error<T>(e: &serde_json::Error, text: &str) -> Outcome<T> {
     let head: String = text.chars().take(200).collect();
-    Outcome::Crashed {
-        signal: "protocol-error".into(),
-        detail: Some(format!("{e}: {head}")),
-    }
+    Outcome::protocol_error(format!("{e}: {head}"))
 }
 
 /// Answer one request with `imp`, as a JSON line (without the newline).
@@ -285,6 +278,7 @@ pub type BenchResponse = Outcome<BenchTiming>;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::signature::{CrashSite, Signal};
 
     #[test]
     fn a_decode_find_request_is_its_decode_and_find_fre_requests() {
@@ -308,7 +302,9 @@ mod tests {
         let Outcome::Ok { value } = o else {
             panic!("not ok: {joined}")
         };
-        assert!(matches!(value.decode, Outcome::Crashed { ref signal, .. } if signal == "SIGSEGV"));
+        assert!(
+            matches!(value.decode, Outcome::Crashed { ref signal, .. } if *signal == Signal::Named("SIGSEGV".into()))
+        );
         assert!(matches!(value.finds, Outcome::Ok { ref value } if value.len() == 1));
     }
 
@@ -319,6 +315,29 @@ mod tests {
             serde_json::to_string(&o).unwrap(),
             r#"{"status":"rejected","class":"X"}"#
         );
+        // A rule travels as its ID (FDE-FRE-TYPE: the catalogue's ID for an undefined FRE
+        // type), and reads back as that rule.
+        let line = r#"{"status":"rejected","class":"FDE-FRE-TYPE"}"#;
+        let o: Outcome<u8> = Outcome::rejected(sframe_spec::Rule::FdeFreType, None);
+        assert_eq!(serde_json::to_string(&o).unwrap(), line);
+        assert_eq!(serde_json::from_str::<Outcome<u8>>(line).unwrap(), o);
+        // A crash: its signal and site by their names, whether it repeated; a line with
+        // the signal alone is still read.
+        let line = r#"{"status":"crashed","signal":"SIGSEGV","site":"sframe_decode","repeated":true,"detail":"d"}"#;
+        let o: Outcome<u8> = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            o,
+            Outcome::Crashed {
+                signal: Signal::Named("SIGSEGV".into()),
+                site: Some(CrashSite::Function("sframe_decode".into())),
+                repeated: Some(true),
+                detail: Some("d".into()),
+            }
+        );
+        assert_eq!(serde_json::to_string(&o).unwrap(), line);
+        let o: Outcome<u8> =
+            serde_json::from_str(r#"{"status":"crashed","signal":"exit 3"}"#).unwrap();
+        assert_eq!(o, Outcome::crashed(Signal::Exit(3), None));
         let o: Outcome<Option<u8>> = Outcome::ok(None);
         assert_eq!(
             serde_json::to_string(&o).unwrap(),

@@ -20,7 +20,7 @@ use std::hint::black_box;
 pub struct Reference;
 
 fn rejected<T>(v: &Violation) -> Outcome<T> {
-    Outcome::rejected(v.rule.id(), Some(v.to_string()))
+    Outcome::rejected(v.rule, Some(v.to_string()))
 }
 
 /// The normalized facts of a decoded model.
@@ -131,7 +131,7 @@ fn facts_per_function(
         {
             // No FREs to read (else `r.error` says so), but a reader that checks the FRE
             // type of every FDE refuses it.
-            return Outcome::rejected(Rule::FdeFreType.id(), None);
+            return Outcome::rejected(Rule::FdeFreType, None);
         }
         let mut facts = match &r.function {
             Some(func) => {
@@ -301,6 +301,7 @@ impl Quirky {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::signature::ErrorClass;
     use sframe_spec::{Loc, PcType};
 
     /// A v2 AMD64 section (sorted, fixed RA -8, no auxiliary header) with one FDE at
@@ -337,7 +338,7 @@ mod tests {
         assert_eq!(s.len(), 59);
         let misplaced = quirky(&[Quirk::SubsectionOffsetsIgnored]).decode(&s, 1000);
         assert!(
-            matches!(&misplaced, Outcome::Rejected { class, .. } if class == "FDE-DATA-FITS"),
+            matches!(&misplaced, Outcome::Rejected { class, .. } if *class == ErrorClass::Rule(Rule::FdeDataFits)),
             "{misplaced:?}"
         );
         let printed =
@@ -369,7 +370,7 @@ mod tests {
         let f0155 = [Quirk::SubsectionOffsetsIgnored, Quirk::FresPastEndPrinted];
         let refused = quirky(&f0155).decode(&s, 1000);
         assert!(
-            matches!(&refused, Outcome::Rejected { class, .. } if class == "FDE-FRE-TYPE"),
+            matches!(&refused, Outcome::Rejected { class, .. } if *class == ErrorClass::Rule(Rule::FdeFreType)),
             "{refused:?}"
         );
         let printed = quirky(&[
@@ -431,14 +432,14 @@ mod tests {
         assert!(fs[1].fres.is_empty());
         let refused = quirky(&[Quirk::FresPastEndPrinted]).decode(&two, 1000);
         assert!(
-            matches!(&refused, Outcome::Rejected { class, .. } if class == "FDE-FRE-TYPE"),
+            matches!(&refused, Outcome::Rejected { class, .. } if *class == ErrorClass::Rule(Rule::FdeFreType)),
             "{refused:?}"
         );
         let mut one = section(&[], [0x40, 16, 0, 1], 1, &[0x00, 0x03, 0x08]);
         one[44] = 3;
         let refused = q.decode(&one, 1000);
         assert!(
-            matches!(&refused, Outcome::Rejected { class, .. } if class == "FDE-FRE-TYPE"),
+            matches!(&refused, Outcome::Rejected { class, .. } if *class == ErrorClass::Rule(Rule::FdeFreType)),
             "{refused:?}"
         );
     }

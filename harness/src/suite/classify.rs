@@ -74,7 +74,7 @@ pub fn classify(name: &str, source: &str, data: &[u8]) -> CaseFile {
         }
         other => {
             if let Outcome::Rejected { class, .. } = &other {
-                case.decode_error = Some(class.clone());
+                case.decode_error = Some(class.to_string());
             }
             case.rules_broken = Some(broken(Severity::Error));
         }

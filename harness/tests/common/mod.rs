@@ -2,6 +2,7 @@
 
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::prelude::*;
+use sframe_harness::signature::Signal;
 
 /// The reference, but refusing every version 1 section it is given (it claims to read them),
 /// or crashing on it.
@@ -15,10 +16,7 @@ impl NoV1 {
     fn deviation<T>(&self) -> Outcome<T> {
         match self {
             NoV1::Refuses => Outcome::rejected("no-v1", None),
-            NoV1::Crashes => Outcome::Crashed {
-                signal: "SIGSEGV".into(),
-                detail: None,
-            },
+            NoV1::Crashes => Outcome::crashed(Signal::Named("SIGSEGV".into()), None),
         }
     }
 }

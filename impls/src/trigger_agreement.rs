@@ -16,8 +16,8 @@
 //! decoder first, and a crashing PC costs two sanitizer children).
 
 use crate::asan_triage::{hex, lookup_pcs, AsanWorker};
+use crate::instrumented::InstrumentedBuild;
 use sframe_harness::sanitizer::{self, Access, ErrorClass, Parsed};
-use sframe_impls::instrumented::InstrumentedBuild;
 use sframe_spec::triggers::{glibc, Evaluation};
 use sframe_spec::Trigger;
 use std::collections::BTreeMap;
