@@ -402,7 +402,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 .entry(text.clone())
                 .or_insert_with(|| SigInfo {
                     count: 0,
-                    finding: ledger.account_signature(&sig).label().map(str::to_string),
+                    finding: ledger.account(&sig).label().map(str::to_string),
                     first: Sighting {
                         file: file.clone(),
                         function,

@@ -12,7 +12,7 @@ mod common;
 
 use sframe_conform::stackwalk;
 use sframe_harness::cache_dir;
-use sframe_harness::claim::{Build, Checker, Claim, RowSeen, WalkSeen};
+use sframe_harness::claim::{Build, CheckCase, Checker, Claim, RowSeen, WalkSeen};
 use sframe_harness::diff::{producer, Case, CaseResult, Engine, Op};
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::impls::Implementation;
