@@ -201,7 +201,7 @@ fn signatures(
     r: &FileReport,
 ) -> Vec<(Signature, FunctionName, u64, Option<Box<Mismatch>>)> {
     let abi = OracleAbi::from(r.abi);
-    let sig = |shape: String, kind| Signature::Crosscheck {
+    let sig = |shape, kind| Signature::Crosscheck {
         producer: producer.clone(),
         abi,
         shape,

@@ -83,7 +83,7 @@ pub struct SigInfo {
     pc_offset: u64,
     expected: String,
     found: String,
-    unexpressible: Option<sframe_producers::check::Why>,
+    unexpressible: Option<sframe_producers::check::Unexpressible>,
     minimized: Option<String>,
 }
 
@@ -476,7 +476,7 @@ impl SigInfo {
         pc_offset: u64,
         expected: String,
         found: String,
-        unexpressible: Option<sframe_producers::check::Why>,
+        unexpressible: Option<sframe_producers::check::Unexpressible>,
     ) -> SigInfo {
         SigInfo {
             count: 0,

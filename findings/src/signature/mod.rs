@@ -27,11 +27,13 @@
 mod crash;
 pub mod field;
 mod pattern;
+mod shape;
 mod tag;
 
 pub use crash::{crash_site, CrashSite, Signal};
 pub use field::{Field, FieldPath};
 pub use pattern::{PatternError, SignaturePattern, TagPattern};
+pub use shape::{Shape, Unexpressible};
 pub use tag::{LayoutTag, VersionTag};
 
 use serde::{Serialize, Serializer};
@@ -79,6 +81,10 @@ pub enum ParseError {
     UnknownOracleKind(String),
     /// Not a disagreement kind `crosscheck` reports.
     UnknownCrosscheckKind(String),
+    /// Not a reason why SFrame cannot express a CFI row.
+    UnknownUnexpressible(String),
+    /// Not a CFI shape (`[plt-]<rule>[@unexpressible-<why>]...`).
+    BadShape(String),
 }
 
 impl fmt::Display for ParseError {
@@ -108,6 +114,8 @@ impl fmt::Display for ParseError {
             ParseError::UnknownAbi(s) => write!(f, "unknown ABI {s:?}"),
             ParseError::UnknownOracleKind(s) => write!(f, "unknown oracle kind {s:?}"),
             ParseError::UnknownCrosscheckKind(s) => write!(f, "unknown crosscheck kind {s:?}"),
+            ParseError::UnknownUnexpressible(s) => write!(f, "unknown unexpressible reason {s:?}"),
+            ParseError::BadShape(s) => write!(f, "bad CFI shape {s:?}"),
         }
     }
 }
@@ -537,11 +545,11 @@ pub enum Signature {
     /// A file's SFrame rows disagree with its own `.eh_frame` (`sframe-conform
     /// crosscheck`): `shape` names the CFI's rule and the SFrame row's where they differ
     /// (`cfi-cfa-sp-offset`, `plt-` before it in a PLT section, `@unexpressible-<why>` after
-    /// it where no SFrame row can say what the CFI says).
+    /// it where no SFrame row can say what the CFI says: [`Shape`]).
     Crosscheck {
         producer: Producer,
         abi: OracleAbi,
-        shape: String,
+        shape: Shape,
         kind: CrosscheckKind,
     },
     /// A file of the producer corpus breaks `rule`.
@@ -773,7 +781,7 @@ impl FromStr for Signature {
                 producer: p[1].parse()?,
                 abi: OracleAbi::from_name(p[2])
                     .ok_or_else(|| ParseError::UnknownAbi(p[2].into()))?,
-                shape: nonempty(p[3], "shape")?,
+                shape: p[3].parse()?,
                 kind: CrosscheckKind::from_name(p[4])
                     .ok_or_else(|| ParseError::UnknownCrosscheckKind(p[4].into()))?,
             },
