@@ -3,8 +3,9 @@
 
 use crate::diff::{CaseResult, Discrepancy};
 use crate::ledger::{Finding, FindingKind};
-use crate::signature::{Op, SignaturePattern};
+use crate::signature::{Op, RuleClass, Signature, Tool};
 pub use sframe_findings::ledger::claim::*;
+use sframe_spec::Rule;
 
 /// A reader claim checked on the engine's answers.
 pub trait CheckCase {
@@ -23,6 +24,7 @@ impl CheckCase for Claim {
             return Err(format!("{imp} did not run on {}", r.case));
         };
         let ds = &res.discrepancies;
+        let tool = Tool::named(imp);
         let hit = match self {
             Claim::Agrees { .. } => {
                 return match ds.first() {
@@ -53,17 +55,20 @@ impl CheckCase for Claim {
             }),
             Claim::Crash {
                 op, signal, site, ..
-            } => {
-                let p = pattern(&format!("crash:{imp}:*:{op}:{signal}:{site}"))?;
-                ds.iter().any(|d| p.matches(&d.signature))
-            }
-            Claim::Hang { op, .. } => {
-                let p = pattern(&format!("hang:{imp}:*:{op}"))?;
-                ds.iter().any(|d| p.matches(&d.signature))
-            }
+            } => ds.iter().any(|d| {
+                matches!(&d.signature, Signature::Crash { imp: i, op: o, signal: s, site: Some(c), .. }
+                    if *i == tool && o == op && s == signal && c == site)
+            }),
+            Claim::Hang { op, .. } => ds.iter().any(|d| {
+                matches!(&d.signature, Signature::Hang { imp: i, op: o, .. } if *i == tool && o == op)
+            }),
             Claim::AcceptedInvalid { rule, .. } => {
-                let p = pattern(&format!("accepted-invalid:{imp}:*:invalid:{rule}"))?;
-                ds.iter().any(|d| p.matches(&d.signature))
+                let rule = Rule::from_id(rule)
+                    .ok_or_else(|| format!("the claim names no rule of the catalogue: {rule:?}"))?;
+                ds.iter().any(|d| {
+                    matches!(&d.signature, Signature::AcceptedInvalid { imp: i, class: RuleClass::Invalid, rule: r, .. }
+                        if *i == tool && *r == rule)
+                })
             }
             Claim::Walk { .. } => {
                 return Err("a stack-walk claim is checked on a walk, not on answers".into())
@@ -80,11 +85,6 @@ impl CheckCase for Claim {
             Err(format!("{imp} shows instead: {}", seen(ds)))
         }
     }
-}
-
-fn pattern(text: &str) -> Result<SignaturePattern, String> {
-    text.parse()
-        .map_err(|e| format!("claim names no signature: {text:?}: {e}"))
 }
 
 /// The discrepancies, shortly, for a failure message.
@@ -197,8 +197,8 @@ mod tests {
             implementation: "libsframe-2.40".into(),
             input: "i".into(),
             op: Op::FindFre,
-            signal: signal.into(),
-            site: site.into(),
+            signal: signal.parse().unwrap(),
+            site: site.parse().unwrap(),
         };
         let r = case(vec![d]);
         assert_eq!(
@@ -220,7 +220,7 @@ mod tests {
             elf: "corpus/elf/x".into(),
             frame: 0,
             function: "ext_use".into(),
-            what: "incomplete-row".into(),
+            what: crate::signature::Unwind::IncompleteRow,
         };
         assert!(c.check_case(&f("F"), &case(vec![])).is_err());
     }

@@ -14,7 +14,7 @@
 //! ([`Claim::ReferenceRow`]); a stack-walk finding the frame where a reader's walk stops
 //! ([`Claim::Walk`]).
 
-use crate::signature::Op;
+use crate::signature::{CrashSite, Op, Signal, Unwind};
 use serde::{Deserialize, Serialize};
 use sframe_spec::Loc;
 
@@ -45,8 +45,8 @@ pub enum Claim {
         implementation: String,
         input: String,
         op: Op,
-        signal: String,
-        site: String,
+        signal: Signal,
+        site: CrashSite,
     },
     /// A reader does not answer in time.
     Hang {
@@ -127,7 +127,7 @@ pub enum Claim {
         elf: String,
         frame: usize,
         function: String,
-        what: String,
+        what: Unwind,
     },
 }
 
@@ -138,7 +138,7 @@ pub struct WalkSeen {
     pub frame: usize,
     pub function: String,
     /// The last part of the `unwind:` signature.
-    pub what: String,
+    pub what: Unwind,
 }
 
 /// How a producer claim's reproducer becomes an ELF file.
@@ -355,7 +355,7 @@ impl Claim {
         };
         if seen
             .iter()
-            .any(|w| w.frame == *frame && &w.function == function && &w.what == what)
+            .any(|w| w.frame == *frame && &w.function == function && w.what == *what)
         {
             return Ok(());
         }
@@ -467,22 +467,24 @@ mod tests {
             elf: "corpus/elf/x".into(),
             frame: 0,
             function: "ext_use".into(),
-            what: "incomplete-row".into(),
+            what: Unwind::IncompleteRow,
         };
-        let seen = |frame, function: &str, what: &str| WalkSeen {
+        let seen = |frame, function: &str, what| WalkSeen {
             frame,
             function: function.into(),
-            what: what.into(),
+            what,
         };
         assert_eq!(
-            c.check_walk(&[seen(0, "ext_use", "incomplete-row")]),
+            c.check_walk(&[seen(0, "ext_use", Unwind::IncompleteRow)]),
             Ok(())
         );
         assert!(c
-            .check_walk(&[seen(1, "ext_use", "incomplete-row")])
+            .check_walk(&[seen(1, "ext_use", Unwind::IncompleteRow)])
             .is_err());
-        assert!(c.check_walk(&[seen(0, "main", "incomplete-row")]).is_err());
-        assert!(c.check_walk(&[seen(0, "ext_use", "no-row")]).is_err());
+        assert!(c
+            .check_walk(&[seen(0, "main", Unwind::IncompleteRow)])
+            .is_err());
+        assert!(c.check_walk(&[seen(0, "ext_use", Unwind::NoRow)]).is_err());
         assert!(c.check_walk(&[]).is_err());
         assert!(!c.is_producer());
     }

@@ -43,6 +43,21 @@ impl fmt::Display for Signal {
     }
 }
 
+/// Written as its text (`SIGSEGV`, `exit 1`, `panic`).
+impl serde::Serialize for Signal {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Read from its text ([`FromStr`]).
+impl<'de> serde::Deserialize<'de> for Signal {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl FromStr for Signal {
     type Err = ParseError;
     fn from_str(s: &str) -> Result<Signal, ParseError> {
@@ -97,6 +112,21 @@ impl fmt::Display for CrashSite {
             CrashSite::HeapCorruption => f.write_str("heap-corruption"),
             CrashSite::Nondeterministic => f.write_str("nondeterministic"),
         }
+    }
+}
+
+/// Written as its text.
+impl serde::Serialize for CrashSite {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Read from its text ([`FromStr`]).
+impl<'de> serde::Deserialize<'de> for CrashSite {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
     }
 }
 
