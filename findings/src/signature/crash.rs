@@ -1,6 +1,6 @@
 //! A crash's signal and site: how the process died and where, as far as it said.
 
-use super::ParseError;
+use super::{text_serde, ParseError};
 use std::fmt;
 use std::str::FromStr;
 
@@ -40,21 +40,6 @@ impl fmt::Display for Signal {
             Signal::ProtocolError => f.write_str("protocol-error"),
             Signal::Unknown => f.write_str("unknown"),
         }
-    }
-}
-
-/// Written as its text (`SIGSEGV`, `exit 1`, `panic`).
-impl serde::Serialize for Signal {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-/// Read from its text ([`FromStr`]).
-impl<'de> serde::Deserialize<'de> for Signal {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -112,21 +97,6 @@ impl fmt::Display for CrashSite {
             CrashSite::HeapCorruption => f.write_str("heap-corruption"),
             CrashSite::Nondeterministic => f.write_str("nondeterministic"),
         }
-    }
-}
-
-/// Written as its text.
-impl serde::Serialize for CrashSite {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-/// Read from its text ([`FromStr`]).
-impl<'de> serde::Deserialize<'de> for CrashSite {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -257,3 +227,5 @@ mod clone_tests {
         );
     }
 }
+
+text_serde!(Signal, CrashSite);

@@ -36,7 +36,6 @@ pub use pattern::{PatternError, SignaturePattern, TagPattern};
 pub use shape::{Shape, Unexpressible};
 pub use tag::{LayoutTag, VersionTag};
 
-use serde::{Serialize, Serializer};
 use sframe_spec::Rule;
 use std::fmt;
 use std::str::FromStr;
@@ -169,6 +168,25 @@ macro_rules! named {
     };
 }
 pub(crate) use named;
+
+/// Serde through the type's text: written by `Display`, read by `FromStr`.
+macro_rules! text_serde {
+    ($($t:ty),*) => {$(
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
+}
+pub(crate) use text_serde;
 
 named! {
     /// A signature's class: its first part.
@@ -664,11 +682,7 @@ impl fmt::Display for Signature {
     }
 }
 
-impl Serialize for Signature {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
+text_serde!(Signature);
 
 pub(crate) fn rule(s: &str) -> Result<Rule, ParseError> {
     Rule::from_id(s).ok_or_else(|| ParseError::UnknownRule(s.to_string()))

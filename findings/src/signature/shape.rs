@@ -3,7 +3,7 @@
 //! It is a crosscheck signature's shape part and, in `produce`, an oracle signature's
 //! function part.
 
-use super::{named, ParseError};
+use super::{named, text_serde, ParseError};
 use std::fmt;
 use std::str::FromStr;
 
@@ -81,13 +81,6 @@ impl fmt::Display for Shape {
     }
 }
 
-/// Serialized as its text.
-impl serde::Serialize for Shape {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
 impl FromStr for Shape {
     type Err = ParseError;
     fn from_str(s: &str) -> Result<Shape, ParseError> {
@@ -123,6 +116,8 @@ impl FromStr for Shape {
         })
     }
 }
+
+text_serde!(Shape);
 
 #[cfg(test)]
 mod tests {
