@@ -201,7 +201,7 @@ fn signatures(
     r: &FileReport,
 ) -> Vec<(Signature, FunctionName, u64, Option<Box<Mismatch>>)> {
     let abi = OracleAbi::from(r.abi);
-    let sig = |shape: String, kind| Signature::Crosscheck {
+    let sig = |shape, kind| Signature::Crosscheck {
         producer: producer.clone(),
         abi,
         shape,
@@ -402,7 +402,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 .entry(text.clone())
                 .or_insert_with(|| SigInfo {
                     count: 0,
-                    finding: ledger.account_signature(&sig).label().map(str::to_string),
+                    finding: ledger.account(&sig).label().map(str::to_string),
                     first: Sighting {
                         file: file.clone(),
                         function,

@@ -83,7 +83,7 @@ pub struct SigInfo {
     pc_offset: u64,
     expected: String,
     found: String,
-    unexpressible: Option<sframe_producers::check::Why>,
+    unexpressible: Option<sframe_producers::check::Unexpressible>,
     minimized: Option<String>,
 }
 
@@ -320,7 +320,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                     .count += 1;
             }
             for (sig, (mut info, prog)) in sigs.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                info.finding = ledger.account_signature(&sig).label().map(str::to_string);
+                info.finding = ledger.account(&sig).label().map(str::to_string);
                 if info.finding.is_none() {
                     if let (Some(dir), Case::Cfi(prog)) = (&args.minimize, &prog) {
                         let small = sframe_producers::minimize::minimize(
@@ -476,7 +476,7 @@ impl SigInfo {
         pc_offset: u64,
         expected: String,
         found: String,
-        unexpressible: Option<sframe_producers::check::Why>,
+        unexpressible: Option<sframe_producers::check::Unexpressible>,
     ) -> SigInfo {
         SigInfo {
             count: 0,

@@ -12,7 +12,7 @@ mod common;
 
 use sframe_conform::stackwalk;
 use sframe_harness::cache_dir;
-use sframe_harness::claim::{Build, Checker, Claim, RowSeen, WalkSeen};
+use sframe_harness::claim::{Build, CheckCase, Checker, Claim, RowSeen, WalkSeen};
 use sframe_harness::diff::{producer, Case, CaseResult, Engine, Op};
 use sframe_harness::impls::reference::Reference;
 use sframe_harness::impls::Implementation;
@@ -269,13 +269,13 @@ fn walks(imp: &dyn Implementation, elf: &str) -> Result<Vec<WalkSeen>, String> {
         .iter()
         .filter(|s| s.frames.len() >= 2)
         .filter_map(|snap| stackwalk::check(&Reference, imp, snap, section, vaddr))
-        .map(|d| WalkSeen {
-            frame: d.frame,
-            function: d.function.clone(),
-            what: match &d.signature {
-                sframe_harness::signature::Signature::Unwind { what, .. } => what.to_string(),
-                other => other.to_string(),
-            },
+        .filter_map(|d| match &d.signature {
+            sframe_harness::signature::Signature::Unwind { what, .. } => Some(WalkSeen {
+                frame: d.frame,
+                function: d.function.clone(),
+                what: *what,
+            }),
+            _ => None,
         })
         .collect())
 }

@@ -106,7 +106,7 @@ pub fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             continue;
         }
         assert!(
-            !s.ledger.account_signature(&typed).is_new(),
+            !s.ledger.account(&typed).is_new(),
             "new producer disagreement, not in the findings ledger: {sig}\n{text}"
         );
     }

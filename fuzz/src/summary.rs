@@ -7,7 +7,7 @@ use crate::findings_log::{read, Entry};
 use sframe_harness::diff::minimize::minimize;
 use sframe_harness::diff::Engine;
 use sframe_harness::ledger::Ledger;
-use sframe_harness::signature::Op;
+use sframe_harness::signature::{Op, Signature};
 use std::path::PathBuf;
 
 /// Predicate evaluations per cause, as `sframe-conform diff --record` allows.
@@ -47,7 +47,7 @@ pub fn summarize(dir: &std::path::Path, ledger: &Ledger, engine: Option<&Engine>
             .cause
             .signature
             .parse()
-            .map(|s| ledger.account_signature(&s))
+            .map(|s: Signature| ledger.account(&s))
             .unwrap_or_default();
         if let Some(f) = account.label().map(str::to_string).filter(|_| !untriggered) {
             r.known.push((entry, f));

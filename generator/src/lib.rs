@@ -14,8 +14,8 @@
 //! - [`strategy`]: proptest strategies driving the same generator (feature `proptest`, on
 //!   by default);
 //! - [`corpus`]: reproducible files on disk for `sframe-conform gen`;
-//! - [`hex`]: the one hex codec of the workspace;
-//! - [`rng`]: the one seeded pseudo-random generator of the workspace (SplitMix64);
+//! - [`hex`], [`rng`]: the workspace's hex codec and seeded generator (SplitMix64),
+//!   re-exported from `sframe-spec`;
 //! - [`check`]: the properties (valid: validates clean and round-trips; mutated: reports
 //!   its tags, and decodes exactly when not malformed);
 //! - [`drivers`]: `run(&mut Unstructured)` fuzz drivers, each also a seeded test;
@@ -38,17 +38,18 @@
 //! ```
 #![forbid(unsafe_code)]
 
+/// The workspace's hex codec and seeded generator, at home in `sframe-spec` (the oracle
+/// uses them without the generator).
+pub use sframe_spec::{hex, rng};
 pub mod check;
 pub mod config;
 pub mod corpus;
 pub mod drivers;
 pub mod edge;
 pub mod generate;
-pub mod hex;
 pub mod layout;
 pub mod mutate;
 pub mod reach;
-pub mod rng;
 pub mod rows;
 #[cfg(feature = "proptest")]
 pub mod strategy;

@@ -27,9 +27,9 @@ pub mod matrix;
 pub mod prelude;
 pub mod report;
 pub mod sanitizer;
+pub use sframe_findings::ledger::upstream_status;
 pub use sframe_findings::signature;
 pub mod suite;
-pub mod upstream_status;
 pub mod walk;
 
 /// The cache `ci/toolchains` and `ci/upstream-sources` fill (its home: `sframe-provision`).

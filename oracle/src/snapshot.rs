@@ -16,7 +16,7 @@ pub struct MemoryRange {
 }
 
 fn hex<S: serde::Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&sframe_gen::hex::encode(b))
+    s.serialize_str(&sframe_spec::hex::encode(b))
 }
 
 /// One true frame, innermost first.

@@ -68,86 +68,33 @@ pub fn expected(abi: Abi, row: &Row, ra_column: u16) -> Expected {
     }
 }
 
-/// Why no SFrame row can give a CFI row (each named as in `@unexpressible-<name>`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Why {
-    /// RA undefined (the outermost frame): v1 has no such row.
-    RaUndefinedV1,
-    /// The CFA is a DWARF expression that does not reduce to register + offset.
-    CfaExpression,
-    /// The CFA is based on a register other than SP and FP (before v3's flexible FDEs).
-    CfaBaseNotSpFp,
-    /// The CFA is the word at an address (before v3's flexible FDEs).
-    CfaDeref,
-    /// s390x: a CFA offset that is not a multiple of 8 has no encoding.
-    CfaOffsetUnalignedS390x,
-    FpUndefined,
-    FpExpression,
-    FpNotInCfaSlot,
-    RaExpression,
-    /// AMD64 before v3: the RA is always at CFA - 8.
-    RaNotAtCfa8,
-    RaNotInCfaSlot,
-    /// AMD64 has no mangled return addresses.
-    RaMangledAmd64,
-    /// Not the CFI's: the object has no `.sframe` section at all (`produce`'s count).
-    NoSframeSection,
-}
-
-impl Why {
-    pub fn name(self) -> &'static str {
-        match self {
-            Why::RaUndefinedV1 => "ra-undefined-v1",
-            Why::CfaExpression => "cfa-expression",
-            Why::CfaBaseNotSpFp => "cfa-base-not-sp-fp",
-            Why::CfaDeref => "cfa-deref",
-            Why::CfaOffsetUnalignedS390x => "cfa-offset-unaligned-s390x",
-            Why::FpUndefined => "fp-undefined",
-            Why::FpExpression => "fp-expression",
-            Why::FpNotInCfaSlot => "fp-not-in-cfa-slot",
-            Why::RaExpression => "ra-expression",
-            Why::RaNotAtCfa8 => "ra-not-at-cfa-8",
-            Why::RaNotInCfaSlot => "ra-not-in-cfa-slot",
-            Why::RaMangledAmd64 => "ra-mangled-amd64",
-            Why::NoSframeSection => "no-sframe-section",
-        }
-    }
-}
-
-impl std::fmt::Display for Why {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl serde::Serialize for Why {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
+use sframe_findings::signature::Shape;
+/// Why no SFrame row can give a CFI row: the findings' vocabulary (a crosscheck shape's
+/// `@unexpressible-<why>`).
+pub use sframe_findings::signature::Unexpressible;
 
 /// Why no row of `version` and `abi` can give `e`, by the spec crate's model; `Ok` when
 /// one can.
-pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), Why> {
+pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), Unexpressible> {
     let regs = abi.regs();
     let flex = version == Version::V3;
     // RA undefined: the outermost-frame row (no data words), v2 Errata 2 and v3.
     if e.ra == Some(Loc::Undefined) {
         return if version == Version::V1 {
-            Err(Why::RaUndefinedV1)
+            Err(Unexpressible::RaUndefinedV1)
         } else {
             Ok(())
         };
     }
     match e.cfa {
-        None => return Err(Why::CfaExpression),
+        None => return Err(Unexpressible::CfaExpression),
         // The word at an address (GCC's DRAP): only v3's flexible FDEs can say it.
-        Some(Loc::Expr { deref: true, .. }) if !flex => return Err(Why::CfaDeref),
+        Some(Loc::Expr { deref: true, .. }) if !flex => return Err(Unexpressible::CfaDeref),
         Some(Loc::Expr {
             base: Base::Reg(r), ..
         }) if r == u32::from(regs.sp) || r == u32::from(regs.fp) => {}
         Some(_) if flex => {}
-        Some(_) => return Err(Why::CfaBaseNotSpFp),
+        Some(_) => return Err(Unexpressible::CfaBaseNotSpFp),
     }
     // s390x stores the CFA offset adjusted and scaled down by 8 (v3 manual §3.1.3, v2
     // Errata 1): an offset that is not a multiple of 8 has no encoding.
@@ -156,7 +103,7 @@ pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), Why> 
             && version != Version::V1
             && sframe_spec::constants::s390x_cfa_offset_encode(offset).is_none()
         {
-            return Err(Why::CfaOffsetUnalignedS390x);
+            return Err(Unexpressible::CfaOffsetUnalignedS390x);
         }
     }
     let slot = |l: Option<Loc>| {
@@ -185,14 +132,14 @@ pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), Why> 
             )
     };
     match e.fp {
-        Some(Loc::Undefined) => return Err(Why::FpUndefined),
-        None => return Err(Why::FpExpression),
+        Some(Loc::Undefined) => return Err(Unexpressible::FpUndefined),
+        None => return Err(Unexpressible::FpExpression),
         l if slot(l) || s390x_reg(l) => {}
         l if flex && flex_ok(l) => {}
-        _ => return Err(Why::FpNotInCfaSlot),
+        _ => return Err(Unexpressible::FpNotInCfaSlot),
     }
     match (abi, e.ra) {
-        (_, None) => return Err(Why::RaExpression),
+        (_, None) => return Err(Unexpressible::RaExpression),
         (
             Abi::Amd64,
             Some(Loc::Expr {
@@ -202,13 +149,13 @@ pub fn expressible(version: Version, abi: Abi, e: &Expected) -> Result<(), Why> 
             }),
         ) => {}
         (Abi::Amd64, l) if flex && flex_ok(l) => {}
-        (Abi::Amd64, _) => return Err(Why::RaNotAtCfa8),
+        (Abi::Amd64, _) => return Err(Unexpressible::RaNotAtCfa8),
         (_, l) if slot(l) || s390x_reg(l) => {}
         (_, l) if flex && flex_ok(l) => {}
-        _ => return Err(Why::RaNotInCfaSlot),
+        _ => return Err(Unexpressible::RaNotInCfaSlot),
     }
     if e.ra_mangled == Some(true) && abi == Abi::Amd64 {
-        return Err(Why::RaMangledAmd64);
+        return Err(Unexpressible::RaMangledAmd64);
     }
     Ok(())
 }
@@ -225,14 +172,14 @@ pub struct Mismatch {
     pub pc_offset: u64,
     pub kind: Kind,
     /// The CFI's shape where they disagree (the signature's function part).
-    pub shape: String,
+    pub shape: Shape,
     pub expected: String,
     pub found: String,
     /// The rules the CFI gives there and the SFrame row's, where there are rows.
     pub expected_rules: Option<Expected>,
     pub found_rules: Option<Recovery>,
     /// Why SFrame cannot express the CFI there, if it cannot.
-    pub unexpressible: Option<Why>,
+    pub unexpressible: Option<Unexpressible>,
 }
 
 /// What happened to one CFI FDE.
@@ -241,7 +188,7 @@ pub enum FdeOutcome {
     /// SFrame gives the CFI's rules at every PC.
     Agrees,
     /// No SFrame FDE: `Some(reason)` when some PC's CFI is not expressible.
-    Omitted(Option<Why>),
+    Omitted(Option<Unexpressible>),
     Disagrees(Box<Mismatch>),
 }
 
@@ -267,14 +214,6 @@ fn loc_shape(l: Option<Loc>, regs: sframe_spec::constants::AbiRegs) -> String {
             base: Base::Reg(r), ..
         }) if r == u32::from(regs.fp) => "fp".into(),
         Some(Loc::Expr { .. }) => "reg".into(),
-    }
-}
-
-/// `shape`, with `@unexpressible-<reason>` when no SFrame row can give the CFI there.
-pub fn shape_with_reason(shape: String, why: Option<Why>) -> String {
-    match why {
-        Some(reason) => format!("{shape}@unexpressible-{reason}"),
-        None => shape,
     }
 }
 
@@ -317,8 +256,8 @@ pub fn compare_at(
             _ => loc_shape(got_loc, regs),
         };
         // Where no SFrame row can give the CFI (the producer should have left the
-        // function out), the shape says why after `@`.
-        let shape = shape_with_reason(format!("cfi-{kind}-{w}-{g}"), why);
+        // function out), the shape says why.
+        let shape = Shape::new(format!("cfi-{kind}-{w}-{g}"), why);
         Mismatch {
             pc_offset,
             kind,
@@ -337,7 +276,7 @@ pub fn compare_at(
             let mut m = mk(Kind::NoRow, e.cfa, None, "no row".into());
             if let Ok(Some(sfde)) = sec.find_fde(rel) {
                 if sfde.num_fres == 0 {
-                    m.shape = shape_with_reason("cfi-fde-without-fres".into(), why);
+                    m.shape = Shape::new("cfi-fde-without-fres", why);
                 }
             }
             return Err(Box::new(m));
@@ -374,7 +313,7 @@ pub fn compare_at(
     }
     if let Some(mangled) = e.ra_mangled.filter(|&m| m != rec.ra_mangled) {
         let mut m = mk(Kind::RaMangled, e.ra, Some(rec), found_s);
-        m.shape = format!("cfi-ra-mangled-{mangled}");
+        m.shape = Shape::new(format!("cfi-ra-mangled-{mangled}"), None);
         return Err(Box::new(m));
     }
     Ok(())
@@ -386,7 +325,7 @@ pub fn compare_fde_facts(
     sec: &SectionRef<'_>,
     sfde: &sframe_spec::read::FdeRef,
     fde: &FdeRows,
-    unexp: Option<Why>,
+    unexp: Option<Unexpressible>,
 ) -> Result<(), Box<Mismatch>> {
     let abi = sec.abi();
     let version = sec.version();
@@ -394,7 +333,7 @@ pub fn compare_fde_facts(
         Box::new(Mismatch {
             pc_offset: 0,
             kind,
-            shape,
+            shape: Shape::new(shape, None),
             expected,
             found,
             expected_rules: None,
@@ -444,7 +383,7 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome 
         Box::new(Mismatch {
             pc_offset,
             kind,
-            shape: shape.into(),
+            shape: Shape::new(shape, None),
             expected: expected.into(),
             found,
             expected_rules: None,
@@ -535,7 +474,10 @@ mod tests {
             }),
             ra_mangled: Some(false),
         };
-        assert_eq!(expressible(Version::V2, Abi::Amd64, &e), Err(Why::CfaDeref));
+        assert_eq!(
+            expressible(Version::V2, Abi::Amd64, &e),
+            Err(Unexpressible::CfaDeref)
+        );
         assert_eq!(expressible(Version::V3, Abi::Amd64, &e), Ok(()));
     }
 }

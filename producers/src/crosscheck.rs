@@ -15,11 +15,12 @@
 //! Nothing is emulated and nothing is sampled: the same file gives the same report.
 
 use crate::cfi::{self, CfaRule, CfiError, FdeRows, Row};
-use crate::check::{self, expected, expressible, Expected, Mismatch, Why};
+use crate::check::{self, expected, expressible, Expected, Mismatch, Unexpressible};
 use crate::dwarf_expr::{self, ExprError, Location};
 use goblin::elf::{header, section_header, sym, Elf};
 use serde::Serialize;
 use sframe_elf::{FileKind, LoadError, Machine};
+use sframe_findings::signature::Shape;
 use sframe_spec::constants::PcType;
 use sframe_spec::{Abi, Loc, SectionRef, Version};
 
@@ -64,7 +65,7 @@ pub enum Skip {
     CfiUnreadable,
     /// No SFrame FDE, and at some PC no SFrame row can say what the CFI says: left out,
     /// as a producer must.
-    LeftOutUnexpressible(Why),
+    LeftOutUnexpressible(Unexpressible),
     /// No SFrame FDE, though an SFrame row could say what the CFI says at every PC
     /// (counted: nothing in the texts requires an FDE for every function).
     LeftOutExpressible,
@@ -361,10 +362,6 @@ struct SfdeRange {
     index: usize,
 }
 
-/// The shape suffix of a disagreement in a function with an SFrame row starting where the
-/// CFI's code alignment factor puts no row.
-pub const UNALIGNED_SUFFIX: &str = "@fre-start-not-code-aligned";
-
 /// The most PCs of one function looked up one by one (CFA expressions, PC-mask FDEs): the
 /// largest x86-64 `.plt` of a real library has a few thousand.
 const MAX_PER_PC: u64 = 1 << 22;
@@ -433,7 +430,7 @@ fn check_function(
             let row = fde.row_at(p)?;
             let (e, err) = expected_at(abi, row, fde.ra_column, p, big_endian);
             match err {
-                Some(_) => Some(Why::CfaExpression),
+                Some(_) => Some(Unexpressible::CfaExpression),
                 None => expressible(version, abi, &e).err(),
             }
         })
@@ -497,7 +494,7 @@ fn check_function(
     });
     if unaligned {
         for d in &mut disagreements {
-            d.mismatch.shape.push_str(UNALIGNED_SUFFIX);
+            d.mismatch.shape.unaligned = true;
         }
     }
     let rel = lo.wrapping_sub(vaddr) as i64;
@@ -723,11 +720,10 @@ impl FileReport {
 
 /// The signature's shape part for a function's disagreement: the check's shape, `plt-`
 /// before it in a PLT section.
-pub fn shape_of(f: &FunctionReport, m: &Mismatch) -> String {
-    if f.is_plt() {
-        format!("plt-{}", m.shape)
-    } else {
-        m.shape.clone()
+pub fn shape_of(f: &FunctionReport, m: &Mismatch) -> Shape {
+    Shape {
+        plt: f.is_plt(),
+        ..m.shape.clone()
     }
 }
 

@@ -44,7 +44,7 @@ pub struct FileResult {
 
 /// The signature of a mismatch.
 pub fn signature(producer: &signature::Producer, abi: OracleAbi, m: &Mismatch) -> Signature {
-    Signature::oracle(producer, abi, m.shape.as_str(), OracleKind::from(m.kind))
+    Signature::oracle(producer, abi, m.shape.to_string(), OracleKind::from(m.kind))
 }
 
 /// Check an object's SFrame section against its CFI.
@@ -56,7 +56,7 @@ pub fn check_object(obj: &[u8]) -> Result<Vec<FdeOutcome>, String> {
         Err(sframe_elf::LoadError::NoSframeSection) => {
             return Ok(fdes
                 .iter()
-                .map(|_| FdeOutcome::Omitted(Some(check::Why::NoSframeSection)))
+                .map(|_| FdeOutcome::Omitted(Some(check::Unexpressible::NoSframeSection)))
                 .collect())
         }
         Err(e) => return Err(e.to_string()),

@@ -13,7 +13,10 @@
 //!   [`validate()`] reports every violation with its byte offset;
 //! - [`discrepancies`]: where the texts disagree, and which reading is taken;
 //! - [`quirks`]: known deviations of real implementations, as switches of the reader;
-//!   [`swap`]: the bytes a reader with them reads a foreign-endian section from.
+//!   [`swap`]: the bytes a reader with them reads a foreign-endian section from;
+//! - [`hex`], [`rng`]: the workspace's one hex codec (section bytes in protocols, snapshots
+//!   and messages) and one seeded generator (SplitMix64), here at the bottom so that the
+//!   generator, the oracle and the harness share them.
 //!
 //! No `unsafe`, no panics and no allocation that the input's length does not back, on any
 //! input.
@@ -25,6 +28,7 @@ pub mod decode;
 pub mod discrepancies;
 pub mod endian;
 pub mod error;
+pub mod hex;
 pub mod index;
 pub mod layout;
 pub mod lookup;
@@ -33,6 +37,7 @@ pub mod quirks;
 pub mod read;
 pub mod recovery;
 mod refusals;
+pub mod rng;
 pub mod rules;
 mod search;
 pub mod stored;

@@ -47,15 +47,16 @@ mod crash;
 mod error_class;
 pub mod field;
 mod pattern;
+mod shape;
 mod tag;
 
 pub use crash::{CrashSite, Signal, FAULT_LINE};
 pub use error_class::ErrorClass;
 pub use field::{Field, FieldPath};
 pub use pattern::{PatternError, SignaturePattern, TagPattern};
+pub use shape::{Shape, Unexpressible};
 pub use tag::{LayoutTag, VersionTag};
 
-use serde::{Serialize, Serializer};
 use sframe_spec::Rule;
 use std::fmt;
 use std::str::FromStr;
@@ -100,6 +101,10 @@ pub enum ParseError {
     UnknownOracleKind(String),
     /// Not a disagreement kind `crosscheck` reports.
     UnknownCrosscheckKind(String),
+    /// Not a reason why SFrame cannot express a CFI row.
+    UnknownUnexpressible(String),
+    /// Not a CFI shape (`[plt-]<rule>[@unexpressible-<why>]...`).
+    BadShape(String),
 }
 
 impl fmt::Display for ParseError {
@@ -129,6 +134,8 @@ impl fmt::Display for ParseError {
             ParseError::UnknownAbi(s) => write!(f, "unknown ABI {s:?}"),
             ParseError::UnknownOracleKind(s) => write!(f, "unknown oracle kind {s:?}"),
             ParseError::UnknownCrosscheckKind(s) => write!(f, "unknown crosscheck kind {s:?}"),
+            ParseError::UnknownUnexpressible(s) => write!(f, "unknown unexpressible reason {s:?}"),
+            ParseError::BadShape(s) => write!(f, "bad CFI shape {s:?}"),
         }
     }
 }
@@ -182,6 +189,14 @@ macro_rules! named {
     };
 }
 pub(crate) use named;
+
+/// Serde through the type's text: written by `Display`, read by `FromStr`.
+macro_rules! text_serde {
+    ($($t:ty),*) => {$(
+        serde_as_text!($t, str::parse::<$t>);
+    )*};
+}
+pub(crate) use text_serde;
 
 named! {
     /// A signature's class: its first part.
@@ -558,11 +573,11 @@ pub enum Signature {
     /// A file's SFrame rows disagree with its own `.eh_frame` (`sframe-conform
     /// crosscheck`): `shape` names the CFI's rule and the SFrame row's where they differ
     /// (`cfi-cfa-sp-offset`, `plt-` before it in a PLT section, `@unexpressible-<why>` after
-    /// it where no SFrame row can say what the CFI says).
+    /// it where no SFrame row can say what the CFI says: [`Shape`]).
     Crosscheck {
         producer: Producer,
         abi: OracleAbi,
-        shape: String,
+        shape: Shape,
         kind: CrosscheckKind,
     },
     /// A file of the producer corpus breaks `rule`.
@@ -677,11 +692,7 @@ impl fmt::Display for Signature {
     }
 }
 
-impl Serialize for Signature {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
+text_serde!(Signature);
 
 pub(crate) fn rule(s: &str) -> Result<Rule, ParseError> {
     Rule::from_id(s).ok_or_else(|| ParseError::UnknownRule(s.to_string()))
@@ -794,7 +805,7 @@ impl FromStr for Signature {
                 producer: p[1].parse()?,
                 abi: OracleAbi::from_name(p[2])
                     .ok_or_else(|| ParseError::UnknownAbi(p[2].into()))?,
-                shape: nonempty(p[3], "shape")?,
+                shape: p[3].parse()?,
                 kind: CrosscheckKind::from_name(p[4])
                     .ok_or_else(|| ParseError::UnknownCrosscheckKind(p[4].into()))?,
             },

@@ -196,7 +196,12 @@ fn crosscheck_signatures_round_trip_and_match_any_abi() {
         Signature::Crosscheck {
             producer: "gnu-as-2.44+ld-2.44".parse().unwrap(),
             abi: OracleAbi::Amd64,
-            shape: "plt-cfi-cfa-sp-offset@unexpressible-cfa-expression".into(),
+            shape: Shape {
+                plt: true,
+                rule: "cfi-cfa-sp-offset".into(),
+                unexpressible: Some(Unexpressible::CfaExpression),
+                unaligned: false,
+            },
             kind: CrosscheckKind::RaMangled,
         }
     );
