@@ -27,6 +27,7 @@ mod glibc;
 mod guard;
 pub mod guarded_heap;
 mod libsframe;
+pub mod recover;
 mod stage;
 mod symbols;
 
