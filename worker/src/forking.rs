@@ -538,6 +538,7 @@ pub fn serve(
     // for their crash reporter.
     stage::share();
     crate::crash::note_hosted_library();
+    crate::recover::configure();
     let mut serving = Serving { imp, server: None };
     serve_with(input, output, |line| serving.respond(line))
 }

@@ -29,9 +29,21 @@
 //! implementations hold none).
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How many crashes a server child recovers from before it retires (see the module docs).
 pub const RECOVERIES: usize = 256;
+
+/// Whether crashes are recovered from: unless the environment says
+/// `SFRAME_WORKER_RECOVER=0` (every crash then ends its child, as before recovery existed:
+/// to compare answers with and without it).
+static ENABLED: AtomicBool = AtomicBool::new(true);
+
+/// Read `SFRAME_WORKER_RECOVER` (see [`ENABLED`]): once, before serving.
+pub fn configure() {
+    let off = std::env::var_os("SFRAME_WORKER_RECOVER").is_some_and(|v| v == "0");
+    ENABLED.store(!off, Ordering::Relaxed);
+}
 
 extern "C" {
     fn sframe_worker_protected(f: extern "C" fn(*mut c_void), arg: *mut c_void) -> c_int;
@@ -42,6 +54,9 @@ extern "C" {
 /// Run `f`: its value, or the signal of a clean crash it was recovered from (the crash's
 /// words already on stderr).
 pub fn protected<T, F: FnOnce() -> T>(f: F) -> Result<T, c_int> {
+    if !ENABLED.load(Ordering::Relaxed) {
+        return Ok(f());
+    }
     type Slot<F, T> = (Option<F>, Option<std::thread::Result<T>>);
     extern "C" fn call<F: FnOnce() -> T, T>(arg: *mut c_void) {
         // SAFETY: `arg` is the slot `protected` passes, alive for the call.
