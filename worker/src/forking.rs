@@ -9,12 +9,14 @@
 //! `sframe_decoder_free` frees; the child retires after any request that leaves one alive,
 //! so every request meets the same empty guarded heap, as a fresh child's would be. When
 //! the server child dies on a request (signal, abort, non-zero exit, or no answer), that
-//! was the first try; the parent tries once more in a fresh child forked for that request
-//! alone, and answers `{"status":"crashed","signal":...,"site":...,"repeated":...,"detail":...}`
-//! itself: the detail is the stderr of the child that died (the crash reporter's `fault in`
-//! line, an assertion message), the site what it names (read here, once), `repeated` false
-//! (and the detail marked `nondeterministic`) when the second child did not die. The
-//! next request gets a new server child. A `find_fre` request of several PCs on which the
+//! was the first try; the parent tries once more in a fresh server child, and answers
+//! `{"status":"crashed","signal":...,"site":...,"repeated":...,"detail":...}` itself: the
+//! detail is the stderr of the child that died (the crash reporter's `fault in` line, an
+//! assertion message), the site what it names (read here, once), `repeated` false (and the
+//! detail marked `nondeterministic`) when the second try did not crash. A crash the server
+//! child recovers from (a fault on a guard page, a failed assertion: `recover`) is a first
+//! try too, said with a `C<signal>` line instead of an answer; the child, as clean as a
+//! fresh one, stays and makes the second try itself: no `fork` on that crash's path. A `find_fre` request of several PCs on which the
 //! server dies is asked again PC by PC instead (`finds_one_at_a_time`: what the harness does
 //! with a whole request that failed), each PC's crash with its own second opinion. A child
 //! that hangs is killed with the worker: the
@@ -172,7 +174,9 @@ fn finds_after_decoder_crash(pcs: &[i64], signal: &Signal, detail: &str) -> Stri
 
 /// A server child: requests go down `to`, answers come up `from`, one line each (two for a
 /// `decode_find` request: its `decode` half, then its `find_fre` half), every answer
-/// prefixed with `A` (go on) or `R` (answered, and retiring: a guarded block leaked). Its
+/// prefixed with `A` (go on) or `R` (answered, and retiring: a guarded block leaked, or
+/// `recover::RECOVERIES` crashes recovered from); a crash recovered from is the line
+/// `C<signal number>` instead of an answer. Its
 /// stderr goes to a pipe the parent empties after each answer, so that what is left there
 /// when the child dies is what it said on the request it died on.
 struct Server {
