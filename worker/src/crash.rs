@@ -15,7 +15,7 @@ extern "C" {
 }
 
 /// Append `s` to `buf` at `*n`, truncating at the buffer's end (no allocation).
-fn put(buf: &mut [u8], n: &mut usize, s: &[u8]) {
+pub(crate) fn put(buf: &mut [u8], n: &mut usize, s: &[u8]) {
     for &b in s {
         if *n < buf.len() {
             buf[*n] = b;

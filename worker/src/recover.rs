@@ -28,6 +28,7 @@
 //! the leak above); no lock is held in them (the worker is single-threaded, its
 //! implementations hold none).
 
+use crate::crash::put;
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -117,16 +118,6 @@ pub unsafe fn after_fault(sig: c_int, info: *const libc::siginfo_t) {
     let addr = info.si_addr() as usize;
     if crate::guarded_heap::in_guard(addr) || crate::guard::in_guard(addr) {
         sframe_worker_recover(sig);
-    }
-}
-
-/// Append `s` to `buf` at `*n`, truncating at the buffer's end (no allocation).
-fn put(buf: &mut [u8], n: &mut usize, s: &[u8]) {
-    for &b in s {
-        if *n < buf.len() {
-            buf[*n] = b;
-            *n += 1;
-        }
     }
 }
 
