@@ -281,6 +281,110 @@ fn workers_asked_together_answer_as_asked_one_at_a_time() {
     );
 }
 
+/// The pids of `pid`'s children (`/proc`: each process's parent is its stat's fourth field).
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut kids: Vec<u32> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            // "pid (comm) state ppid ...": the comm may hold spaces, not a ')'.
+            let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?;
+            (ppid.parse::<u32>().ok()? == pid).then(|| e.file_name().to_str()?.parse().ok())?
+        })
+        .collect();
+    kids.sort_unstable();
+    kids
+}
+
+#[test]
+fn an_answer_after_a_recovered_crash_is_a_fresh_workers() {
+    // A server child of the worker recovers from a clean crash of libsframe (a fault on a
+    // guard page, a failed assertion: `sframe_worker::recover`) and goes on serving. Every
+    // answer of one worker asked a run of requests, crashing or not, must be what a fresh
+    // worker that recovers from nothing (`SFRAME_WORKER_RECOVER=0`: its children die of
+    // every crash) answers to that request alone; and some crash must have been recovered
+    // from (the same server child serving before and after it).
+    let cases: Vec<Case> = corpus_cases(&corpus_dir())
+        .into_iter()
+        .take(4)
+        .chain(
+            ledger_sections().filter(|c| c.name.contains("/F0115-") || c.name.contains("/F0112-")),
+        )
+        .collect();
+    let comparable = |line: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(line).expect("an answer is JSON");
+        if let Some(m) = v.as_object_mut() {
+            m.remove("detail");
+        }
+        v
+    };
+    let start = |lib: &Path, release: &str, recover: &str| {
+        Command::new(env!("CARGO_BIN_EXE_sframe-worker"))
+            .env("SFRAME_WORKER_RECOVER", recover)
+            .args([
+                "--libsframe",
+                &lib.display().to_string(),
+                "--release",
+                release,
+            ])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("sframe-worker runs")
+    };
+    let libs = sframe_impls::toolchains::libsframe_releases();
+    assert!(libs.len() >= 3, "{PROVISION}");
+    let mut recovered = 0;
+    for lib in &libs {
+        use std::io::{BufRead, Write};
+        let mut worker = start(&lib.path, &lib.release, "1");
+        let mut to = worker.stdin.take().unwrap();
+        let mut from = std::io::BufReader::new(worker.stdout.take().unwrap());
+        let mut server = Vec::new();
+        for c in &cases {
+            let hex = sframe_gen::hex::encode(&c.data);
+            let pcs = sframe_harness::diff::pcs_for(&c.data, Reference.decode(&c.data).value(), 4);
+            for line in [
+                format!("{{\"op\":\"decode\",\"data\":\"{hex}\"}}"),
+                format!("{{\"op\":\"find_fre\",\"data\":\"{hex}\",\"pcs\":{pcs:?}}}"),
+            ] {
+                writeln!(to, "{line}").unwrap();
+                let mut answer = String::new();
+                from.read_line(&mut answer).unwrap();
+                let now = children_of(worker.id());
+                if answer.contains("\"status\":\"crashed\"") && !server.is_empty() && now == server
+                {
+                    recovered += 1;
+                }
+                server = now;
+                let fresh = start(&lib.path, &lib.release, "0");
+                let out = {
+                    let mut fresh = fresh;
+                    writeln!(fresh.stdin.take().unwrap(), "{line}").unwrap();
+                    fresh.wait_with_output().unwrap()
+                };
+                let alone = String::from_utf8_lossy(&out.stdout);
+                assert_eq!(
+                    comparable(&answer),
+                    comparable(alone.lines().next().unwrap_or_default()),
+                    "libsframe-{} on {} ({})",
+                    lib.release,
+                    c.name,
+                    &line[..line.len().min(40)]
+                );
+            }
+        }
+        drop(to);
+        worker.wait().unwrap();
+    }
+    assert!(
+        recovered > 0,
+        "no crash was recovered from: the recovery is untested"
+    );
+}
+
 #[test]
 fn a_crash_of_the_hosted_library_leaves_no_core_file() {
     // libsframe 2.44 reads v1 with the v2 layout and faults on the corpus's v1 sections

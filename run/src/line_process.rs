@@ -2,19 +2,20 @@
 //! external programs of the differential harness), each answer awaited within a deadline.
 //! What to do when one dies or hangs is the caller's, through the [`crate::Policy`].
 //! A process is reaped however its [`LineProcess`] ends: dropped, killed, dead, or still
-//! running when this process exits ([`crate::live`]).
+//! running when this process exits ([`crate::live`]). A request is one write; its answer is
+//! read in the caller's thread, `poll(2)` keeping the deadline: no reader thread to wake
+//! and hand the line over (a thread's wake-up per answer, on every worker request).
 
 use crate::live::{self, Live};
 use crate::policy::{Failure, Try};
 use crate::signal::status_signal;
 use sframe_findings::signature::Signal;
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::AsRawFd;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How many of its last stderr lines a process's crash detail keeps.
 const STDERR_LINES: usize = 8;
@@ -24,8 +25,18 @@ pub struct LineProcess {
     child: Child,
     /// `None` once closed, as the process is ended.
     stdin: Option<ChildStdin>,
-    lines: Receiver<Option<String>>,
+    stdout: ChildStdout,
+    /// What was read from stdout past the last answer line taken.
+    pending: Vec<u8>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+/// How reading the next answer line ended.
+enum Next {
+    Line(String),
+    /// Stdout closed (or unreadable, or not text): the process died.
+    Closed,
+    TimedOut,
 }
 
 impl LineProcess {
@@ -52,20 +63,6 @@ impl LineProcess {
             pid: child.id(),
             stdin: stdin.as_raw_fd(),
         });
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                match line {
-                    Ok(l) => {
-                        if tx.send(Some(l)).is_err() {
-                            return;
-                        }
-                    }
-                    Err(_) => break,
-                }
-            }
-            let _ = tx.send(None);
-        });
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let t2 = Arc::clone(&tail);
         std::thread::spawn(move || {
@@ -80,7 +77,8 @@ impl LineProcess {
         Ok(LineProcess {
             child,
             stdin: Some(stdin),
-            lines: rx,
+            stdout,
+            pending: Vec::new(),
             stderr_tail: tail,
         })
     }
@@ -122,20 +120,65 @@ impl LineProcess {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
         };
-        stdin
-            .write_all(line.as_bytes())
-            .and_then(|_| stdin.write_all(b"\n"))
-            .and_then(|_| stdin.flush())
+        let mut framed = Vec::with_capacity(line.len() + 1);
+        framed.extend_from_slice(line.as_bytes());
+        framed.push(b'\n');
+        stdin.write_all(&framed).and_then(|_| stdin.flush())
+    }
+
+    /// The next line of stdout (without its `\n` or `\r\n`), waiting until `deadline`.
+    fn next_line(&mut self, deadline: Instant) -> Next {
+        let mut chunk = [0u8; 64 * 1024];
+        let mut searched = 0;
+        loop {
+            if let Some(i) = self.pending[searched..].iter().position(|&b| b == b'\n') {
+                let end = searched + i;
+                let mut line: Vec<u8> = self.pending.drain(..=end).collect();
+                line.pop();
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                return match String::from_utf8(line) {
+                    Ok(l) => Next::Line(l),
+                    Err(_) => Next::Closed,
+                };
+            }
+            searched = self.pending.len();
+            let left = deadline.saturating_duration_since(Instant::now());
+            let mut fd = libc::pollfd {
+                fd: self.stdout.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let ms = left.as_millis().min(i32::MAX as u128) as i32;
+            // SAFETY: polls one descriptor this process owns, described by `fd`.
+            let ready = unsafe { libc::poll(&mut fd, 1, ms) };
+            if ready < 0 {
+                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Next::Closed;
+            }
+            if ready == 0 {
+                return Next::TimedOut;
+            }
+            match self.stdout.read(&mut chunk) {
+                Ok(0) => return Next::Closed,
+                Ok(n) => self.pending.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Next::Closed,
+            }
+        }
     }
 
     /// The answer to the request sent last, and the process when it is still good for
     /// more: one that closed its stdout died (its end is the failure), one that did not
     /// answer within `limit` is killed (a hang).
-    pub fn receive(self, limit: Duration) -> (Option<LineProcess>, Try<String>) {
-        match self.lines.recv_timeout(limit) {
-            Ok(Some(resp)) => (Some(self), Ok(resp)),
-            Ok(None) | Err(RecvTimeoutError::Disconnected) => (None, Err(self.died())),
-            Err(RecvTimeoutError::Timeout) => {
+    pub fn receive(mut self, limit: Duration) -> (Option<LineProcess>, Try<String>) {
+        match self.next_line(Instant::now() + limit) {
+            Next::Line(resp) => (Some(self), Ok(resp)),
+            Next::Closed => (None, Err(self.died())),
+            Next::TimedOut => {
                 // Killed at once: one that hangs does not read the end of its input.
                 let mut hung = self;
                 let _ = hung.child.kill();

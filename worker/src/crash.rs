@@ -3,6 +3,8 @@
 //! one, see `symbols`, else its nearest exported symbol) on stderr, then death by the same
 //! signal, which the forking parent reports as a crash with that line as detail and the site
 //! it names ([`FAULT_LINE`] is the line's beginning, which the site's reader looks for).
+//! A clean fault in a server child's request is recovered from instead (`recover`), after
+//! the same line.
 
 use sframe_harness::signature::FAULT_LINE;
 use std::ffi::{c_int, c_void, CStr};
@@ -13,7 +15,7 @@ extern "C" {
 }
 
 /// Append `s` to `buf` at `*n`, truncating at the buffer's end (no allocation).
-fn put(buf: &mut [u8], n: &mut usize, s: &[u8]) {
+pub(crate) fn put(buf: &mut [u8], n: &mut usize, s: &[u8]) {
     for &b in s {
         if *n < buf.len() {
             buf[*n] = b;
@@ -27,7 +29,7 @@ fn put(buf: &mut [u8], n: &mut usize, s: &[u8]) {
 /// holding it, else its nearest exported symbol, or `+0x<offset>` in the library when no
 /// exported symbol precedes it; `-
 /// outside-libsframe` when no frame is in libsframe) to stderr, then die of the same signal.
-extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut c_void) {
+extern "C" fn on_fault(sig: c_int, info: *mut libc::siginfo_t, _ctx: *mut c_void) {
     let mut frames = [std::ptr::null_mut::<c_void>(); 64];
     let mut line = [0u8; 512];
     let mut n = 0;
@@ -86,6 +88,8 @@ extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut c_voi
         }
         put(&mut line, &mut n, b"\n");
         libc::write(2, line.as_ptr() as *const c_void, n);
+        // A clean fault in a server child's request: back to its request loop (`recover`).
+        crate::recover::after_fault(sig, info);
         // Die of the same signal: restore the default action and re-raise.
         libc::signal(sig, libc::SIG_DFL);
         libc::raise(sig);
@@ -152,6 +156,11 @@ pub fn install_crash_reporter() {
     let mut frames = [std::ptr::null_mut::<c_void>(); 4];
     // SAFETY: writes at most 4 pointers into `frames`.
     unsafe { backtrace(frames.as_mut_ptr(), frames.len() as c_int) };
+    reinstall_crash_reporter();
+}
+
+/// Install [`on_fault`] again (its delivery resets it), as after a recovery (`recover`).
+pub fn reinstall_crash_reporter() {
     for sig in [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL] {
         // SAFETY: a zeroed sigaction with a valid SA_SIGINFO handler and an empty mask;
         // the handler only does what is listed in its SAFETY comment.

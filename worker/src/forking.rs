@@ -9,12 +9,14 @@
 //! `sframe_decoder_free` frees; the child retires after any request that leaves one alive,
 //! so every request meets the same empty guarded heap, as a fresh child's would be. When
 //! the server child dies on a request (signal, abort, non-zero exit, or no answer), that
-//! was the first try; the parent tries once more in a fresh child forked for that request
-//! alone, and answers `{"status":"crashed","signal":...,"site":...,"repeated":...,"detail":...}`
-//! itself: the detail is the stderr of the child that died (the crash reporter's `fault in`
-//! line, an assertion message), the site what it names (read here, once), `repeated` false
-//! (and the detail marked `nondeterministic`) when the second child did not die. The
-//! next request gets a new server child. A `find_fre` request of several PCs on which the
+//! was the first try; the parent tries once more in a fresh server child, and answers
+//! `{"status":"crashed","signal":...,"site":...,"repeated":...,"detail":...}` itself: the
+//! detail is the stderr of the child that died (the crash reporter's `fault in` line, an
+//! assertion message), the site what it names (read here, once), `repeated` false (and the
+//! detail marked `nondeterministic`) when the second try did not crash. A crash the server
+//! child recovers from (a fault on a guard page, a failed assertion: `recover`) is a first
+//! try too, said with a `C<signal>` line instead of an answer; the child, as clean as a
+//! fresh one, stays and makes the second try itself: no `fork` on that crash's path. A `find_fre` request of several PCs on which the
 //! server dies is asked again PC by PC instead (`finds_one_at_a_time`: what the harness does
 //! with a whole request that failed), each PC's crash with its own second opinion. A child
 //! that hangs is killed with the worker: the
@@ -97,51 +99,6 @@ fn write_all_fd(fd: i32, mut bytes: &[u8]) {
     }
 }
 
-fn attempt(imp: &dyn Implementation, line: &str) -> std::io::Result<Ended> {
-    use std::os::fd::AsRawFd;
-    let (out_r, out_w) = pipe()?;
-    let (err_r, err_w) = pipe()?;
-    let pid = fork()?;
-    if pid == 0 {
-        // The child: die with the worker; stderr to the parent's pipe; answer; exit.
-        crash_candidate();
-        // SAFETY: plain system calls on descriptors this process owns.
-        unsafe {
-            libc::dup2(err_w.as_raw_fd(), 2);
-        }
-        let mut resp = answer(imp, line);
-        resp.push('\n');
-        write_all_fd(out_w.as_raw_fd(), resp.as_bytes());
-        // SAFETY: leaves without running the parent's atexit handlers or destructors.
-        unsafe { libc::_exit(0) };
-    }
-    drop(out_w);
-    drop(err_w);
-    let mut out = String::new();
-    let mut err = Vec::new();
-    // The child writes at most a few lines to stderr (the crash reporter, an assertion),
-    // far below a pipe's capacity, so reading stdout to its end first cannot deadlock.
-    let _ = std::fs::File::from(out_r).read_to_string(&mut out);
-    let _ = std::fs::File::from(err_r)
-        .take(64 * 1024)
-        .read_to_end(&mut err);
-    let mut status = 0;
-    // SAFETY: waits for the child this call forked.
-    unsafe { libc::waitpid(pid, &mut status, 0) };
-    let stderr = String::from_utf8_lossy(&err).trim_end().to_string();
-    let stage = stage::take();
-    let clean = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    if clean && out.ends_with('\n') {
-        return Ok(Ended::Answered);
-    }
-    let signal = ended(status);
-    Ok(Ended::Died {
-        signal,
-        stderr,
-        stage,
-    })
-}
-
 /// The answer of a crash on `signal`, `repeated` or not (`None`: not tried again), its
 /// site read from `detail` (the child's last words: the crash reporter's line, an
 /// assertion) here where the death is seen.
@@ -159,20 +116,16 @@ struct Opinion {
     decoder_crash: Option<(Signal, String)>,
 }
 
-/// The answer to `line` after one child died on it: a second, fresh child's verdict.
-fn second_opinion(imp: &dyn Implementation, line: &str, first: Death) -> std::io::Result<String> {
-    Ok(opinion(imp, line, first)?.answer)
-}
-
-/// [`second_opinion`], saying whether the crash is the decoder's (see [`Opinion`]).
-fn opinion(imp: &dyn Implementation, line: &str, first: Death) -> std::io::Result<Opinion> {
+/// A second opinion on a crash: the answer of a fresh child, or of a server child recovered
+/// from a clean crash, which is as one (see `recover`).
+fn second_verdict(second: std::io::Result<Ended>, first: Death) -> std::io::Result<Opinion> {
     let Death {
         signal,
         stderr,
         stage,
     } = first;
     let mut decoder_crash = None;
-    let answer = match attempt(imp, line)? {
+    let answer = match second? {
         Ended::Died {
             signal: s2,
             stderr: e2,
@@ -221,7 +174,9 @@ fn finds_after_decoder_crash(pcs: &[i64], signal: &Signal, detail: &str) -> Stri
 
 /// A server child: requests go down `to`, answers come up `from`, one line each (two for a
 /// `decode_find` request: its `decode` half, then its `find_fre` half), every answer
-/// prefixed with `A` (go on) or `R` (answered, and retiring: a guarded block leaked). Its
+/// prefixed with `A` (go on) or `R` (answered, and retiring: a guarded block leaked, or
+/// `recover::RECOVERIES` crashes recovered from); a crash recovered from is the line
+/// `C<signal number>` instead of an answer. Its
 /// stderr goes to a pipe the parent empties after each answer, so that what is left there
 /// when the child dies is what it said on the request it died on.
 struct Server {
@@ -250,9 +205,10 @@ fn server_loop(imp: &dyn Implementation, input: std::fs::File, out: i32) {
         write_all_fd(out, framed.as_bytes());
     };
     let leaked = || crate::guarded_heap::live_blocks() != 0;
+    let mut recovered = 0;
     for line in BufReader::new(input).lines() {
         let Ok(line) = line else { return };
-        let resp = match serde_json::from_str::<Request>(&line) {
+        let resp = crate::recover::protected(|| match serde_json::from_str::<Request>(&line) {
             // Both halves, the section read once; each half answered as its own request.
             Ok(Request::DecodeFind { data, pcs }) => {
                 let go_on = |d: &str| {
@@ -260,15 +216,22 @@ fn server_loop(imp: &dyn Implementation, input: std::fs::File, out: i32) {
                     say(d, retire);
                     !retire
                 };
-                match answer_decode_find(imp, &data, &pcs, go_on) {
-                    (_, Some(f)) => f,
-                    (_, None) => return,
-                }
+                answer_decode_find(imp, &data, &pcs, go_on).1
             }
-            Ok(req) => answer_request(imp, req),
-            Err(_) => answer(imp, &line),
+            Ok(req) => Some(answer_request(imp, req)),
+            Err(_) => Some(answer(imp, &line)),
+        });
+        let resp = match resp {
+            Ok(Some(resp)) => resp,
+            Ok(None) => return,
+            Err(signal) => {
+                // A clean crash, its words on stderr: said, and the next request awaited.
+                recovered += 1;
+                write_all_fd(out, format!("C{signal}\n").as_bytes());
+                continue;
+            }
         };
-        let retire = leaked();
+        let retire = leaked() || recovered >= crate::recover::RECOVERIES;
         say(&resp, retire);
         if retire {
             return;
@@ -321,20 +284,34 @@ impl Server {
         self.to.write_all(req.as_bytes()).is_ok()
     }
 
-    /// The server's next answer, and whether it goes on; `None` when it died instead.
-    fn answer(&mut self) -> Option<(String, bool)> {
+    /// The server's next reply.
+    fn answer(&mut self) -> Reply {
         let mut resp = Vec::new();
         // Its answers are JSON text; a line that is not ends with the child's death (its
         // answer pipe closed): see `died`.
         let _ = self.from.read_until(b'\n', &mut resp);
         if resp.len() < 2 || resp.pop() != Some(b'\n') {
-            return None;
+            return Reply::Dead;
+        }
+        if resp[0] == b'C' {
+            // Recovered from a clean crash: its words are on stderr by now.
+            let signal = std::str::from_utf8(&resp[1..])
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .map_or(Signal::Unknown, Signal::from_number);
+            let mut err = Vec::new();
+            let _ = (&mut self.err).take(64 * 1024).read_to_end(&mut err);
+            return Reply::Recovered(Death {
+                signal,
+                stderr: String::from_utf8_lossy(&err).trim_end().to_string(),
+                stage: stage::take(),
+            });
         }
         let go_on = resp[0] == b'A';
         // What it wrote to stderr answering this request: dropped.
         let mut sink = [0u8; 4096];
         while matches!(self.err.read(&mut sink), Ok(n) if n > 0) {}
-        Some((String::from_utf8_lossy(&resp[1..]).into_owned(), go_on))
+        Reply::Answer(String::from_utf8_lossy(&resp[1..]).into_owned(), go_on)
     }
 
     /// Reap the child that died answering a request: how it ended, its last words, and
@@ -364,6 +341,16 @@ impl Server {
     }
 }
 
+/// What a server child replied to a request.
+enum Reply {
+    /// Its answer, and whether it goes on.
+    Answer(String, bool),
+    /// It crashed, cleanly, and goes on (see `recover`).
+    Recovered(Death),
+    /// It died instead (see [`Server::died`]).
+    Dead,
+}
+
 /// How a child that did not answer ended, from its wait status.
 fn ended(status: i32) -> Signal {
     if libc::WIFSIGNALED(status) {
@@ -386,16 +373,56 @@ impl Serving<'_> {
     /// on.
     fn answer_of(&mut self, mut server: Server) -> Result<String, Death> {
         match server.answer() {
-            Some((resp, true)) => {
+            Reply::Answer(resp, true) => {
                 self.server = Some(server);
                 Ok(resp)
             }
-            Some((resp, false)) => {
+            Reply::Answer(resp, false) => {
                 server.end();
                 Ok(resp)
             }
-            None => Err(server.died()),
+            Reply::Recovered(death) => {
+                self.server = Some(server);
+                Err(death)
+            }
+            Reply::Dead => Err(server.died()),
         }
+    }
+
+    /// A second try of `line`, after a crash: by the server child when it recovered from
+    /// that crash (it is as a fresh child, see `recover`), else by a fresh server child.
+    fn attempt(&mut self, line: &str) -> std::io::Result<Ended> {
+        let mut server = self.server()?;
+        let got = if server.send(line) {
+            self.answer_of(server)
+        } else {
+            Err(server.died())
+        };
+        Ok(match got {
+            Ok(_) => Ended::Answered,
+            Err(Death {
+                signal,
+                stderr,
+                stage,
+            }) => Ended::Died {
+                signal,
+                stderr,
+                stage,
+            },
+        })
+    }
+
+    /// The answer to `line` after one child died on it (or crashed cleanly): a second
+    /// try's verdict.
+    fn second_opinion(&mut self, line: &str, first: Death) -> std::io::Result<String> {
+        Ok(self.opinion(line, first)?.answer)
+    }
+
+    /// [`Serving::second_opinion`], saying whether the crash is the decoder's (see
+    /// [`Opinion`]).
+    fn opinion(&mut self, line: &str, first: Death) -> std::io::Result<Opinion> {
+        let second = self.attempt(line);
+        second_verdict(second, first)
     }
 
     /// The server's next answer to the request `line` it was sent: when it died instead,
@@ -413,7 +440,7 @@ impl Serving<'_> {
     /// whole); any other request gets a fresh child's second opinion.
     fn after_death(&mut self, line: &str, death: Death) -> std::io::Result<String> {
         let Some((hex, pcs)) = split_find(line) else {
-            return second_opinion(self.imp, line, death);
+            return self.second_opinion(line, death);
         };
         let mut failed = None;
         let finds = finds_one_at_a_time(&pcs, |pc| match self.one(&find_line(&hex, pc)) {
@@ -466,7 +493,7 @@ impl Serving<'_> {
             Ok(d) => d,
             Err(death) => {
                 let (decode, find) = halves()?;
-                let o = opinion(self.imp, &decode, death)?;
+                let o = self.opinion(&decode, death)?;
                 // The decoder crashed, and would again on the `find_fre` half: its answer
                 // without the children.
                 let f = match (&o.decoder_crash, split_find_pcs(&find)) {
@@ -515,6 +542,7 @@ pub fn serve(
     // for their crash reporter.
     stage::share();
     crate::crash::note_hosted_library();
+    crate::recover::configure();
     let mut serving = Serving { imp, server: None };
     serve_with(input, output, |line| serving.respond(line))
 }

@@ -5,6 +5,64 @@
 
 use std::ffi::c_void;
 
+/// The guarded copies alive, `(mapping, length)`, for the crash reporter (`in_guard`) and
+/// for [`release_all`]. A fixed table: it is read in a signal handler. Past its capacity a
+/// copy is still guarded, only not recovered from (`recover`).
+const SLOTS: usize = 16;
+static mut LIVE: [(usize, usize); SLOTS] = [(0, 0); SLOTS];
+static mut COUNT: usize = 0;
+
+fn note(map: usize, len: usize) {
+    // SAFETY: single-threaded use (the worker's).
+    unsafe {
+        let n = *std::ptr::addr_of!(COUNT);
+        if n < SLOTS {
+            (*std::ptr::addr_of_mut!(LIVE))[n] = (map, len);
+            *std::ptr::addr_of_mut!(COUNT) = n + 1;
+        }
+    }
+}
+
+fn forget(map: usize) {
+    // SAFETY: single-threaded use (the worker's).
+    unsafe {
+        let n = *std::ptr::addr_of!(COUNT);
+        let live = &mut *std::ptr::addr_of_mut!(LIVE);
+        if let Some(i) = live[..n].iter().position(|e| e.0 == map) {
+            live[i] = live[n - 1];
+            *std::ptr::addr_of_mut!(COUNT) = n - 1;
+        }
+    }
+}
+
+/// Whether `addr` lies in the mapping of a live guarded copy (a fault there is on one of its
+/// guard pages: its data pages are readable). Safe in a signal handler: it reads the table.
+pub fn in_guard(addr: usize) -> bool {
+    // SAFETY: single-threaded use (the worker's); reads the table.
+    unsafe {
+        let n = *std::ptr::addr_of!(COUNT);
+        let live = &*std::ptr::addr_of!(LIVE);
+        live[..n]
+            .iter()
+            .any(|&(map, len)| addr >= map && addr < map + len)
+    }
+}
+
+/// Unmap every live guarded copy: those of a call abandoned by a recovery (`recover`), whose
+/// [`Guarded`] values are never dropped.
+pub fn release_all() {
+    // SAFETY: single-threaded use (the worker's); each mapping is unmapped once, its owner
+    // never dropped.
+    unsafe {
+        let n = *std::ptr::addr_of!(COUNT);
+        let live = &*std::ptr::addr_of!(LIVE);
+        for &(map, len) in &live[..n] {
+            libc::munmap(map as *mut c_void, len);
+        }
+        *std::ptr::addr_of_mut!(COUNT) = 0;
+    }
+}
+
 /// A copy of the input whose last byte is followed (and first byte preceded) by an
 /// inaccessible page, so that a read past either end faults at once instead of returning
 /// whatever the heap holds there.
@@ -65,6 +123,7 @@ impl Guarded {
             return None;
         }
         let map = map as *mut u8;
+        note(map as usize, map_len);
         // Owns the mapping from here on (unmapped on every return path).
         let mut g = Guarded {
             map,
@@ -114,6 +173,7 @@ impl Drop for Guarded {
             }
             return;
         }
+        forget(self.map as usize);
         // SAFETY: unmaps exactly the mapping made in `new`, once.
         unsafe { libc::munmap(self.map as *mut c_void, self.map_len) };
     }

@@ -98,6 +98,34 @@ pub fn live_blocks() -> usize {
     unsafe { (*std::ptr::addr_of!(TABLE)).count }
 }
 
+/// Switch guarding off, whatever [`Guarding`] values a call abandoned by a recovery
+/// (`recover`) left undropped.
+pub fn stop_guarding() {
+    GUARDING.with(|g| g.set(false));
+}
+
+/// Release every live guarded block: those of a call abandoned by a recovery (`recover`),
+/// which nothing will read again, so that the next request meets an empty table.
+pub fn release_all() {
+    // SAFETY: single-threaded use (the worker's); each block freed is a live one.
+    unsafe {
+        while live_blocks() > 0 {
+            let block = (*std::ptr::addr_of!(TABLE)).live[0].0;
+            free(block as *mut c_void);
+        }
+    }
+}
+
+/// Whether `addr` lies in the guard after a live guarded block (see the module docs). Safe
+/// in a signal handler: it reads the table, nothing else.
+pub fn in_guard(addr: usize) -> bool {
+    // SAFETY: single-threaded use (the worker's); reads the table.
+    let t = unsafe { &*std::ptr::addr_of!(TABLE) };
+    t.live[..t.count]
+        .iter()
+        .any(|&(_, map, len, _)| addr >= map + (len - GUARD) && addr < map + len)
+}
+
 fn guarding_now() -> bool {
     GUARDING.try_with(Cell::get).unwrap_or(false)
 }

@@ -9,7 +9,9 @@
 //!
 //! libsframe requests run in a forked child (`forking`): a crash of the hosted library
 //! (segfault, abort) kills only that child, and the worker answers `crashed` with the last
-//! words of a fresh child forked for that request alone. Should the worker itself die, the harness reports it and starts a new one.
+//! words of a second try. A clean crash (a fault on a guard page, a failed assertion) is
+//! recovered from in the child instead, which goes on serving (`recover`;
+//! `SFRAME_WORKER_RECOVER=0` turns that off). Should the worker itself die, the harness reports it and starts a new one.
 //!
 //! This crate is the worker's code, with the bindings to GNU libsframe (`ffi`, one type per
 //! release), the guard-page input buffer (`guard`) and the children's crash reporter
@@ -27,6 +29,7 @@ mod glibc;
 mod guard;
 pub mod guarded_heap;
 mod libsframe;
+pub mod recover;
 mod stage;
 mod symbols;
 

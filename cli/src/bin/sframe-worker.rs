@@ -8,6 +8,8 @@ use std::process::ExitCode;
 sframe_worker::export_guarded_heap!();
 // The SanitizerCoverage hooks of an instrumented library (see `sframe_worker::coverage`).
 sframe_worker::export_coverage_hooks!();
+// Failed assertions of the hosted library, recovered from (see `sframe_worker::recover`).
+sframe_worker::export_assert_fail!();
 
 fn main() -> ExitCode {
     sframe_worker::main(&[("simple-frame-rs", || Box::new(SimpleFrame))])

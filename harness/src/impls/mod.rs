@@ -24,13 +24,16 @@ pub mod norm;
 pub mod process;
 pub mod protocol;
 pub mod reference;
+mod wire;
 
 use crate::signature::{CrashSite, ErrorClass, Signal, Tool, ToolKind};
 use serde::{Deserialize, Serialize};
 use sframe_spec::{FdeType, FreType, PcType, Section, Stored, Version};
 
 /// The answer of an implementation to one question.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Written by the derived `Serialize`; read by a one-pass reader of the same form (`wire`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Outcome<T> {
     /// The implementation answered.

@@ -88,9 +88,22 @@ pub fn split_decode_find(line: &str) -> Option<(String, String)> {
     }
 }
 
-/// The `decode_find` response made of the `decode` and `find_fre` responses (JSON texts).
+/// The `decode_find` response made of the `decode` and `find_fre` responses (JSON texts,
+/// taken as written; one that is not JSON makes the whole a protocol error).
 pub fn join_decode_find(decode: &str, finds: &str) -> String {
-    format!(r#"{{"status":"ok","value":{{"decode":{decode},"finds":{finds}}}}}"#)
+    use serde_json::value::RawValue;
+    #[derive(Serialize)]
+    struct Halves<'a> {
+        decode: &'a RawValue,
+        finds: &'a RawValue,
+    }
+    let raw = |text| {
+        serde_json::from_str::<&RawValue>(text).map_err(|e| json(&protocol_error::<()>(&e, text)))
+    };
+    match (raw(decode), raw(finds)) {
+        (Ok(decode), Ok(finds)) => json(&Outcome::ok(Halves { decode, finds })),
+        (Err(bad), _) | (_, Err(bad)) => bad,
+    }
 }
 
 /// A `find_fre` request line of more than one PC, as its section (hex) and PCs: what
@@ -237,7 +250,10 @@ pub fn is_decode_find(line: &str) -> bool {
 
 fn json<T: Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_else(|e| {
-        format!("{{\"status\":\"rejected\",\"class\":\"protocol\",\"detail\":\"{e}\"}}")
+        let o = Outcome::<()>::rejected("protocol", Some(e.to_string()));
+        // An outcome of strings always serializes; were it not to, the empty line is a
+        // protocol error where it is read.
+        serde_json::to_string(&o).unwrap_or_default()
     })
 }
 
