@@ -616,6 +616,39 @@ impl Signature {
         }
     }
 
+    /// The implementation or encoder, for the classes that name one (not the oracle's,
+    /// crosscheck's or corpus's, which name a producer or nothing).
+    pub fn imp(&self) -> Option<&Tool> {
+        match self {
+            Signature::Diff { imp, .. }
+            | Signature::RejectedValid { imp, .. }
+            | Signature::AcceptedInvalid { imp, .. }
+            | Signature::Crash { imp, .. }
+            | Signature::Hang { imp, .. }
+            | Signature::Unwind { imp, .. }
+            | Signature::Producer { imp, .. } => Some(imp),
+            Signature::Oracle { .. }
+            | Signature::Crosscheck { .. }
+            | Signature::Violation { .. } => None,
+        }
+    }
+
+    /// The layout tag, for the classes that name one (a reader's or an encoder's).
+    pub fn tag(&self) -> Option<LayoutTag> {
+        match self {
+            Signature::Diff { tag, .. }
+            | Signature::RejectedValid { tag, .. }
+            | Signature::AcceptedInvalid { tag, .. }
+            | Signature::Crash { tag, .. }
+            | Signature::Hang { tag, .. }
+            | Signature::Unwind { tag, .. }
+            | Signature::Producer { tag, .. } => Some(*tag),
+            Signature::Oracle { .. }
+            | Signature::Crosscheck { .. }
+            | Signature::Violation { .. } => None,
+        }
+    }
+
     /// The operation, for the classes that name one.
     pub fn op(&self) -> Option<Op> {
         match self {

@@ -11,7 +11,7 @@ use super::reference_view::{reference_view, ReferenceView};
 use crate::impls::reference::Reference;
 use crate::impls::{section_version, Decoded, Found, Hosting, Implementation, Outcome};
 use crate::ledger::Ledger;
-use crate::signature::ToolName;
+use crate::signature::{Signature, ToolName};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -202,7 +202,7 @@ impl Engine {
         data: &[u8],
         max_pcs: usize,
         with_finds: bool,
-    ) -> BTreeSet<String> {
+    ) -> BTreeSet<Signature> {
         Self::unexplained_signatures_of(
             imp,
             data,
@@ -220,7 +220,7 @@ impl Engine {
         max_pcs: usize,
         with_finds: bool,
         quirks: &explain::QuirkTable,
-    ) -> BTreeSet<String> {
+    ) -> BTreeSet<Signature> {
         let v = reference_view(data);
         let pcs = if with_finds {
             pcs_for(data, v.decoded.value(), max_pcs)
@@ -231,7 +231,7 @@ impl Engine {
         ctx.discrepancies(imp, data, quirks)
             .into_iter()
             .filter(|d| d.explained_by.is_empty())
-            .map(|d| d.signature.to_string())
+            .map(|d| d.signature)
             .collect()
     }
 }
