@@ -12,7 +12,7 @@ use sframe_harness::gate::Corpus;
 use sframe_harness::impls::process::{Launch, ProcessImpl};
 use sframe_harness::impls::{Hosting, Implementation};
 use sframe_harness::ledger::Ledger;
-use sframe_harness::signature::{FieldPath, Signature, ToolName};
+use sframe_harness::signature::{FieldPath, Signature, Tool, ToolKind};
 use sframe_spec::Version;
 use std::path::Path;
 use std::sync::Arc;
@@ -84,7 +84,8 @@ fn a_wrong_return_address_from_a_known_implementation_is_new() {
     assert!(
         new.iter()
             .any(|s| matches!(s, Signature::Diff { imp, tag, field, .. }
-            if imp.is(ToolName::SimpleFrameRs)
+            // An external program is a tool of its own whatever it calls itself.
+            if *imp == Tool { name: ToolKind::Other("simple-frame-rs".into()), release: None }
                 && tag.version == Some(Version::V3)
                 && matches!(field.path, FieldPath::FreRa | FieldPath::RowRa))),
         "the planted wrong RA is not reported as new: {new:?}\n{}",
