@@ -619,30 +619,24 @@ impl Signature {
     /// The implementation or encoder, for the classes that name one (not the oracle's,
     /// crosscheck's or corpus's, which name a producer or nothing).
     pub fn imp(&self) -> Option<&Tool> {
-        match self {
-            Signature::Diff { imp, .. }
-            | Signature::RejectedValid { imp, .. }
-            | Signature::AcceptedInvalid { imp, .. }
-            | Signature::Crash { imp, .. }
-            | Signature::Hang { imp, .. }
-            | Signature::Unwind { imp, .. }
-            | Signature::Producer { imp, .. } => Some(imp),
-            Signature::Oracle { .. }
-            | Signature::Crosscheck { .. }
-            | Signature::Violation { .. } => None,
-        }
+        self.reader().map(|(imp, _)| imp)
     }
 
     /// The layout tag, for the classes that name one (a reader's or an encoder's).
     pub fn tag(&self) -> Option<LayoutTag> {
+        self.reader().map(|(_, tag)| *tag)
+    }
+
+    /// The implementation and layout tag of a reader's or an encoder's signature.
+    fn reader(&self) -> Option<(&Tool, &LayoutTag)> {
         match self {
-            Signature::Diff { tag, .. }
-            | Signature::RejectedValid { tag, .. }
-            | Signature::AcceptedInvalid { tag, .. }
-            | Signature::Crash { tag, .. }
-            | Signature::Hang { tag, .. }
-            | Signature::Unwind { tag, .. }
-            | Signature::Producer { tag, .. } => Some(*tag),
+            Signature::Diff { imp, tag, .. }
+            | Signature::RejectedValid { imp, tag, .. }
+            | Signature::AcceptedInvalid { imp, tag, .. }
+            | Signature::Crash { imp, tag, .. }
+            | Signature::Hang { imp, tag, .. }
+            | Signature::Unwind { imp, tag, .. }
+            | Signature::Producer { imp, tag, .. } => Some((imp, tag)),
             Signature::Oracle { .. }
             | Signature::Crosscheck { .. }
             | Signature::Violation { .. } => None,
