@@ -17,7 +17,7 @@
 //! lacks a CFA, RA or FP rule), `step` (the rules cannot be applied), `cfa`, `ra`, `fp`.
 
 use sframe_harness::impls::{Implementation, Outcome};
-use sframe_harness::signature::{LayoutTag, Signature, Tool, Unwind};
+use sframe_harness::signature::{LayoutTag, Signature, Unwind};
 use sframe_oracle::StackSnapshot;
 use sframe_spec::unwind::{apply, Frame};
 use sframe_spec::Recovery;
@@ -160,7 +160,7 @@ pub fn check(
         if let Err((what, detail)) = matches_truth(&t, snap, k) {
             return Some(WalkDiscrepancy {
                 signature: Signature::Unwind {
-                    imp: Tool::named(&imp.name()),
+                    imp: imp.tool(),
                     tag: LayoutTag::of(section),
                     what,
                 },

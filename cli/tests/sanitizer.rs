@@ -15,6 +15,7 @@ use sframe_conform::asan_triage::{self, Run};
 use sframe_conform::trigger_agreement::Verdict;
 use sframe_harness::ledger::{FirstBadAccess, Ledger};
 use sframe_harness::sanitizer::{self, Operation};
+use sframe_harness::signature::{Class, SignaturePattern, ToolName};
 use sframe_impls::instrumented::InstrumentedBuild;
 use sframe_spec::Trigger;
 use std::collections::BTreeSet;
@@ -45,13 +46,13 @@ fn builds() -> Option<Vec<InstrumentedBuild>> {
 }
 
 /// The C implementations a finding's crash signatures name (`libsframe-2.40`, `glibc-2.43`).
-fn crashing_impls(signatures: &[String]) -> BTreeSet<String> {
+fn crashing_impls(signatures: &[SignaturePattern]) -> BTreeSet<String> {
     signatures
         .iter()
-        .filter_map(|s| s.strip_prefix("crash:"))
-        .filter_map(|s| s.split(':').next())
-        .filter(|i| i.starts_with("libsframe-") || i.starts_with("glibc-"))
-        .map(str::to_string)
+        .filter(|p| p.class() == Class::Crash)
+        .filter_map(|p| p.imp())
+        .filter(|t| t.release.is_some() && (t.is(ToolName::Libsframe) || t.is(ToolName::Glibc)))
+        .map(|t| t.to_string())
         .collect()
 }
 

@@ -83,10 +83,14 @@ fn minimize_entry(entry: &Entry, engine: &Engine) -> Result<PathBuf, String> {
         .ok_or_else(|| format!("{name} is not under test in this summary"))?;
     let input = std::fs::read(entry.dir.join(&c.input))
         .map_err(|e| format!("{}: {e}", entry.dir.join(&c.input).display()))?;
+    let wanted: sframe_harness::signature::Signature = c
+        .signature
+        .parse()
+        .map_err(|e| format!("{}: signature {:?}: {e}", entry.dir.display(), c.signature))?;
     let with_finds = c.example.get("op").and_then(|v| v.as_str()) == Some(Op::FindFre.name());
     let mut keeps = |b: &[u8]| {
         Engine::unexplained_signatures_of(imp.as_ref(), b, MINIMIZE_PCS, with_finds, &engine.quirks)
-            .contains(&c.signature)
+            .contains(&wanted)
     };
     if !keeps(&input) {
         return Err(format!(

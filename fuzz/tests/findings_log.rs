@@ -133,7 +133,7 @@ fn the_summary_minimizes_each_new_cause_keeping_its_signature() {
                 with_finds,
                 &d.engine.quirks
             )
-            .contains(&c.signature),
+            .contains(&c.signature.parse().unwrap()),
             "{}: the minimized input lost it",
             c.signature
         );

@@ -5,6 +5,8 @@
 use sframe_harness::diff::campaign::Campaign;
 use sframe_harness::diff::seeds;
 use sframe_harness::ledger::Ledger;
+use sframe_harness::signature::{Class, Signature, Tool};
+use sframe_spec::Version;
 use std::sync::Arc;
 
 mod common;
@@ -24,20 +26,22 @@ fn unaccounted_inputs_are_saved_and_recorded_findings_account_for_them() {
     let saved = root.join("saved");
     let ledger = Ledger::load(&ledger_dir).unwrap();
     let c = run(&ledger);
-    let new: Vec<String> = c
+    let new: Vec<Signature> = c
         .summary
         .new_signatures()
         .map(|s| s.signature.clone())
         .collect();
     assert!(!new.is_empty(), "crashing on v1 sections is new");
-    assert!(new.iter().all(|s| s.starts_with("crash:no-v1-reader:v1")));
+    assert!(new.iter().all(|s| s.class() == Class::Crash
+        && s.imp() == Some(&Tool::named("no-v1-reader"))
+        && s.tag().and_then(|t| t.version) == Some(Version::V1)));
 
     c.save_unexplained(&saved).unwrap();
     let index: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(saved.join("index.json")).unwrap()).unwrap();
     assert_eq!(index.len(), new.len());
     for e in &index {
-        assert!(new.contains(&e["signature"].as_str().unwrap().to_string()));
+        assert!(new.contains(&e["signature"].as_str().unwrap().parse().unwrap()));
         let input = std::fs::read(saved.join(e["file"].as_str().unwrap())).unwrap();
         assert!(
             is_v1(&input),

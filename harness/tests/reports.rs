@@ -20,6 +20,7 @@
 
 use sframe_harness::ledger::Ledger;
 use sframe_harness::report::{self, Content, Prepared, Project, Refusal, OUTPUT, RELEASES};
+use sframe_harness::signature::Signal;
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -301,9 +302,9 @@ fn every_reproducer_shows_what_its_report_says_on_the_upstream_tools() {
                     }
                 };
                 let status = match (out.status.code(), out.status.signal()) {
-                    (Some(c), _) => format!("exit {c}"),
-                    (None, Some(s)) => format!("signal {s}"),
-                    _ => "unknown".into(),
+                    (Some(c), _) => Signal::Exit(c),
+                    (None, Some(s)) => Signal::Number(s),
+                    _ => Signal::Unknown,
                 };
                 let text = format!(
                     "{}{}",

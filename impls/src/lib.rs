@@ -20,10 +20,29 @@ pub mod instrumented;
 pub mod llvm_readobj;
 pub mod objdump;
 pub mod registry;
-pub mod simple_frame;
 pub mod text_tool;
 pub mod toolchains;
 pub mod trigger_agreement;
+
+/// Declares the in-process adapters: each `module => Type` is the file `src/<module>.rs`
+/// (made `pub mod module`) and the adapter it defines, a `Default` type implementing
+/// [`sframe_harness::impls::Implementation`]; [`registry::Registry::discover`] lists them
+/// after the reference, in this order.
+macro_rules! in_process {
+    ($($module:ident => $adapter:ident,)*) => {
+        $(pub mod $module;)*
+
+        /// A fresh instance of every in-process adapter ([`in_process!`]).
+        pub fn in_process() -> Vec<std::sync::Arc<dyn sframe_harness::impls::Implementation>> {
+            vec![$(std::sync::Arc::new(<$module::$adapter>::default()),)*]
+        }
+    };
+}
+
+// The in-process adapters, one line each (`impls/ADDING.md`).
+in_process! {
+    simple_frame => SimpleFrame,
+}
 
 /// The guide for adding an implementation (`impls/ADDING.md`); its example is a doctest.
 #[doc = include_str!("../ADDING.md")]

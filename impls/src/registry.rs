@@ -6,7 +6,6 @@
 //! and external programs added with [`Registry::add_external`].
 
 use crate::objdump::ObjdumpImpl;
-use crate::simple_frame::SimpleFrame;
 use crate::toolchains::{
     glibc_readers, libsframe_releases, objdumps, worker_path, GLIBC_HINT, PROVISION_HINT,
 };
@@ -90,11 +89,14 @@ fn worker_launch(
 }
 
 impl Registry {
-    /// Everything that can be built here: the reference, simple-frame-rs, every provisioned
+    /// Everything that can be built here: the reference, the in-process adapters
+    /// (simple-frame-rs, and any other listed in `in_process!` in `lib.rs`), every provisioned
     /// libsframe (through `sframe-worker`) and, with `opts.objdump`, every provisioned objdump.
     pub fn discover(opts: &Options) -> Registry {
+        let mut available: Vec<Arc<dyn Implementation>> = vec![Arc::new(Reference)];
+        available.extend(crate::in_process());
         let mut r = Registry {
-            available: vec![Arc::new(Reference), Arc::new(SimpleFrame)],
+            available,
             unavailable: Vec::new(),
         };
         let libs = libsframe_releases();

@@ -166,7 +166,7 @@ where
             Ok(Some(fre)) => f.fres.push(conv(&fre)),
             Ok(None) => break,
             Err(e) => {
-                f.error = Some(err_class(&e));
+                f.error = Some(err_class(&e).into());
                 break;
             }
         }

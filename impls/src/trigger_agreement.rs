@@ -10,7 +10,7 @@
 //! [`Trigger::GlibcReadsOutsideSection`] (inside the section every byte is the worker's
 //! copy, so any bad read of the reader's is outside it); an `FPE` is
 //! [`Trigger::GlibcMaskRepSizeZero`]. An answer without a report is clean; a report read
-//! otherwise is kept as it is (`asan:CLASS:FUNCTION`) and can only disagree.
+//! otherwise is kept as its class and first frame ([`Verdict::Report`]) and can only disagree.
 //!
 //! A section whose `decode` already reported is not looked up (every look-up builds the same
 //! decoder first, and a crashing PC costs two sanitizer children).
@@ -18,6 +18,7 @@
 use crate::asan_triage::{hex, lookup_pcs, AsanWorker};
 use crate::instrumented::InstrumentedBuild;
 use sframe_harness::sanitizer::{self, Access, ErrorClass, Parsed};
+use sframe_harness::signature::Signal;
 use sframe_spec::triggers::{glibc, Evaluation};
 use sframe_spec::Trigger;
 use std::collections::BTreeMap;
@@ -28,16 +29,33 @@ use std::path::Path;
 pub enum Verdict {
     Clean,
     Trigger(Trigger),
-    /// A sanitizer report that names no modelled bug, or a crash without a report.
-    Other(String),
+    /// A sanitizer report that names no modelled bug: its class and the first frame in the
+    /// library's source.
+    Report {
+        error: ErrorClass,
+        function: String,
+        line: u32,
+    },
+    /// A crash without a sanitizer report.
+    NoReport(Signal),
+    /// The model does not say (an input outside what the triggers model).
+    NotModelled,
 }
 
+/// As the agreement table writes it: `clean`, the trigger's name,
+/// `asan:CLASS:FUNCTION:LINE`, `crashed:SIGNAL:no-sanitizer-report`, `not-modelled`.
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Verdict::Clean => f.write_str("clean"),
             Verdict::Trigger(t) => f.write_str(t.name()),
-            Verdict::Other(s) => f.write_str(s),
+            Verdict::Report {
+                error,
+                function,
+                line,
+            } => write!(f, "asan:{error:?}:{function}:{line}"),
+            Verdict::NoReport(signal) => write!(f, "crashed:{signal}:no-sanitizer-report"),
+            Verdict::NotModelled => f.write_str("not-modelled"),
         }
     }
 }
@@ -134,7 +152,11 @@ pub fn glibc_verdict(p: &Parsed) -> Verdict {
         _ if bad_read && p.file == "sysdeps/generic/sframe-read.c" => {
             Verdict::Trigger(Trigger::GlibcReadsOutsideSection)
         }
-        e => Verdict::Other(format!("asan:{e:?}:{}:{}", p.function, p.line)),
+        error => Verdict::Report {
+            error,
+            function: p.function.clone(),
+            line: p.line,
+        },
     }
 }
 
@@ -147,9 +169,9 @@ fn answered(v: &serde_json::Value, read: fn(&Parsed) -> Verdict) -> (Verdict, Op
     match sanitizer::parse(detail) {
         Some(p) => (read(&p), Some(sanitizer::trim(detail))),
         None => {
-            let signal = v.get("signal").and_then(|s| s.as_str()).unwrap_or("?");
+            let signal = v.get("signal").and_then(|s| s.as_str());
             (
-                Verdict::Other(format!("crashed:{signal}:no-sanitizer-report")),
+                Verdict::NoReport(signal.map_or(Signal::Unknown, Signal::named)),
                 Some(detail.to_string()),
             )
         }
@@ -160,7 +182,7 @@ fn model(e: Evaluation) -> Verdict {
     match e {
         Evaluation::Triggered(t) => Verdict::Trigger(t),
         Evaluation::Clean => Verdict::Clean,
-        Evaluation::NotModelled => Verdict::Other("not-modelled".into()),
+        Evaluation::NotModelled => Verdict::NotModelled,
     }
 }
 

@@ -320,7 +320,7 @@ impl Implementation for Glibc {
                         row: row(abi, r),
                     })
                     .collect(),
-                error: stopped.map(str::to_string),
+                error: stopped.map(Into::into),
             });
         }
         Outcome::ok(out)

@@ -331,7 +331,7 @@ impl Implementation for Libsframe {
                     num_fres = Some(fd.num_fres);
                 }
                 Some(Err(code)) => {
-                    f.error = Some(format!("get_funcdesc: {code}"));
+                    f.error = Some(format!("get_funcdesc: {code}").into());
                     out.functions.push(f);
                     continue;
                 }
@@ -348,7 +348,7 @@ impl Implementation for Libsframe {
                         // Without a descriptor getter the FRE count is unknown: the first
                         // failure ends the list.
                         if num_fres.is_some() {
-                            f.error = Some(format!("get_fre: {code}"));
+                            f.error = Some(format!("get_fre: {code}").into());
                         }
                         break;
                     }

@@ -3,7 +3,7 @@
 //! first bad accesses).
 
 use super::{Claim, FirstBadAccess, UpstreamStatus};
-use crate::signature::{PatternError, Signature, SignaturePattern};
+use crate::signature::{Signature, SignaturePattern};
 use serde::{Deserialize, Serialize};
 use sframe_spec::{Quirk, Trigger};
 use std::collections::BTreeMap;
@@ -63,9 +63,10 @@ pub struct Finding {
     /// Rule IDs of the catalogue involved, if any.
     #[serde(default)]
     pub rules: Vec<String>,
-    /// Signatures this finding covers; `*` matches any run of characters (`:` included),
-    /// e.g. `diff:libsframe-2.47:v2-pcrel*:find_fre:overlap.*`.
-    pub signatures: Vec<String>,
+    /// The signatures this finding covers, as patterns (written as text in finding.json,
+    /// e.g. `crash:libsframe-2.40:v1*:decode:SIGSEGV:sframe_decode`; parsed on load, where a
+    /// pattern that does not parse is an error naming the file: [`SignaturePattern`]).
+    pub signatures: Vec<SignaturePattern>,
     /// Reproducer files, relative to the finding's directory.
     #[serde(default)]
     pub reproducers: Vec<String>,
@@ -126,15 +127,8 @@ pub struct Upstream {
 }
 
 impl Finding {
-    /// The finding's signature patterns, parsed.
-    pub fn patterns(&self) -> Result<Vec<SignaturePattern>, PatternError> {
-        self.signatures.iter().map(|s| s.parse()).collect()
-    }
-
-    /// Whether one of the finding's signature patterns matches `signature` (false for a
-    /// finding whose patterns do not parse).
+    /// Whether one of the finding's signature patterns matches `signature`.
     pub fn covers(&self, signature: &Signature) -> bool {
-        self.patterns()
-            .is_ok_and(|ps| ps.iter().any(|p| p.matches(signature)))
+        self.signatures.iter().any(|p| p.matches(signature))
     }
 }

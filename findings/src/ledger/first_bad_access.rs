@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The class AddressSanitizer (or UBSan) gives the error, as its `ERROR:` line names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ErrorClass {
     HeapBufferOverflow,

@@ -18,22 +18,10 @@ pub use finding::{Finding, FindingKind, ToolVersion, Upstream, Verdict};
 pub use first_bad_access::{Access, ErrorClass, FirstBadAccess, Operation};
 pub use upstream_status::{Checked, SourceLines, Status, UpstreamStatus};
 
-use crate::signature::{Signature, SignaturePattern};
+use crate::signature::Signature;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-
-/// Check that a ledger signature pattern names what it covers: the class, the
-/// implementation (or producer), the operation and the field, rule, error class or crash
-/// site are never left open (`*`); only the version tag and, for oracle signatures, the ABI
-/// may be (see [`SignaturePattern`]). Value disagreements of readers (`diff:` of `decode` or
-/// `find_fre`) are never listed: they are explained by quirks.
-pub fn check_pattern(pattern: &str) -> Result<(), String> {
-    pattern
-        .parse::<SignaturePattern>()
-        .map(|_| ())
-        .map_err(|e| format!("signature pattern {pattern:?}: {e}"))
-}
 
 /// All findings of a ledger directory.
 #[derive(Debug, Clone, Default)]
@@ -44,9 +32,6 @@ pub struct Ledger {
     /// verdict, never a pattern. Runs report them apart from findings; anything else that
     /// no finding explains is new.
     pub untriaged: BTreeSet<Signature>,
-    /// The findings' patterns, parsed by [`Ledger::load`] (one list per finding, in the
-    /// same order); parsed on each look-up when they do not match `findings`.
-    pub patterns: Vec<Vec<SignaturePattern>>,
 }
 
 /// A discrepancy as the ledger judges it: its signature, and what the tool that observed it
@@ -166,7 +151,6 @@ impl Ledger {
     /// unreadable entry is an error (a broken ledger must not hide findings).
     pub fn load(dir: &Path) -> Result<Ledger, LedgerError> {
         let mut findings = Vec::new();
-        let mut patterns = Vec::new();
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -211,20 +195,6 @@ impl Ledger {
                     message: bad,
                 });
             }
-            match f.patterns() {
-                Ok(ps) => patterns.push(ps),
-                Err(e) => {
-                    let bad = f
-                        .signatures
-                        .iter()
-                        .find_map(|s| check_pattern(s).err())
-                        .unwrap_or_else(|| e.to_string());
-                    return Err(LedgerError {
-                        path: p,
-                        message: bad,
-                    });
-                }
-            }
             findings.push(f);
         }
         let list = dir.join("untriaged.json");
@@ -255,7 +225,6 @@ impl Ledger {
             dir: dir.to_path_buf(),
             findings,
             untriaged,
-            patterns,
         })
     }
 
@@ -275,23 +244,7 @@ impl Ledger {
     /// A triaged finding wins over an `open` one (the untriaged clusters cover whole
     /// implementations with wide patterns; a cause found later must not hide behind them).
     pub fn lookup_signature(&self, signature: &Signature) -> Option<&Finding> {
-        let parsed;
-        let patterns = if self.patterns.len() == self.findings.len() {
-            &self.patterns
-        } else {
-            parsed = self
-                .findings
-                .iter()
-                .map(|f| f.patterns().unwrap_or_default())
-                .collect::<Vec<_>>();
-            &parsed
-        };
-        let mut covering = self
-            .findings
-            .iter()
-            .zip(patterns)
-            .filter(|(_, ps)| ps.iter().any(|p| p.matches(signature)))
-            .map(|(f, _)| f);
+        let mut covering = self.findings.iter().filter(|f| f.covers(signature));
         let first = covering.next()?;
         if first.verdict != Verdict::Open {
             return Some(first);
@@ -306,7 +259,9 @@ impl Ledger {
     /// The finding that explains a discrepancy, if any. A reader's value disagreement
     /// (`diff:`) or refusal of a valid section (`rejected-valid:`) is explained only by
     /// quirks (the engine names the finding: [`Observed::explained_by`]); the other classes,
-    /// and what an encoder wrote, by a signature pattern (see [`check_pattern`]).
+    /// and what an encoder wrote, by a signature pattern ([`SignaturePattern`]: the class, the
+    /// implementation or producer, the operation and the field, rule, error class or crash
+    /// site are named; only the version tag and an oracle signature's ABI may be left open).
     pub fn finding_for<O: Observed + ?Sized>(&self, d: &O) -> Option<&Finding> {
         if let Some(id) = d.explained_by() {
             return self.findings.iter().find(|f| f.id == id);
@@ -339,6 +294,7 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::signature::SignaturePattern;
     use std::collections::BTreeMap;
 
     fn finding(sigs: &[&str]) -> Finding {
@@ -349,7 +305,7 @@ mod tests {
             verdict: Verdict::Open,
             tools: vec![],
             rules: vec![],
-            signatures: sigs.iter().map(|s| s.to_string()).collect(),
+            signatures: sigs.iter().map(|s| s.parse().expect(s)).collect(),
             reproducers: vec![],
             reproduce: String::new(),
             fixed_in: vec![],
@@ -373,7 +329,7 @@ mod tests {
             "diff:libsframe-2.47:v3*:encode:header.flags",
             "oracle:gnu-as-2.40:*:_start:ra",
         ] {
-            assert_eq!(check_pattern(ok), Ok(()), "{ok}");
+            assert!(ok.parse::<SignaturePattern>().is_ok(), "{ok}");
         }
         for bad in [
             "diff:libsframe-2.47:v2:find_fre:row.cfa",
@@ -387,7 +343,7 @@ mod tests {
             "oracle:gnu-as-2.40:amd64:frame_1m:*",
             "nonsense:a:b:c:d",
         ] {
-            assert!(check_pattern(bad).is_err(), "{bad}");
+            assert!(bad.parse::<SignaturePattern>().is_err(), "{bad}");
         }
     }
 
@@ -507,6 +463,27 @@ mod tests {
         l.record(&f, &[], "# t\n").unwrap();
         let back = Ledger::load(&dir).unwrap();
         assert_eq!(back.findings[0].upstream_status, f.upstream_status);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_pattern_that_does_not_parse_is_an_error_naming_file_and_pattern() {
+        let dir =
+            std::env::temp_dir().join(format!("sframe-ledger-pattern-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let l = Ledger {
+            dir: dir.clone(),
+            ..Ledger::default()
+        };
+        let good = finding(&["hang:libsframe-2.47:v2:decode"]);
+        l.record(&good, &[], "# t\n").unwrap();
+        let file = dir.join(&good.id).join("finding.json");
+        let text = std::fs::read_to_string(&file).unwrap();
+        let bad = "crash:libsframe-2.47:*";
+        std::fs::write(&file, text.replace("hang:libsframe-2.47:v2:decode", bad)).unwrap();
+        let e = Ledger::load(&dir).unwrap_err();
+        assert_eq!(e.path, file);
+        assert!(e.message.contains(&format!("{bad:?}")), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

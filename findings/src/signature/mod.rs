@@ -616,6 +616,33 @@ impl Signature {
         }
     }
 
+    /// The implementation or encoder, for the classes that name one (not the oracle's,
+    /// crosscheck's or corpus's, which name a producer or nothing).
+    pub fn imp(&self) -> Option<&Tool> {
+        self.reader().map(|(imp, _)| imp)
+    }
+
+    /// The layout tag, for the classes that name one (a reader's or an encoder's).
+    pub fn tag(&self) -> Option<LayoutTag> {
+        self.reader().map(|(_, tag)| *tag)
+    }
+
+    /// The implementation and layout tag of a reader's or an encoder's signature.
+    fn reader(&self) -> Option<(&Tool, &LayoutTag)> {
+        match self {
+            Signature::Diff { imp, tag, .. }
+            | Signature::RejectedValid { imp, tag, .. }
+            | Signature::AcceptedInvalid { imp, tag, .. }
+            | Signature::Crash { imp, tag, .. }
+            | Signature::Hang { imp, tag, .. }
+            | Signature::Unwind { imp, tag, .. }
+            | Signature::Producer { imp, tag, .. } => Some((imp, tag)),
+            Signature::Oracle { .. }
+            | Signature::Crosscheck { .. }
+            | Signature::Violation { .. } => None,
+        }
+    }
+
     /// The operation, for the classes that name one.
     pub fn op(&self) -> Option<Op> {
         match self {

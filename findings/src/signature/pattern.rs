@@ -1,7 +1,7 @@
 //! Ledger patterns: a signature whose layout tag (and an oracle signature's ABI, a
 //! violation's corpus path) may be left open, matched part by part.
 
-use super::{split, Class, LayoutTag, OracleAbi, ParseError, Signature};
+use super::{split, Class, LayoutTag, OracleAbi, ParseError, Signature, Tool};
 use std::fmt;
 use std::str::FromStr;
 
@@ -105,6 +105,31 @@ const PATH: &str = "-";
 impl SignaturePattern {
     pub fn class(&self) -> Class {
         self.named.class()
+    }
+
+    /// The implementation or encoder the pattern names ([`Signature::imp`]).
+    pub fn imp(&self) -> Option<&Tool> {
+        self.named.imp()
+    }
+
+    /// The pattern that names `sig` and nothing else (a reader's value disagreement has
+    /// none: quirks explain it).
+    pub fn exact(sig: &Signature) -> Result<SignaturePattern, PatternError> {
+        if sig.is_reader_value() {
+            return Err(PatternError::ReaderValue);
+        }
+        let mut named = sig.clone();
+        let tag = tag_mut(&mut named).map(|t| TagPattern::Exact(std::mem::take(t)));
+        let path = match &mut named {
+            Signature::Violation { path, .. } => Some(std::mem::replace(path, PATH.to_string())),
+            _ => None,
+        };
+        Ok(SignaturePattern {
+            named,
+            tag,
+            any_abi: false,
+            path,
+        })
     }
 
     /// Whether `sig` is one this pattern names.
@@ -216,6 +241,11 @@ pub(crate) fn glob_matches(pattern: &str, text: &str) -> bool {
     }
     p[i..].iter().all(|&c| c == b'*')
 }
+
+// In finding.json as its text; one that does not parse is an error quoting it.
+serde_as_text!(SignaturePattern, |s: &str| s
+    .parse::<SignaturePattern>()
+    .map_err(|e| format!("signature pattern {s:?}: {e}")));
 
 impl fmt::Display for SignaturePattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

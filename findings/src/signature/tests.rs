@@ -235,3 +235,30 @@ fn crosscheck_signatures_round_trip_and_match_any_abi() {
         Err(PatternError::Open { part: 4, .. })
     ));
 }
+
+/// The exact pattern of a signature matches it and prints as the signature does; a reader's
+/// value disagreement has none.
+#[test]
+fn an_exact_pattern_names_its_signature_only() {
+    for s in [
+        "crash:libsframe-2.40:v1-fdeoff:decode:SIGSEGV:sframe_decode",
+        "hang:libsframe-2.47:v2:decode",
+        "oracle:gnu-as-2.40:amd64:_start:ra",
+        "violation:FDE-SORTED:gcc/x86_64/basic.o",
+        "diff:libsframe-2.47:v3:encode:header.flags",
+    ] {
+        let sig: Signature = s.parse().unwrap();
+        let p = SignaturePattern::exact(&sig).unwrap();
+        assert_eq!(p.to_string(), s);
+        assert!(p.matches(&sig), "{s}");
+        assert_eq!(p.imp(), sig.imp());
+    }
+    let other: Signature = "hang:libsframe-2.47:v2-pcrel:decode".parse().unwrap();
+    let p = SignaturePattern::exact(&"hang:libsframe-2.47:v2:decode".parse().unwrap()).unwrap();
+    assert!(!p.matches(&other));
+    let value: Signature = "diff:libsframe-2.47:v2:find_fre:row.cfa".parse().unwrap();
+    assert_eq!(
+        SignaturePattern::exact(&value),
+        Err(PatternError::ReaderValue)
+    );
+}

@@ -147,7 +147,7 @@ impl<'l> Campaign<'l> {
             let Some(input) = s.input.as_ref().filter(|_| !accounted) else {
                 continue;
             };
-            let name = format!("{}.sframe", file_name_of(&s.signature));
+            let name = format!("{}.sframe", file_name_of(&s.signature.to_string()));
             let path = dir.join(&name);
             std::fs::write(&path, input).map_err(|e| format!("{}: {e}", path.display()))?;
             index.push(json!({

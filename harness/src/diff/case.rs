@@ -72,18 +72,14 @@ impl Discrepancy {
 
     /// The implementation that answered so, as its signature names it.
     pub fn implementation(&self) -> String {
+        if let Some(imp) = self.signature.imp() {
+            return imp.to_string();
+        }
         match &self.signature {
-            Signature::Diff { imp, .. }
-            | Signature::RejectedValid { imp, .. }
-            | Signature::AcceptedInvalid { imp, .. }
-            | Signature::Crash { imp, .. }
-            | Signature::Hang { imp, .. }
-            | Signature::Unwind { imp, .. }
-            | Signature::Producer { imp, .. } => imp.to_string(),
             Signature::Oracle { producer, .. } | Signature::Crosscheck { producer, .. } => {
                 producer.to_string()
             }
-            Signature::Violation { .. } => String::new(),
+            _ => String::new(),
         }
     }
 

@@ -19,7 +19,7 @@ fn with_detail(head: &impl std::fmt::Display, detail: &Option<String>) -> String
 }
 
 /// The crash/hang discrepancy of a failed outcome.
-pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<Discrepancy> {
+pub fn failure<T>(imp: &Tool, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<Discrepancy> {
     match o {
         Outcome::Crashed {
             signal,
@@ -28,7 +28,7 @@ pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<D
             detail,
         } => {
             let mut d = Discrepancy::new(Signature::Crash {
-                imp: Tool::named(imp),
+                imp: imp.clone(),
                 tag,
                 op,
                 signal: signal.clone(),
@@ -39,7 +39,7 @@ pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<D
         }
         Outcome::Hung { timeout_ms } => {
             let mut d = Discrepancy::new(Signature::Hang {
-                imp: Tool::named(imp),
+                imp: imp.clone(),
                 tag,
                 op,
             });
@@ -51,13 +51,13 @@ pub fn failure<T>(imp: &str, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<D
 }
 
 /// Classify one implementation's decode against the reference's view.
-pub fn classify_decode(imp: &str, v: &ReferenceView, o: &Outcome<Decoded>) -> Vec<Discrepancy> {
+pub fn classify_decode(imp: &Tool, v: &ReferenceView, o: &Outcome<Decoded>) -> Vec<Discrepancy> {
     classify_decode_explained(imp, v, o, None)
 }
 
 /// [`classify_decode`], crediting the findings whose quirks reproduce each answer.
 pub fn classify_decode_explained(
-    imp: &str,
+    imp: &Tool,
     v: &ReferenceView,
     o: &Outcome<Decoded>,
     explanation: Option<&explain::DecodeExplanation<'_>>,
@@ -75,7 +75,7 @@ pub fn classify_decode_explained(
                 return out;
             };
             let mut d = Discrepancy::new(Signature::AcceptedInvalid {
-                imp: Tool::named(imp),
+                imp: imp.clone(),
                 tag,
                 class: RuleClass::of(rule),
                 rule,
@@ -86,7 +86,7 @@ pub fn classify_decode_explained(
         }
         Judgement::RejectedValid { class, detail } => {
             let mut d = Discrepancy::new(Signature::RejectedValid {
-                imp: Tool::named(imp),
+                imp: imp.clone(),
                 tag,
                 op: Op::Decode,
                 error: class.clone(),
@@ -102,7 +102,7 @@ pub fn classify_decode_explained(
                 for fd in compare::decoded(reference, value) {
                     if seen.insert(fd.field) {
                         let mut d = Discrepancy::new(Signature::Diff {
-                            imp: Tool::named(imp),
+                            imp: imp.clone(),
                             tag,
                             op: Op::Decode,
                             field: Field::plain(fd.field),
@@ -123,7 +123,7 @@ pub fn classify_decode_explained(
 
 /// Classify one implementation's look-ups against the reference's.
 pub fn classify_finds(
-    imp: &str,
+    imp: &Tool,
     v: &ReferenceView,
     pcs: &[i64],
     reference: &[Outcome<Option<Found>>],
@@ -136,7 +136,7 @@ pub fn classify_finds(
 /// there (`explained[i]` for `pcs[i]`; an empty slice credits none). An unexplained
 /// discrepancy is never hidden behind an explained one with the same signature.
 pub fn classify_finds_explained(
-    imp: &str,
+    imp: &Tool,
     v: &ReferenceView,
     pcs: &[i64],
     reference: &[Outcome<Option<Found>>],
@@ -183,7 +183,7 @@ pub fn classify_finds_explained(
                         unsorted: fd.field == FieldPath::Missing && !v.sorted,
                     };
                     let sig = Signature::Diff {
-                        imp: Tool::named(imp),
+                        imp: imp.clone(),
                         tag,
                         op: Op::FindFre,
                         field,
@@ -200,7 +200,7 @@ pub fn classify_finds_explained(
             }
             Judgement::RejectedValid { class, detail } => {
                 let sig = Signature::RejectedValid {
-                    imp: Tool::named(imp),
+                    imp: imp.clone(),
                     tag,
                     op: Op::FindFre,
                     error: class.clone(),

@@ -197,7 +197,13 @@ fn compare_decoded(acc: &mut Acc, a: &Decoded, b: &Decoded) {
         );
         if fa.error.is_none() {
             if let Some(e) = &fb.error {
-                acc.push(FieldPath::FunctionError, f, None, "none".into(), e.clone());
+                acc.push(
+                    FieldPath::FunctionError,
+                    f,
+                    None,
+                    "none".into(),
+                    e.to_string(),
+                );
             }
         }
         // Row lists are compared where both are complete; an implementation that stopped

@@ -11,7 +11,7 @@ use super::reference_view::{reference_view, ReferenceView};
 use crate::impls::reference::Reference;
 use crate::impls::{section_version, Decoded, Found, Hosting, Implementation, Outcome};
 use crate::ledger::Ledger;
-use crate::signature::ToolName;
+use crate::signature::{Signature, ToolName};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -202,7 +202,7 @@ impl Engine {
         data: &[u8],
         max_pcs: usize,
         with_finds: bool,
-    ) -> BTreeSet<String> {
+    ) -> BTreeSet<Signature> {
         Self::unexplained_signatures_of(
             imp,
             data,
@@ -220,7 +220,7 @@ impl Engine {
         max_pcs: usize,
         with_finds: bool,
         quirks: &explain::QuirkTable,
-    ) -> BTreeSet<String> {
+    ) -> BTreeSet<Signature> {
         let v = reference_view(data);
         let pcs = if with_finds {
             pcs_for(data, v.decoded.value(), max_pcs)
@@ -231,7 +231,7 @@ impl Engine {
         ctx.discrepancies(imp, data, quirks)
             .into_iter()
             .filter(|d| d.explained_by.is_empty())
-            .map(|d| d.signature.to_string())
+            .map(|d| d.signature)
             .collect()
     }
 }
@@ -287,23 +287,24 @@ impl CaseContext {
         decoded: Option<Outcome<Decoded>>,
     ) -> (Vec<Discrepancy>, bool, bool) {
         let name = imp.name();
+        let tool = imp.tool();
         let causes = quirks.causes(&name);
         // Decoded already (in a batch), or decoded and looked up in one go.
         let (decoded, finds) = match decoded {
             Some(d) => (d, imp.find_fres(data, &self.pcs)),
             None => imp.decode_and_find_end(data, &self.pcs),
         };
-        let mut ds = classify_decode(&name, &self.verdict, &decoded);
+        let mut ds = classify_decode(&tool, &self.verdict, &decoded);
         if ds.iter().any(value_discrepancy) {
             let explanation = explain::decode(causes, data, &decoded);
-            ds = classify_decode_explained(&name, &self.verdict, &decoded, explanation.as_ref());
+            ds = classify_decode_explained(&tool, &self.verdict, &decoded, explanation.as_ref());
         }
         let unsupported = matches!(decoded, Outcome::Unsupported { .. });
         let find_supported = finds
             .iter()
             .any(|f| !matches!(f, Outcome::Unsupported { .. }));
         let mut fs = classify_finds(
-            &name,
+            &tool,
             &self.verdict,
             &self.pcs,
             &self.reference_finds,
@@ -312,7 +313,7 @@ impl CaseContext {
         if !causes.is_empty() && fs.iter().any(value_discrepancy) {
             let by = explain::finds(causes, data, &self.pcs, &finds);
             fs = classify_finds_explained(
-                &name,
+                &tool,
                 &self.verdict,
                 &self.pcs,
                 &self.reference_finds,

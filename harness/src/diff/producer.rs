@@ -11,7 +11,7 @@
 use super::{compare, failure, CaseResult, Discrepancy, ImplResult, Op, Status};
 use crate::impls::reference::facts_of;
 use crate::impls::{Decoded, Implementation, Outcome};
-use crate::signature::{Field, LayoutTag, Signature, Tool};
+use crate::signature::{Field, LayoutTag, Signature};
 use sframe_spec::rules::Severity;
 use sframe_spec::{decode, validate, Section};
 
@@ -49,13 +49,13 @@ pub fn case_result(
 
 /// Check `imp`'s encoding of `model`; empty when it agrees (or has no encoder for it).
 pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
-    let name = imp.name();
     let out = imp.encode(model);
     let tag = sframe_spec::encode(model)
         .map(|b| LayoutTag::of(&b))
         .unwrap_or_else(|_| LayoutTag::version(model.version));
-    let imp = || Tool::named(&name);
-    if let Some(d) = failure(&name, tag, Op::Encode, &out) {
+    let tool = imp.tool();
+    let imp = || tool.clone();
+    if let Some(d) = failure(&tool, tag, Op::Encode, &out) {
         return vec![d];
     }
     let mk = |sig: Signature, expected: String, found: String| Discrepancy {

@@ -4,7 +4,7 @@
 use super::{Discrepancy, Op};
 use crate::hexdump::excerpt;
 use crate::ledger::{Finding, Ledger, ToolVersion, Verdict};
-use crate::signature::Signature;
+use crate::signature::{Signature, SignaturePattern};
 use sframe_spec::{validate, Rule};
 use std::path::PathBuf;
 
@@ -79,11 +79,7 @@ pub fn record(
         // A reader's value disagreement or refusal of a valid section is explained only by
         // quirks (named when it is triaged; the ledger refuses a pattern for it); the other
         // classes by their exact signature.
-        signatures: if d.signature.is_reader_value() {
-            Vec::new()
-        } else {
-            vec![d.signature.to_string()]
-        },
+        signatures: SignaturePattern::exact(&d.signature).into_iter().collect(),
         reproducers: vec!["input.sframe".into()],
         reproduce: op_cmd.clone(),
         fixed_in: Vec::new(),

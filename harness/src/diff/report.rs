@@ -3,7 +3,7 @@
 
 use super::{CaseResult, Discrepancy};
 use crate::ledger::{Account, Ledger};
-use crate::signature::VersionTag;
+use crate::signature::{Signature, VersionTag};
 use serde::Serialize;
 use sframe_spec::Version;
 use std::collections::BTreeMap;
@@ -19,7 +19,7 @@ pub struct Counts {
 /// One distinct signature.
 #[derive(Debug, Clone, Serialize)]
 pub struct SignatureSummary {
-    pub signature: String,
+    pub signature: Signature,
     pub count: usize,
     /// What the ledger says of it (the least accounted-for occurrence's).
     pub finding: Account,
@@ -76,7 +76,7 @@ impl Summary {
                     .signatures
                     .entry(d.signature.to_string())
                     .or_insert_with(|| SignatureSummary {
-                        signature: d.signature.to_string(),
+                        signature: d.signature.clone(),
                         count: 0,
                         input: keep_input.then(|| data.to_vec()),
                         finding: finding.clone(),

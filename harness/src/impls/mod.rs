@@ -210,9 +210,10 @@ pub struct FunctionFacts {
     /// The rows the implementation gave (may be fewer than `num_fres` when `error` is set).
     #[serde(default)]
     pub fres: Vec<FreFacts>,
-    /// The implementation accepted the section but failed reading this function (class).
+    /// The implementation accepted the section but failed reading this function: its
+    /// error class (a rule for the reference, the reader's own class otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<ErrorClass>,
 }
 
 impl FunctionFacts {

@@ -164,7 +164,7 @@ fn facts_per_function(
             facts.fde_type = FdeType::from_u8(fde_info2::fde_type(f.info2)).map(Stored::Defined);
         }
         facts.num_fres = Some(f.num_fres);
-        facts.error = r.error.as_ref().map(|v| v.rule.id().to_string());
+        facts.error = r.error.as_ref().map(|v| v.rule.into());
         if let Some(v) = past_end {
             // Rows printed from whatever follows the reader's copy of the FRE bytes.
             let printed = usize::try_from(f.num_fres).unwrap_or(usize::MAX);

@@ -20,6 +20,7 @@
 pub mod render;
 
 use crate::ledger::{Finding, Verdict};
+use crate::signature::Signal;
 use crate::upstream_status::{Status, UpstreamStatus};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -212,9 +213,9 @@ pub struct Step {
     #[serde(default)]
     pub shows: BTreeMap<String, Vec<String>>,
     /// Per release (`*`: every release), how it ends when not with status 0: `exit N`,
-    /// `signal N`.
+    /// `signal N` ([`Signal::Exit`], [`Signal::Number`]).
     #[serde(default)]
-    pub status: BTreeMap<String, String>,
+    pub status: BTreeMap<String, Signal>,
 }
 
 impl Step {
@@ -225,10 +226,10 @@ impl Step {
             .unwrap_or(&[])
     }
     /// How it ends on `release`: `exit 0` unless said otherwise.
-    pub fn status_on(&self, release: &str) -> &str {
+    pub fn status_on(&self, release: &str) -> Signal {
         per_release(&self.status, release)
-            .map(String::as_str)
-            .unwrap_or("exit 0")
+            .cloned()
+            .unwrap_or(Signal::Exit(0))
     }
     /// The command line as a shell would take it.
     pub fn command_line(&self) -> String {
@@ -532,8 +533,8 @@ mod tests {
         .unwrap();
         assert_eq!(s.shows_on("2.47"), ["x".to_string()]);
         assert!(s.shows_on("2.44").is_empty());
-        assert_eq!(s.status_on("2.40"), "signal 11");
+        assert_eq!(s.status_on("2.40"), Signal::Number(11));
         let t: Step = serde_json::from_str(r#"{"run": ["as"]}"#).unwrap();
-        assert_eq!(t.status_on("2.40"), "exit 0");
+        assert_eq!(t.status_on("2.40"), Signal::Exit(0));
     }
 }

@@ -3,6 +3,7 @@
 //! outputs verbatim so that they paste back into a shell).
 
 use super::{release, Content, Prepared, Project};
+use crate::signature::Signal;
 use crate::upstream_status::UpstreamStatus;
 
 /// The output format of a report.
@@ -182,12 +183,12 @@ fn releases_line(p: &Prepared) -> String {
 fn grouped<'a>(
     p: &'a Prepared,
     step: &'a super::Step,
-) -> Vec<(Vec<&'a str>, &'a [String], &'a str)> {
-    let mut groups: Vec<(Vec<&str>, &[String], &str)> = Vec::new();
+) -> Vec<(Vec<&'a str>, &'a [String], Signal)> {
+    let mut groups: Vec<(Vec<&str>, &[String], Signal)> = Vec::new();
     for r in &p.input.releases {
         let shows = step.shows_on(r);
         let status = step.status_on(r);
-        if shows.is_empty() && status == "exit 0" {
+        if shows.is_empty() && status == Signal::Exit(0) {
             continue;
         }
         match groups
@@ -201,11 +202,13 @@ fn grouped<'a>(
     groups
 }
 
-fn status_words(status: &str) -> String {
+/// `ends with exit 1`, `ends with signal 11 (SIGSEGV)`: a signal's number with its name.
+fn status_words(status: &Signal) -> String {
     match status {
-        "signal 11" => "ends with signal 11 (SIGSEGV)".into(),
-        "signal 6" => "ends with signal 6 (SIGABRT)".into(),
-        "signal 8" => "ends with signal 8 (SIGFPE)".into(),
+        Signal::Number(n) => match Signal::from_number(*n) {
+            named @ Signal::Named(_) => format!("ends with {status} ({named})"),
+            _ => format!("ends with {status}"),
+        },
         s => format!("ends with {s}"),
     }
 }
@@ -340,10 +343,10 @@ pub fn render(p: &Prepared, format: Format) -> String {
                     )
                 })
                 .collect();
-            let what = match (shows.is_empty(), status == "exit 0") {
+            let what = match (shows.is_empty(), status == Signal::Exit(0)) {
                 (false, true) => "prints (excerpt):".to_string(),
-                (false, false) => format!("{} and prints (excerpt):", status_words(status)),
-                (true, _) => format!("{}.", status_words(status)),
+                (false, false) => format!("{} and prints (excerpt):", status_words(&status)),
+                (true, _) => format!("{}.", status_words(&status)),
             };
             d.para(&format!(
                 "{}: {} {what}",

@@ -3,11 +3,13 @@
 //! per class and version, with the table `suite score` prints.
 
 use super::format::{read_suite, CaseFile, Class};
-use crate::diff::{compare, judge, Judgement};
+use crate::diff::compare::{self, FieldDiff};
+use crate::diff::{judge, Judgement};
 use crate::impls::{section_version, Implementation, Outcome};
-use crate::signature::VersionTag;
+use crate::signature::{ErrorClass, Signal, VersionTag};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::Path;
 
 /// Counts for one (class, version).
@@ -35,8 +37,99 @@ pub struct Tally {
 pub struct Failure {
     pub case: String,
     pub class: Class,
-    pub result: String,
-    pub why: String,
+    /// `failed` or `crashed`.
+    pub result: &'static str,
+    /// Written as its text in reports and JSON.
+    #[serde(serialize_with = "as_text")]
+    pub why: Why,
+}
+
+fn as_text<S: serde::Serializer>(why: &Why, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(why)
+}
+
+/// What an implementation answered where no value was compared: accepted, or why not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    Accepted,
+    Refused(ErrorClass),
+    Unsupported(String),
+    Crashed(Signal),
+    Hung { timeout_ms: u64 },
+}
+
+impl Answer {
+    fn of<T>(o: &Outcome<T>) -> Answer {
+        match o {
+            Outcome::Ok { .. } => Answer::Accepted,
+            Outcome::Rejected { class, .. } => Answer::Refused(class.clone()),
+            Outcome::Unsupported { reason } => Answer::Unsupported(reason.clone()),
+            Outcome::Crashed { signal, .. } => Answer::Crashed(signal.clone()),
+            Outcome::Hung { timeout_ms } => Answer::Hung {
+                timeout_ms: *timeout_ms,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Accepted => f.write_str("accepted"),
+            Answer::Refused(class) => write!(f, "refused ({class})"),
+            Answer::Unsupported(reason) => write!(f, "unsupported ({reason})"),
+            Answer::Crashed(signal) => write!(f, "crashed ({signal})"),
+            Answer::Hung { timeout_ms } => write!(f, "hung ({timeout_ms} ms)"),
+        }
+    }
+}
+
+/// Why a case did not pass: the worst answer the implementation gave on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Why {
+    /// The section's format version is not one the implementation reads.
+    VersionUnsupported,
+    /// `decode` answered so.
+    Decode(Answer),
+    /// `decode`'s value differs: the first field that differs, and how many do.
+    DecodeValue { first: FieldDiff, differing: usize },
+    /// `find_fre` at `pc` answered so.
+    FindFre { pc: i64, answer: Answer },
+    /// `find_fre`'s row at `pc` differs: the first field that differs.
+    FindFreValue { pc: i64, first: FieldDiff },
+    /// Fewer answers than PCs asked.
+    TooFewAnswers { answers: usize, pcs: usize },
+}
+
+impl fmt::Display for Why {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Why::VersionUnsupported => f.write_str("format version not supported"),
+            Why::Decode(a) => write!(f, "decode {a}"),
+            Why::DecodeValue { first, differing } => {
+                write!(f, "decode: {}", first.field)?;
+                match (first.function, first.fre) {
+                    (Some(i), Some(k)) => write!(f, " (function {i}, row {k})")?,
+                    (Some(i), None) => write!(f, " (function {i})")?,
+                    _ => {}
+                }
+                write!(
+                    f,
+                    ": expected {}, found {} ({differing} field(s) differ)",
+                    first.expected, first.found
+                )
+            }
+            Why::FindFre { pc, answer } => write!(f, "find_fre at pc {pc} {answer}"),
+            Why::FindFreValue { pc, first } => write!(
+                f,
+                "find_fre at pc {pc}: {}: expected {}, found {}",
+                first.field, first.expected, first.found
+            ),
+            Why::TooFewAnswers { answers, pcs } => {
+                write!(f, "find_fre: {answers} answers for {pcs} PCs")
+            }
+        }
+    }
 }
 
 /// The score of one implementation on a suite.
@@ -84,36 +177,26 @@ impl Res {
     }
 }
 
-fn describe<T>(o: &Outcome<T>) -> String {
-    match o {
-        Outcome::Ok { .. } => "accepted".into(),
-        Outcome::Rejected { class, .. } => format!("refused ({class})"),
-        Outcome::Unsupported { reason } => format!("unsupported ({reason})"),
-        Outcome::Crashed { signal, .. } => format!("crashed ({signal})"),
-        Outcome::Hung { timeout_ms } => format!("hung ({timeout_ms} ms)"),
-    }
-}
-
 /// The worst result seen in a case so far, and why.
 struct Worst {
     res: Res,
-    why: String,
+    why: Option<Why>,
 }
 
 impl Worst {
-    fn note(&mut self, res: Res, why: impl FnOnce() -> String) {
+    fn note(&mut self, res: Res, why: impl FnOnce() -> Why) {
         if res > self.res {
             self.res = res;
-            self.why = why();
+            self.why = Some(why());
         }
     }
 }
 
 /// Score a valid case: the decode matches and every expected row matches.
-fn score_valid(imp: &dyn Implementation, data: &[u8], case: &CaseFile) -> (Res, String) {
+fn score_valid(imp: &dyn Implementation, data: &[u8], case: &CaseFile) -> (Res, Option<Why>) {
     let mut worst = Worst {
         res: Res::Passed,
-        why: String::new(),
+        why: None,
     };
     let d = imp.decode(data);
     match judge(&d, true) {
@@ -121,24 +204,14 @@ fn score_valid(imp: &dyn Implementation, data: &[u8], case: &CaseFile) -> (Res, 
             if let Some(exp) = &case.expected_decode {
                 let diffs = compare::decoded(exp, value);
                 if let Some(f) = diffs.first() {
-                    let at = match (f.function, f.fre) {
-                        (Some(i), Some(k)) => format!(" (function {i}, row {k})"),
-                        (Some(i), None) => format!(" (function {i})"),
-                        _ => String::new(),
-                    };
-                    worst.note(Res::Failed, || {
-                        format!(
-                            "decode: {}{at}: expected {}, found {} ({} field(s) differ)",
-                            f.field,
-                            f.expected,
-                            f.found,
-                            diffs.len()
-                        )
+                    worst.note(Res::Failed, || Why::DecodeValue {
+                        first: f.clone(),
+                        differing: diffs.len(),
                     });
                 }
             }
         }
-        j => worst.note(Res::of(&j), || format!("decode {}", describe(&d))),
+        j => worst.note(Res::of(&j), || Why::Decode(Answer::of(&d))),
     }
     if worst.res == Res::Crashed {
         return (worst.res, worst.why);
@@ -151,22 +224,22 @@ fn score_valid(imp: &dyn Implementation, data: &[u8], case: &CaseFile) -> (Res, 
             match judge(o, true) {
                 Judgement::Answered(value) => {
                     if let Some(f) = compare::found(&l.row, value).first() {
-                        worst.note(Res::Failed, || {
-                            format!(
-                                "find_fre at pc {}: {}: expected {}, found {}",
-                                l.pc, f.field, f.expected, f.found
-                            )
+                        worst.note(Res::Failed, || Why::FindFreValue {
+                            pc: l.pc,
+                            first: f.clone(),
                         });
                     }
                 }
-                j => worst.note(Res::of(&j), || {
-                    format!("find_fre at pc {} {}", l.pc, describe(o))
+                j => worst.note(Res::of(&j), || Why::FindFre {
+                    pc: l.pc,
+                    answer: Answer::of(o),
                 }),
             }
         }
         if found.len() < pcs.len() {
-            worst.note(Res::Failed, || {
-                format!("find_fre: {} answers for {} PCs", found.len(), pcs.len())
+            worst.note(Res::Failed, || Why::TooFewAnswers {
+                answers: found.len(),
+                pcs: pcs.len(),
             });
         }
     }
@@ -196,14 +269,14 @@ pub fn score(dir: &Path, imp: &dyn Implementation) -> Result<Report, String> {
         t.cases += 1;
         let supported = section_version(&data).is_none_or(|v| imp.supports(v));
         let (res, why) = if !supported {
-            (Res::Unsupported, "format version not supported".to_string())
+            (Res::Unsupported, Some(Why::VersionUnsupported))
         } else if case.class == Class::Valid {
             score_valid(imp, &data, case)
         } else {
             let o = imp.decode(&data);
             (
                 Res::of(&judge(&o, false)),
-                format!("decode {}", describe(&o)),
+                Some(Why::Decode(Answer::of(&o))),
             )
         };
         match res {
@@ -212,11 +285,13 @@ pub fn score(dir: &Path, imp: &dyn Implementation) -> Result<Report, String> {
             Res::Unsupported => t.unsupported += 1,
             Res::Crashed => t.crashed += 1,
         }
-        if case.class != Class::Invalid && matches!(res, Res::Failed | Res::Crashed) {
+        if let (true, Res::Failed | Res::Crashed, Some(why)) =
+            (case.class != Class::Invalid, res, why)
+        {
             failures.push(Failure {
                 case: format!("{}/{}", case.class, case.name),
                 class: case.class,
-                result: res.name().to_string(),
+                result: res.name(),
                 why,
             });
         }
@@ -305,5 +380,32 @@ impl Report {
             }
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failure's `why` is one string in JSON, in the words `suite score` has always used.
+    #[test]
+    fn a_failure_is_written_as_its_reason() {
+        let refused = Failure {
+            case: "valid/x".into(),
+            class: Class::Valid,
+            result: "failed",
+            why: Why::Decode(Answer::Refused(ErrorClass::Named(
+                "SFRAME_ERR_BUF_INVAL".into(),
+            ))),
+        };
+        let json = serde_json::to_value(&refused).unwrap();
+        assert_eq!(json["why"], "decode refused (SFRAME_ERR_BUF_INVAL)");
+        let crashed = Why::FindFre {
+            pc: 16,
+            answer: Answer::Crashed(Signal::from_number(11)),
+        };
+        assert_eq!(crashed.to_string(), "find_fre at pc 16 crashed (SIGSEGV)");
+        let few = Why::TooFewAnswers { answers: 1, pcs: 3 };
+        assert_eq!(few.to_string(), "find_fre: 1 answers for 3 PCs");
     }
 }
