@@ -105,3 +105,28 @@ fn a_glibc_look_up_crash_is_explained_by_the_trigger_at_its_pc() {
         Some("F0162-glibc-reader-reads-past-the-section")
     );
 }
+
+#[test]
+fn a_simple_frame_panic_is_explained_by_the_trigger_its_input_holds() {
+    let ledger = Ledger::load(&Ledger::default_dir()).unwrap();
+    let table = TriggerTable::from_ledger(&ledger);
+    // F0117's input-1: simple-frame-rs 0.3.0 slices the v3 function attribute past the
+    // section's end (it panics at src/v3.rs:271, impls/tests/simple_frame_triggers.rs).
+    // A landing place no pattern lists is still F0117.
+    let mut ds = vec![crash("crash:simple-frame-rs:v3:decode:panic:src/v3.rs:1")];
+    assert!(ledger.finding_for(&ds[0]).is_none());
+    table.explain(&reproducer("F0117", "input-1.sframe"), &mut ds);
+    assert_eq!(
+        ds[0].trigger,
+        Some(TriggerCheck::Holds {
+            trigger: Trigger::SimpleFrameRsFdeAttributePastEnd,
+            finding: "F0117-simple-frame-rs-panics-on-malformed-input".into()
+        })
+    );
+    // A valid v2 section (the crate decodes it): a panic at a site F0117 lists is new.
+    let mut ds = vec![crash("crash:simple-frame-rs:v2:decode:panic:src/v2.rs:49")];
+    assert!(ledger.finding_for(&ds[0]).is_some());
+    table.explain(&reproducer("F0145", "nb01-v2-2.44.sframe"), &mut ds);
+    assert_eq!(ds[0].trigger, Some(TriggerCheck::NoneHolds));
+    assert!(ledger.finding_for(&ds[0]).is_none());
+}

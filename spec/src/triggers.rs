@@ -11,9 +11,10 @@
 //! of bounds, allocates nothing, and stops at the first bad access. Where it does not model
 //! the release (a foreign-endian section, whose byte-swapping pass runs first) it says so
 //! ([`Evaluation::NotModelled`]) rather than guess. [`first_trigger`] models GNU libsframe;
-//! [`glibc::first_trigger`] glibc's reader.
+//! [`glibc::first_trigger`] glibc's reader; [`simple_frame::first_trigger`] simple-frame-rs.
 
 pub mod glibc;
+pub mod simple_frame;
 
 /// One known crash or hang cause of a real reader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,11 +76,30 @@ pub enum Trigger {
     /// `sframe_fre_check_range_p`'s `pc_offset = pc_offset % rep_block_size;`, SIGFPE on
     /// x86-64 ([`glibc`]; F0163).
     GlibcMaskRepSizeZero,
+    /// simple-frame-rs 0.3.0's v3 `get_fde` slices the function's 5-byte attribute at
+    /// `self.freoff as usize + size_of::<RawSFrameHeader>() + func_start_fre_off as usize`
+    /// unchecked: `&self.data[fre_offset..]` (v3.rs:271) or a field's `read_struct!`
+    /// (v3.rs:269, :276, :283, :290) panics when it lies, in part, past the section
+    /// ([`simple_frame`]; F0117).
+    SimpleFrameRsFdeAttributePastEnd,
+    /// simple-frame-rs 0.3.0's `s390x::cfa_offset_decode`, `(offset *
+    /// SFRAME_S390X_CFA_OFFSET_ALIGNMENT_FACTOR) - SFRAME_S390X_CFA_OFFSET_ADJUSTMENT` in
+    /// `i32`, overflows on a 4-byte CFA offset of an s390x FRE (v2.rs:49, v3.rs:49; a panic
+    /// only with overflow checks; [`simple_frame`]; F0117).
+    SimpleFrameRsS390xCfaOffsetOverflow,
+    /// simple-frame-rs 0.3.0's v3 `find_fde` on a sorted section: `pc < base_pc +
+    /// base_fde.func_size as u64` (v3.rs:499) overflows for a function whose 64-bit start lies
+    /// within its size of 2^64 (a panic only with overflow checks; [`simple_frame`]; F0117).
+    SimpleFrameRsFunctionEndOverflow,
+    /// simple-frame-rs 0.3.0's v3 `find_fre` of a PC-increment function:
+    /// `fre.start_address.get() as u64 + fde_pc > pc` (v3.rs:819) overflows for a function
+    /// starting near 2^64 (a panic only with overflow checks; [`simple_frame`]; F0117).
+    SimpleFrameRsFreStartOverflow,
 }
 
 impl Trigger {
     /// Every trigger, in declaration order.
-    pub const ALL: [Trigger; 9] = [
+    pub const ALL: [Trigger; 13] = [
         Trigger::LibsframeDecodeCopiesPastBuffer,
         Trigger::LibsframeInvalidFreType,
         Trigger::LibsframeFreWalkPastFreBytes,
@@ -89,6 +109,10 @@ impl Trigger {
         Trigger::LibsframeFdeTableTruncated,
         Trigger::GlibcReadsOutsideSection,
         Trigger::GlibcMaskRepSizeZero,
+        Trigger::SimpleFrameRsFdeAttributePastEnd,
+        Trigger::SimpleFrameRsS390xCfaOffsetOverflow,
+        Trigger::SimpleFrameRsFunctionEndOverflow,
+        Trigger::SimpleFrameRsFreStartOverflow,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -103,6 +127,12 @@ impl Trigger {
             Trigger::LibsframeFdeTableTruncated => "libsframe-fde-table-truncated",
             Trigger::GlibcReadsOutsideSection => "glibc-reads-outside-section",
             Trigger::GlibcMaskRepSizeZero => "glibc-mask-rep-size-zero",
+            Trigger::SimpleFrameRsFdeAttributePastEnd => "simple-frame-rs-fde-attribute-past-end",
+            Trigger::SimpleFrameRsS390xCfaOffsetOverflow => {
+                "simple-frame-rs-s390x-cfa-offset-overflow"
+            }
+            Trigger::SimpleFrameRsFunctionEndOverflow => "simple-frame-rs-function-end-overflow",
+            Trigger::SimpleFrameRsFreStartOverflow => "simple-frame-rs-fre-start-overflow",
         }
     }
 
