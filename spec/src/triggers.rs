@@ -65,6 +65,16 @@ pub enum Trigger {
     /// `sfh_num_fdes` entries `sframe_decoder_get_funcdesc` (`fdep = &dctx->sfd_funcdesc[i]`)
     /// and the look-up's binary search index: a heap over-read past the table (F0115).
     LibsframeFdeTableTruncated,
+    /// libsframe 2.44 reads a v1 section with its v2 layout (F0112): it copies `sfh_num_fdes`
+    /// 20-byte function descriptors from the end of the header, then `sfh_fre_len` bytes of
+    /// FREs from there (`fidx_size = sfheaderp->sfh_num_fdes * sizeof
+    /// (sframe_func_desc_entry); ... memcpy (dctx->sfd_funcdesc, frame_buf, fidx_size); ...
+    /// frame_buf += (fidx_size); ... memcpy (dctx->sfd_fres, frame_buf,
+    /// sfheaderp->sfh_fre_len);`), `3 * sfh_num_fdes` bytes further than v1's 17-byte
+    /// descriptors put them: the copy runs past the buffer where v1's layout fits in it (a
+    /// section that does not fit even read as v1 is
+    /// [`Trigger::LibsframeDecodeCopiesPastBuffer`]).
+    Libsframe244V1LayoutCopiesPastBuffer,
     /// glibc's reader reads outside the section (it takes no length): the header of a
     /// section shorter than it (`__sframe_decode`), a function descriptor the look-up's
     /// binary search probes (`sframe_decoder_get_secrel_func_start_addr`: `func_start_addr
@@ -99,7 +109,7 @@ pub enum Trigger {
 
 impl Trigger {
     /// Every trigger, in declaration order.
-    pub const ALL: [Trigger; 13] = [
+    pub const ALL: [Trigger; 14] = [
         Trigger::LibsframeDecodeCopiesPastBuffer,
         Trigger::LibsframeInvalidFreType,
         Trigger::LibsframeFreWalkPastFreBytes,
@@ -107,6 +117,7 @@ impl Trigger {
         Trigger::LibsframeFreStartPastFunction,
         Trigger::LibsframeMaskRepSizeZero,
         Trigger::LibsframeFdeTableTruncated,
+        Trigger::Libsframe244V1LayoutCopiesPastBuffer,
         Trigger::GlibcReadsOutsideSection,
         Trigger::GlibcMaskRepSizeZero,
         Trigger::SimpleFrameRsFdeAttributePastEnd,
@@ -125,6 +136,9 @@ impl Trigger {
             Trigger::LibsframeFreStartPastFunction => "libsframe-fre-start-past-function",
             Trigger::LibsframeMaskRepSizeZero => "libsframe-mask-rep-size-zero",
             Trigger::LibsframeFdeTableTruncated => "libsframe-fde-table-truncated",
+            Trigger::Libsframe244V1LayoutCopiesPastBuffer => {
+                "libsframe-2.44-v1-layout-copies-past-buffer"
+            }
             Trigger::GlibcReadsOutsideSection => "glibc-reads-outside-section",
             Trigger::GlibcMaskRepSizeZero => "glibc-mask-rep-size-zero",
             Trigger::SimpleFrameRsFdeAttributePastEnd => "simple-frame-rs-fde-attribute-past-end",
@@ -389,6 +403,11 @@ pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
     }
     let (fdes, fres_at, fre_len, truncated) = match decode(data, rel) {
         None | Some(Copied::Refused) => return Evaluation::Clean,
+        Some(Copied::Bug(Trigger::LibsframeDecodeCopiesPastBuffer))
+            if rel == Release::Libsframe244 && v1_layout_fits(data) =>
+        {
+            return Evaluation::Triggered(Trigger::Libsframe244V1LayoutCopiesPastBuffer)
+        }
         Some(Copied::Bug(t)) => return Evaluation::Triggered(t),
         Some(Copied::Fdes(f, at, n, t)) => (f, at, n, t),
     };
@@ -410,6 +429,17 @@ pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
         return Evaluation::Triggered(Trigger::LibsframeFdeTableTruncated);
     }
     Evaluation::Clean
+}
+
+/// Whether a v1 section's function descriptors (17 bytes each, v1's `sframe.h`) and its
+/// `sfh_fre_len` bytes of FREs, from the end of its header, lie inside it.
+fn v1_layout_fits(data: &[u8]) -> bool {
+    let (Some(n), Some(fre_len)) = (rd(data, 8, 4), rd(data, 16, 4)) else {
+        return false;
+    };
+    data.get(2) == Some(&1)
+        && (HEADER as u64 + u64::from(data.get(7).copied().unwrap_or(0)) + n * 17 + fre_len)
+            <= data.len() as u64
 }
 
 /// The FREs of one function, as `sframe_decoder_get_fre (i, j)` for `j = 0, 1, ...` first

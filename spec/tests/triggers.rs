@@ -43,26 +43,30 @@ fn each_reproducer_reaches_the_bug_the_asan_build_reports_first() {
     let walk = LibsframeFreWalkPastFreBytes.name();
     let ftype = LibsframeInvalidFreType.name();
     let start = LibsframeFreStartPastFunction.name();
+    // 2.44's copy in sframe_decode (ASan: libsframe-decode-copies-past-buffer) on a v1
+    // section whose 17-byte descriptors and FRE bytes fit: past the buffer only by the v2
+    // layout (F0112). input-4 does not fit even as v1: F0115's own.
+    let v1copies = Libsframe244V1LayoutCopiesPastBuffer.name();
     // (finding, input, [2.40, 2.44, 2.47]) as the ASan builds reported them.
     let cases: &[(&str, &str, [&str; 3])] = &[
-        ("F0145", "nb01-v1-2.40.sframe", [words, copies, "clean"]),
+        ("F0145", "nb01-v1-2.40.sframe", [words, v1copies, "clean"]),
         ("F0145", "nb01-v2-2.44.sframe", ["clean", words, words]),
         ("F0145", "nb01-v2-2.47.sframe", ["clean", words, words]),
         (
             "F0145",
             "v1-aux-freoff-saved-rbp-2.40.sframe",
-            [words, copies, "clean"],
+            [words, v1copies, "clean"],
         ),
-        ("F0115", "input-1.sframe", [words, copies, "clean"]),
-        ("F0115", "input-2.sframe", [walk, copies, "clean"]),
-        ("F0115", "input-3.sframe", [ftype, copies, "clean"]),
+        ("F0115", "input-1.sframe", [words, v1copies, "clean"]),
+        ("F0115", "input-2.sframe", [walk, v1copies, "clean"]),
+        ("F0115", "input-3.sframe", [ftype, v1copies, "clean"]),
         ("F0115", "input-4.sframe", [copies, copies, "clean"]),
         ("F0115", "input-7.sframe", ["clean", walk, walk]),
         ("F0115", "input-9.sframe", ["clean", ftype, copies]),
         // 2.47 reads a v2 FDE's fields, not its padding: the last two bytes may lie past.
         ("F0116", "input-13.sframe", ["clean", "clean", "clean"]),
-        ("F0112", "input-10.sframe", [start, copies, "clean"]),
-        ("F0112", "input-5.sframe", [start, copies, "clean"]),
+        ("F0112", "input-10.sframe", [start, v1copies, "clean"]),
+        ("F0112", "input-5.sframe", [start, v1copies, "clean"]),
         ("F0112", "input-12.sframe", ["clean", "clean", "clean"]),
     ];
     let mut wrong = Vec::new();
@@ -208,4 +212,39 @@ fn no_input_makes_the_glibc_walk_panic() {
             }
         }
     }
+}
+
+#[test]
+fn libsframe_2_44_reading_v1_with_its_v2_layout_is_f0112s_trigger() {
+    // F0112's reproducers that crash 2.44's decode: GNU as 2.40's v1 sections (and a fuzzed
+    // one), which 2.40 reads inside the buffer; ci/check-triggers: the ASan build of 2.44
+    // reports a heap-buffer-overflow READ in sframe_decode on each.
+    let v1 = Evaluation::Triggered(Trigger::Libsframe244V1LayoutCopiesPastBuffer);
+    for n in [1, 2, 3, 4, 5, 6, 8, 9, 10, 11] {
+        let data = input("F0112", &format!("input-{n}.sframe"));
+        for caller in [Caller::Worker, Caller::Lookup] {
+            assert_eq!(
+                first_trigger(&data, Release::Libsframe244, caller),
+                v1,
+                "input-{n} {caller:?}"
+            );
+        }
+    }
+    let mut data = input("F0112", "from-F0110-input-1.sframe");
+    assert_eq!(
+        first_trigger(&data, Release::Libsframe244, Caller::Worker),
+        v1
+    );
+    // sfh_fre_len one byte longer than v1's layout leaves: past the buffer as v1 too.
+    let fre_len = u32::from_le_bytes(data[16..20].try_into().unwrap());
+    let room = data.len() as u32
+        - 28
+        - u32::from(data[7])
+        - 17 * u32::from_le_bytes(data[8..12].try_into().unwrap());
+    assert!(fre_len <= room);
+    data[16..20].copy_from_slice(&(room + 1).to_le_bytes());
+    assert_eq!(
+        first_trigger(&data, Release::Libsframe244, Caller::Worker),
+        Evaluation::Triggered(Trigger::LibsframeDecodeCopiesPastBuffer)
+    );
 }
