@@ -130,3 +130,20 @@ fn a_simple_frame_panic_is_explained_by_the_trigger_its_input_holds() {
     assert_eq!(ds[0].trigger, Some(TriggerCheck::NoneHolds));
     assert!(ledger.finding_for(&ds[0]).is_none());
 }
+
+#[test]
+fn libsframe_2_44_crashing_on_a_v1_section_it_reads_with_v2_layout_is_f0112() {
+    let ledger = Ledger::load(&Ledger::default_dir()).unwrap();
+    let table = TriggerTable::from_ledger(&ledger);
+    // F0112's input-1, GNU as 2.40's v1 section: the ASan build of 2.44 reports its copy in
+    // sframe_decode running past the buffer (ci/check-triggers); 2.40 reads it cleanly.
+    let mut ds = vec![crash("crash:libsframe-2.44:v1:decode:SIGBUS:somewhere_new")];
+    table.explain(&reproducer("F0112", "input-1.sframe"), &mut ds);
+    assert_eq!(
+        ds[0].trigger,
+        Some(TriggerCheck::Holds {
+            trigger: Trigger::Libsframe244V1LayoutCopiesPastBuffer,
+            finding: "F0112-libsframe-2.44-reads-v1-with-v2-layout".into()
+        })
+    );
+}

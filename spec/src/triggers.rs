@@ -74,6 +74,10 @@ pub enum Trigger {
     /// descriptors put them: the copy runs past the buffer where v1's layout fits in it (a
     /// section that does not fit even read as v1 is
     /// [`Trigger::LibsframeDecodeCopiesPastBuffer`]).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "libsframe-2.44-v1-layout-copies-past-buffer")
+    )]
     Libsframe244V1LayoutCopiesPastBuffer,
     /// glibc's reader reads outside the section (it takes no length): the header of a
     /// section shorter than it (`__sframe_decode`), a function descriptor the look-up's
