@@ -154,12 +154,15 @@ fn s390x_v2(cfa: i32) -> Vec<u8> {
     d
 }
 
+/// A built section, the call, and the trigger and line the crate's panic is expected at.
+type Case = (String, Vec<u8>, Call, Option<(Trigger, u32)>);
+
 #[test]
 fn each_site_is_reached_by_a_section_built_for_it() {
     let overflow = Build::THIS.overflow_checks;
     let one_fre = [0u8, 0x02, 8]; // start 0, info: one 1-byte word (8)
     let attr = [1u8, 0, 0, 0, 0]; // 1 FRE, 1-byte starts, PC increment, default type
-    let mut cases: Vec<(String, Vec<u8>, Call, Option<(Trigger, u32)>)> = Vec::new();
+    let mut cases: Vec<Case> = Vec::new();
     let past = Trigger::SimpleFrameRsFdeAttributePastEnd;
     // The attribute at, and 1..4 bytes before, the section's end; then past it.
     for (keep, line) in [(0, 269), (1, 269), (2, 276), (3, 283), (4, 290)] {
