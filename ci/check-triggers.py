@@ -19,6 +19,10 @@ def classify(path, status):
             if kind == "stack-buffer-overflow":
                 return "libsframe-fre-data-words-overflow"
             return "libsframe-fre-walk-past-fre-bytes"
+        if fn.startswith("flip_"):
+            # The byte-swapping pass of a foreign-endian section (flip_sframe, flip_fde,
+            # flip_fre, 2.47's flip_sframe_fdes_with_fres_v2/_v3, flip_fde_attr_v3).
+            return "libsframe-flip-past-buffer"
         if fn.startswith(("sframe_decoder_get_funcdesc", "sframe_get_funcdesc_with_addr")):
             return "libsframe-fde-table-truncated"
         return f"asan:{kind}:{fn}"

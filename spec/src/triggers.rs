@@ -8,11 +8,12 @@
 //! trigger holds, and one whose input triggers no known bug is new.
 //!
 //! The walk is a model of the release's own source, cited per variant; it reads nothing out
-//! of bounds, allocates nothing, and stops at the first bad access. Where it does not model
-//! the release (a foreign-endian section, whose byte-swapping pass runs first) it says so
-//! ([`Evaluation::NotModelled`]) rather than guess. [`first_trigger`] models GNU libsframe;
+//! of bounds, allocates nothing but a copy of a foreign-endian section (swapped as the
+//! release's pass swaps it, `flip`), and stops at the first bad access. Where a model does
+//! not read an input it says so ([`Evaluation::NotModelled`]) rather than guess. [`first_trigger`] models GNU libsframe;
 //! [`glibc::first_trigger`] glibc's reader; [`simple_frame::first_trigger`] simple-frame-rs.
 
+mod flip;
 pub mod glibc;
 pub mod simple_frame;
 
@@ -65,6 +66,13 @@ pub enum Trigger {
     /// `sfh_num_fdes` entries `sframe_decoder_get_funcdesc` (`fdep = &dctx->sfd_funcdesc[i]`)
     /// and the look-up's binary search index: a heap over-read past the table (F0115).
     LibsframeFdeTableTruncated,
+    /// The byte-swapping pass of a foreign-endian section reads or swaps bytes past the copy
+    /// it swaps: 2.40 and 2.44's `flip_sframe` checks only where each function descriptor
+    /// starts (`if ((char*)fdep >= (frame_buf + buf_size)) goto bad;`) and walks FREs from
+    /// `fp = frame_buf + sframe_get_hdr_size (ihp) + ihp->sfh_freoff; fp += fre_offset;`
+    /// unchecked; 2.47's `flip_sframe_fdes_with_fres_v2`/`_v3` pass `buf_end - fp`, which
+    /// wraps once `fp` is past the end (F0115).
+    LibsframeFlipPastBuffer,
     /// libsframe 2.44 reads a v1 section with its v2 layout (F0112): it copies `sfh_num_fdes`
     /// 20-byte function descriptors from the end of the header, then `sfh_fre_len` bytes of
     /// FREs from there (`fidx_size = sfheaderp->sfh_num_fdes * sizeof
@@ -113,7 +121,7 @@ pub enum Trigger {
 
 impl Trigger {
     /// Every trigger, in declaration order.
-    pub const ALL: [Trigger; 14] = [
+    pub const ALL: [Trigger; 15] = [
         Trigger::LibsframeDecodeCopiesPastBuffer,
         Trigger::LibsframeInvalidFreType,
         Trigger::LibsframeFreWalkPastFreBytes,
@@ -121,6 +129,7 @@ impl Trigger {
         Trigger::LibsframeFreStartPastFunction,
         Trigger::LibsframeMaskRepSizeZero,
         Trigger::LibsframeFdeTableTruncated,
+        Trigger::LibsframeFlipPastBuffer,
         Trigger::Libsframe244V1LayoutCopiesPastBuffer,
         Trigger::GlibcReadsOutsideSection,
         Trigger::GlibcMaskRepSizeZero,
@@ -140,6 +149,7 @@ impl Trigger {
             Trigger::LibsframeFreStartPastFunction => "libsframe-fre-start-past-function",
             Trigger::LibsframeMaskRepSizeZero => "libsframe-mask-rep-size-zero",
             Trigger::LibsframeFdeTableTruncated => "libsframe-fde-table-truncated",
+            Trigger::LibsframeFlipPastBuffer => "libsframe-flip-past-buffer",
             Trigger::Libsframe244V1LayoutCopiesPastBuffer => {
                 "libsframe-2.44-v1-layout-copies-past-buffer"
             }
@@ -402,9 +412,24 @@ fn decode(data: &[u8], rel: Release) -> Option<Copied> {
 
 /// The first known bug `rel`, driven by `caller`, reaches on `data`.
 pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
-    if data.len() >= 2 && rd(data, 0, 2) == Some(0xe2de) {
-        return Evaluation::NotModelled;
-    }
+    // A foreign-endian section: `sframe_decode` swaps a copy (`flip_header`, `flip_sframe`),
+    // then reads the copy in host order.
+    let host;
+    let data = if data.len() >= 2 && rd(data, 0, 2) == Some(0xe2de) {
+        if data.len() < HEADER {
+            return Evaluation::Clean;
+        }
+        match flip::flip(data, rel) {
+            flip::Flipped::Refused => return Evaluation::Clean,
+            flip::Flipped::Bug(t) => return Evaluation::Triggered(t),
+            flip::Flipped::Host(b) => {
+                host = b;
+                &host[..]
+            }
+        }
+    } else {
+        data
+    };
     let (fdes, fres_at, fre_len, truncated) = match decode(data, rel) {
         None | Some(Copied::Refused) => return Evaluation::Clean,
         Some(Copied::Bug(Trigger::LibsframeDecodeCopiesPastBuffer))

@@ -84,18 +84,90 @@ fn each_reproducer_reaches_the_bug_the_asan_build_reports_first() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-#[test]
-fn a_foreign_endian_section_is_not_modelled() {
-    // Big-endian magic: libsframe swaps the section first (flip_sframe), which the walk
-    // does not model.
-    let mut data = input("F0145", "nb01-v2-2.44.sframe");
-    data.swap(0, 1);
-    for rel in RELEASES {
-        assert_eq!(
-            first_trigger(&data, rel, Caller::Worker),
-            Evaluation::NotModelled
-        );
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// A big-endian s390x v2 section (one function, FRE offset `fre_off`, one FRE: ADDR2 start
+/// 0x0010, two 4-byte words) or v3 (one function, its attribute at `fre_off`: 1 FRE, ADDR1;
+/// the FRE: start 0, one 1-byte word).
+fn big_endian(version: u8, fre_off: u32) -> Vec<u8> {
+    let (fdes, fres): (Vec<u8>, Vec<u8>) = if version == 2 {
+        let mut f = 0x100i32.to_be_bytes().to_vec();
+        for v in [0x40u32, fre_off, 1] {
+            f.extend(v.to_be_bytes());
+        }
+        f.extend([0x01, 0, 0, 0]);
+        let mut r = vec![0, 0x10, 0x44];
+        r.extend(160i32.to_be_bytes());
+        r.extend((-8i32).to_be_bytes());
+        (f, r)
+    } else {
+        let mut f = 0x100i64.to_be_bytes().to_vec();
+        f.extend(0x40u32.to_be_bytes());
+        f.extend(fre_off.to_be_bytes());
+        (f, vec![0, 1, 0, 0, 0, 0, 0x02, 8])
+    };
+    let mut d = vec![0xde, 0xe2, version, 1, 4, 0, 0, 0];
+    for v in [1u32, 1, fres.len() as u32, 0, fdes.len() as u32] {
+        d.extend(v.to_be_bytes());
     }
+    d.extend(fdes);
+    d.extend(fres);
+    d
+}
+
+fn cut(mut d: Vec<u8>, n: usize) -> Vec<u8> {
+    d.truncate(d.len() - n);
+    d
+}
+
+#[test]
+fn a_foreign_endian_section_is_swapped_first_and_the_swap_can_run_past_it() {
+    use Trigger::*;
+    let flip = LibsframeFlipPastBuffer.name();
+    // As the ASan builds reported them (ci/check-triggers): a heap-buffer-overflow in flip_fre
+    // (2.44 v2; 2.47 v2, the room `buf_end - fp` wrapped) or flip_fde_attr_v3 (2.47 v3) when
+    // the FRE offset points 5000 / 1000 bytes past the copy; nothing at offset 0. 2.40
+    // refuses v2 and v3, 2.44 v3.
+    let cases: &[(&str, Vec<u8>, [&str; 3])] = &[
+        ("v2, FREs past the end", big_endian(2, 5000), ["clean", flip, flip]),
+        ("v2", big_endian(2, 0), ["clean", "clean", "clean"]),
+        // The FRE's second word wholly past the end: 2.44's flip_fre_stack_offsets swaps it
+        // (2.47 checks the room; ASan misses a word that starts inside a heap block's last
+        // full 8-byte granule and ends past it, so a cut of 1 to 3 bytes is not shown).
+        ("v2, its last word past the end", cut(big_endian(2, 0), 4), ["clean", flip, "clean"]),
+        ("v3, attribute past the end", big_endian(3, 1000), ["clean", "clean", flip]),
+        ("v3", big_endian(3, 0), ["clean", "clean", "clean"]),
+        // sframe-conform gen --version 1 --endian big --malformed --seed 29, #14: the last 6
+        // bytes of function 0's FREs cut off. 2.40's and 2.44's flip_fre swaps them past
+        // the copy; 2.47 refuses v1.
+        (
+            "v1, FREs cut off",
+            hex("dee2010301f700010000000100000001000000000000000000000011e07ffffffe00000100000000000000000100"),
+            [flip, flip, "clean"],
+        ),
+        // #33 of --version 2: the last 14 bytes of the FREs cut off (2.40 refuses v2; 2.47
+        // checks the room left, the FREs inside the copy).
+        (
+            "v2, FREs cut off",
+            hex("dee202010400000c0000000100000001000000000000000000000014dddc59f9a1e726daecdd789400001000a6f64198000000000000000110010000"),
+            ["clean", flip, "clean"],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (what, data, want) in cases {
+        for (rel, want) in RELEASES.iter().zip(want) {
+            let got = name(first_trigger(data, *rel, Caller::Worker));
+            if got != *want {
+                wrong.push(format!("{what} {rel:?}: ASan {want}, model {got}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]
@@ -247,4 +319,24 @@ fn libsframe_2_44_reading_v1_with_its_v2_layout_is_f0112s_trigger() {
         first_trigger(&data, Release::Libsframe244, Caller::Worker),
         Evaluation::Triggered(Trigger::LibsframeDecodeCopiesPastBuffer)
     );
+}
+
+#[test]
+fn no_foreign_endian_input_makes_the_swap_panic() {
+    for data in [big_endian(2, 0), big_endian(3, 0)] {
+        for n in 0..=data.len() {
+            for rel in RELEASES {
+                let _ = first_trigger(&data[..n], rel, Caller::Lookup);
+            }
+        }
+        for i in 0..data.len() {
+            for v in [0u8, 0x7f, 0x80, 0xff] {
+                let mut d = data.clone();
+                d[i] = v;
+                for rel in RELEASES {
+                    let _ = first_trigger(&d, rel, Caller::Worker);
+                }
+            }
+        }
+    }
 }
