@@ -213,7 +213,9 @@ pub enum Evaluation {
     Triggered(Trigger),
     /// The walk ends without reaching a known bug.
     Clean,
-    /// The walk is not modelled for this input (a foreign-endian section).
+    /// The model does not read this input. (Every model here reads every input since
+    /// libsframe's byte-swapping pass of foreign-endian sections is modelled, `flip`; a
+    /// model that leaves inputs aside says so with this rather than guess.)
     NotModelled,
 }
 

@@ -5,7 +5,7 @@
 //! finding whose trigger holds for its input as that release reads it
 //! ([`sframe_spec::triggers::first_trigger`]), wherever it lands; when the ledger has
 //! triggers for the implementation and none holds, it is new whatever its crash site. Where
-//! the model does not read the input (a foreign-endian section) or the ledger has no trigger
+//! the model does not read the input ([`Evaluation::NotModelled`]) or the ledger has no trigger
 //! for the implementation, its crash site is matched against the findings' patterns, as
 //! before triggers.
 
