@@ -105,3 +105,45 @@ fn a_glibc_look_up_crash_is_explained_by_the_trigger_at_its_pc() {
         Some("F0162-glibc-reader-reads-past-the-section")
     );
 }
+
+#[test]
+fn a_simple_frame_panic_is_explained_by_the_trigger_its_input_holds() {
+    let ledger = Ledger::load(&Ledger::default_dir()).unwrap();
+    let table = TriggerTable::from_ledger(&ledger);
+    // F0117's input-1: simple-frame-rs 0.3.0 slices the v3 function attribute past the
+    // section's end (it panics at src/v3.rs:271, impls/tests/simple_frame_triggers.rs).
+    // A landing place no pattern lists is still F0117.
+    let mut ds = vec![crash("crash:simple-frame-rs:v3:decode:panic:src/v3.rs:1")];
+    assert!(ledger.finding_for(&ds[0]).is_none());
+    table.explain(&reproducer("F0117", "input-1.sframe"), &mut ds);
+    assert_eq!(
+        ds[0].trigger,
+        Some(TriggerCheck::Holds {
+            trigger: Trigger::SimpleFrameRsFdeAttributePastEnd,
+            finding: "F0117-simple-frame-rs-panics-on-malformed-input".into()
+        })
+    );
+    // A valid v2 section (the crate decodes it): a panic at a site F0117 lists is new.
+    let mut ds = vec![crash("crash:simple-frame-rs:v2:decode:panic:src/v2.rs:49")];
+    assert!(ledger.finding_for(&ds[0]).is_some());
+    table.explain(&reproducer("F0145", "nb01-v2-2.44.sframe"), &mut ds);
+    assert_eq!(ds[0].trigger, Some(TriggerCheck::NoneHolds));
+    assert!(ledger.finding_for(&ds[0]).is_none());
+}
+
+#[test]
+fn libsframe_2_44_crashing_on_a_v1_section_it_reads_with_v2_layout_is_f0112() {
+    let ledger = Ledger::load(&Ledger::default_dir()).unwrap();
+    let table = TriggerTable::from_ledger(&ledger);
+    // F0112's input-1, GNU as 2.40's v1 section: the ASan build of 2.44 reports its copy in
+    // sframe_decode running past the buffer (ci/check-triggers); 2.40 reads it cleanly.
+    let mut ds = vec![crash("crash:libsframe-2.44:v1:decode:SIGBUS:somewhere_new")];
+    table.explain(&reproducer("F0112", "input-1.sframe"), &mut ds);
+    assert_eq!(
+        ds[0].trigger,
+        Some(TriggerCheck::Holds {
+            trigger: Trigger::Libsframe244V1LayoutCopiesPastBuffer,
+            finding: "F0112-libsframe-2.44-reads-v1-with-v2-layout".into()
+        })
+    );
+}

@@ -8,12 +8,14 @@
 //! trigger holds, and one whose input triggers no known bug is new.
 //!
 //! The walk is a model of the release's own source, cited per variant; it reads nothing out
-//! of bounds, allocates nothing, and stops at the first bad access. Where it does not model
-//! the release (a foreign-endian section, whose byte-swapping pass runs first) it says so
-//! ([`Evaluation::NotModelled`]) rather than guess. [`first_trigger`] models GNU libsframe;
-//! [`glibc::first_trigger`] glibc's reader.
+//! of bounds, allocates nothing but a copy of a foreign-endian section (swapped as the
+//! release's pass swaps it, `flip`), and stops at the first bad access. Where a model does
+//! not read an input it says so ([`Evaluation::NotModelled`]) rather than guess. [`first_trigger`] models GNU libsframe;
+//! [`glibc::first_trigger`] glibc's reader; [`simple_frame::first_trigger`] simple-frame-rs.
 
+mod flip;
 pub mod glibc;
+pub mod simple_frame;
 
 /// One known crash or hang cause of a real reader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -64,6 +66,27 @@ pub enum Trigger {
     /// `sfh_num_fdes` entries `sframe_decoder_get_funcdesc` (`fdep = &dctx->sfd_funcdesc[i]`)
     /// and the look-up's binary search index: a heap over-read past the table (F0115).
     LibsframeFdeTableTruncated,
+    /// The byte-swapping pass of a foreign-endian section reads or swaps bytes past the copy
+    /// it swaps: 2.40 and 2.44's `flip_sframe` checks only where each function descriptor
+    /// starts (`if ((char*)fdep >= (frame_buf + buf_size)) goto bad;`) and walks FREs from
+    /// `fp = frame_buf + sframe_get_hdr_size (ihp) + ihp->sfh_freoff; fp += fre_offset;`
+    /// unchecked; 2.47's `flip_sframe_fdes_with_fres_v2`/`_v3` pass `buf_end - fp`, which
+    /// wraps once `fp` is past the end (F0115).
+    LibsframeFlipPastBuffer,
+    /// libsframe 2.44 reads a v1 section with its v2 layout (F0112): it copies `sfh_num_fdes`
+    /// 20-byte function descriptors from the end of the header, then `sfh_fre_len` bytes of
+    /// FREs from there (`fidx_size = sfheaderp->sfh_num_fdes * sizeof
+    /// (sframe_func_desc_entry); ... memcpy (dctx->sfd_funcdesc, frame_buf, fidx_size); ...
+    /// frame_buf += (fidx_size); ... memcpy (dctx->sfd_fres, frame_buf,
+    /// sfheaderp->sfh_fre_len);`), `3 * sfh_num_fdes` bytes further than v1's 17-byte
+    /// descriptors put them: the copy runs past the buffer where v1's layout fits in it (a
+    /// section that does not fit even read as v1 is
+    /// [`Trigger::LibsframeDecodeCopiesPastBuffer`]).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "libsframe-2.44-v1-layout-copies-past-buffer")
+    )]
+    Libsframe244V1LayoutCopiesPastBuffer,
     /// glibc's reader reads outside the section (it takes no length): the header of a
     /// section shorter than it (`__sframe_decode`), a function descriptor the look-up's
     /// binary search probes (`sframe_decoder_get_secrel_func_start_addr`: `func_start_addr
@@ -75,11 +98,30 @@ pub enum Trigger {
     /// `sframe_fre_check_range_p`'s `pc_offset = pc_offset % rep_block_size;`, SIGFPE on
     /// x86-64 ([`glibc`]; F0163).
     GlibcMaskRepSizeZero,
+    /// simple-frame-rs 0.3.0's v3 `get_fde` slices the function's 5-byte attribute at
+    /// `self.freoff as usize + size_of::<RawSFrameHeader>() + func_start_fre_off as usize`
+    /// unchecked: `&self.data[fre_offset..]` (v3.rs:271) or a field's `read_struct!`
+    /// (v3.rs:269, :276, :283, :290) panics when it lies, in part, past the section
+    /// ([`simple_frame`]; F0117).
+    SimpleFrameRsFdeAttributePastEnd,
+    /// simple-frame-rs 0.3.0's `s390x::cfa_offset_decode`, `(offset *
+    /// SFRAME_S390X_CFA_OFFSET_ALIGNMENT_FACTOR) - SFRAME_S390X_CFA_OFFSET_ADJUSTMENT` in
+    /// `i32`, overflows on a 4-byte CFA offset of an s390x FRE (v2.rs:49, v3.rs:49; a panic
+    /// only with overflow checks; [`simple_frame`]; F0117).
+    SimpleFrameRsS390xCfaOffsetOverflow,
+    /// simple-frame-rs 0.3.0's v3 `find_fde` on a sorted section: `pc < base_pc +
+    /// base_fde.func_size as u64` (v3.rs:499) overflows for a function whose 64-bit start lies
+    /// within its size of 2^64 (a panic only with overflow checks; [`simple_frame`]; F0117).
+    SimpleFrameRsFunctionEndOverflow,
+    /// simple-frame-rs 0.3.0's v3 `find_fre` of a PC-increment function:
+    /// `fre.start_address.get() as u64 + fde_pc > pc` (v3.rs:819) overflows for a function
+    /// starting near 2^64 (a panic only with overflow checks; [`simple_frame`]; F0117).
+    SimpleFrameRsFreStartOverflow,
 }
 
 impl Trigger {
     /// Every trigger, in declaration order.
-    pub const ALL: [Trigger; 9] = [
+    pub const ALL: [Trigger; 15] = [
         Trigger::LibsframeDecodeCopiesPastBuffer,
         Trigger::LibsframeInvalidFreType,
         Trigger::LibsframeFreWalkPastFreBytes,
@@ -87,8 +129,14 @@ impl Trigger {
         Trigger::LibsframeFreStartPastFunction,
         Trigger::LibsframeMaskRepSizeZero,
         Trigger::LibsframeFdeTableTruncated,
+        Trigger::LibsframeFlipPastBuffer,
+        Trigger::Libsframe244V1LayoutCopiesPastBuffer,
         Trigger::GlibcReadsOutsideSection,
         Trigger::GlibcMaskRepSizeZero,
+        Trigger::SimpleFrameRsFdeAttributePastEnd,
+        Trigger::SimpleFrameRsS390xCfaOffsetOverflow,
+        Trigger::SimpleFrameRsFunctionEndOverflow,
+        Trigger::SimpleFrameRsFreStartOverflow,
     ];
 
     /// The kebab-case name used in the ledger (`finding.json`).
@@ -101,8 +149,18 @@ impl Trigger {
             Trigger::LibsframeFreStartPastFunction => "libsframe-fre-start-past-function",
             Trigger::LibsframeMaskRepSizeZero => "libsframe-mask-rep-size-zero",
             Trigger::LibsframeFdeTableTruncated => "libsframe-fde-table-truncated",
+            Trigger::LibsframeFlipPastBuffer => "libsframe-flip-past-buffer",
+            Trigger::Libsframe244V1LayoutCopiesPastBuffer => {
+                "libsframe-2.44-v1-layout-copies-past-buffer"
+            }
             Trigger::GlibcReadsOutsideSection => "glibc-reads-outside-section",
             Trigger::GlibcMaskRepSizeZero => "glibc-mask-rep-size-zero",
+            Trigger::SimpleFrameRsFdeAttributePastEnd => "simple-frame-rs-fde-attribute-past-end",
+            Trigger::SimpleFrameRsS390xCfaOffsetOverflow => {
+                "simple-frame-rs-s390x-cfa-offset-overflow"
+            }
+            Trigger::SimpleFrameRsFunctionEndOverflow => "simple-frame-rs-function-end-overflow",
+            Trigger::SimpleFrameRsFreStartOverflow => "simple-frame-rs-fre-start-overflow",
         }
     }
 
@@ -155,7 +213,9 @@ pub enum Evaluation {
     Triggered(Trigger),
     /// The walk ends without reaching a known bug.
     Clean,
-    /// The walk is not modelled for this input (a foreign-endian section).
+    /// The model does not read this input. (Every model here reads every input since
+    /// libsframe's byte-swapping pass of foreign-endian sections is modelled, `flip`; a
+    /// model that leaves inputs aside says so with this rather than guess.)
     NotModelled,
 }
 
@@ -354,11 +414,31 @@ fn decode(data: &[u8], rel: Release) -> Option<Copied> {
 
 /// The first known bug `rel`, driven by `caller`, reaches on `data`.
 pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
-    if data.len() >= 2 && rd(data, 0, 2) == Some(0xe2de) {
-        return Evaluation::NotModelled;
-    }
+    // A foreign-endian section: `sframe_decode` swaps a copy (`flip_header`, `flip_sframe`),
+    // then reads the copy in host order.
+    let host;
+    let data = if data.len() >= 2 && rd(data, 0, 2) == Some(0xe2de) {
+        if data.len() < HEADER {
+            return Evaluation::Clean;
+        }
+        match flip::flip(data, rel) {
+            flip::Flipped::Refused => return Evaluation::Clean,
+            flip::Flipped::Bug(t) => return Evaluation::Triggered(t),
+            flip::Flipped::Host(b) => {
+                host = b;
+                &host[..]
+            }
+        }
+    } else {
+        data
+    };
     let (fdes, fres_at, fre_len, truncated) = match decode(data, rel) {
         None | Some(Copied::Refused) => return Evaluation::Clean,
+        Some(Copied::Bug(Trigger::LibsframeDecodeCopiesPastBuffer))
+            if rel == Release::Libsframe244 && v1_layout_fits(data) =>
+        {
+            return Evaluation::Triggered(Trigger::Libsframe244V1LayoutCopiesPastBuffer)
+        }
         Some(Copied::Bug(t)) => return Evaluation::Triggered(t),
         Some(Copied::Fdes(f, at, n, t)) => (f, at, n, t),
     };
@@ -380,6 +460,17 @@ pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
         return Evaluation::Triggered(Trigger::LibsframeFdeTableTruncated);
     }
     Evaluation::Clean
+}
+
+/// Whether a v1 section's function descriptors (17 bytes each, v1's `sframe.h`) and its
+/// `sfh_fre_len` bytes of FREs, from the end of its header, lie inside it.
+fn v1_layout_fits(data: &[u8]) -> bool {
+    let (Some(n), Some(fre_len)) = (rd(data, 8, 4), rd(data, 16, 4)) else {
+        return false;
+    };
+    data.get(2) == Some(&1)
+        && (HEADER as u64 + u64::from(data.get(7).copied().unwrap_or(0)) + n * 17 + fre_len)
+            <= data.len() as u64
 }
 
 /// The FREs of one function, as `sframe_decoder_get_fre (i, j)` for `j = 0, 1, ...` first

@@ -5,14 +5,14 @@
 //! finding whose trigger holds for its input as that release reads it
 //! ([`sframe_spec::triggers::first_trigger`]), wherever it lands; when the ledger has
 //! triggers for the implementation and none holds, it is new whatever its crash site. Where
-//! the model does not read the input (a foreign-endian section) or the ledger has no trigger
+//! the model does not read the input ([`Evaluation::NotModelled`]) or the ledger has no trigger
 //! for the implementation, its crash site is matched against the findings' patterns, as
 //! before triggers.
 
 use super::case::{Discrepancy, TriggerCheck};
 use crate::ledger::Ledger;
 use crate::signature::Op;
-use sframe_spec::triggers::{first_trigger, glibc, Caller, Evaluation, Release};
+use sframe_spec::triggers::{first_trigger, glibc, simple_frame, Caller, Evaluation, Release};
 use sframe_spec::Trigger;
 use std::collections::BTreeMap;
 
@@ -23,7 +23,8 @@ pub struct TriggerTable {
 }
 
 /// What the model of `implementation`'s reading says of `op` on `data` (a look-up at `pc`,
-/// which glibc's model needs: its look-up reads what the PC's binary search probes).
+/// which glibc's and simple-frame-rs's models need: their look-ups read what the PC's
+/// search probes).
 fn evaluate(implementation: &str, op: Op, pc: Option<i64>, data: &[u8]) -> Option<Evaluation> {
     let rel = match implementation {
         "libsframe-2.40" => Release::Libsframe240,
@@ -36,6 +37,19 @@ fn evaluate(implementation: &str, op: Op, pc: Option<i64>, data: &[u8]) -> Optio
                 Op::Encode => return None,
             };
             return Some(glibc::first_trigger(data, call));
+        }
+        // In this process, built as this workspace is (its overflow checks included).
+        "simple-frame-rs" => {
+            let call = match op {
+                Op::Decode => simple_frame::Call::Decode,
+                Op::FindFre => simple_frame::Call::Lookup(pc?),
+                Op::Encode => return None,
+            };
+            return Some(simple_frame::first_trigger(
+                data,
+                call,
+                simple_frame::Build::THIS,
+            ));
         }
         _ => return None,
     };
