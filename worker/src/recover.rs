@@ -41,9 +41,18 @@ pub const RECOVERIES: usize = 256;
 static ENABLED: AtomicBool = AtomicBool::new(true);
 
 /// Read `SFRAME_WORKER_RECOVER` (see [`ENABLED`]): once, before serving.
+/// Off as well when an AddressSanitizer runtime is loaded (triage with a sanitizer build,
+/// `sframe_impls::asan_triage`): there the crash must end as the sanitizer reports it (a
+/// failed assertion is the `abort` that `handle_abort=1` reports), not be recovered from.
 pub fn configure() {
     let off = std::env::var_os("SFRAME_WORKER_RECOVER").is_some_and(|v| v == "0");
-    ENABLED.store(!off, Ordering::Relaxed);
+    ENABLED.store(!off && !asan_loaded(), Ordering::Relaxed);
+}
+
+/// Whether libasan is in the process (preloaded for triage).
+fn asan_loaded() -> bool {
+    // SAFETY: dlsym on the global scope with a NUL-terminated name; only compared with null.
+    !unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__asan_init".as_ptr()) }.is_null()
 }
 
 extern "C" {
