@@ -105,9 +105,10 @@ pub fn get() -> &'static Differential {
 pub fn init() {
     // The libraries an OSS-Fuzz/ClusterFuzzLite build carries beside the binaries
     // (ci/oss-fuzz/build.sh names them in sframe-fuzz.env), unless the environment says.
-    if std::env::var_os("SFRAME_CONFORM_CACHE").is_none() {
-        if let Some(c) = crate::settings::get("SFRAME_CONFORM_CACHE") {
-            std::env::set_var("SFRAME_CONFORM_CACHE", c);
+    use sframe_provision::cache::CACHE_VAR;
+    if std::env::var_os(CACHE_VAR).is_none() {
+        if let Some(c) = crate::settings::get(CACHE_VAR) {
+            std::env::set_var(CACHE_VAR, c);
         }
     }
     match build(&crate::settings::excluded()) {

@@ -93,14 +93,23 @@ impl LineProcess {
     /// Wait for a dead (or dying) process and describe its end.
     pub fn died(mut self) -> Failure {
         live::forget(self.child.id());
-        let status = match self.child.wait() {
-            Ok(s) => status_signal(s),
-            Err(e) => Signal::Other(format!("wait failed: {e}")),
+        // A failed wait(2) leaves the end untold: the error goes with the detail.
+        let (signal, unwaited) = match self.child.wait() {
+            Ok(s) => (status_signal(s), None),
+            Err(e) => (Signal::Unknown, Some(e)),
+        };
+        let stderr = self.stderr_text();
+        let detail = match unwaited {
+            Some(e) => Some(match stderr {
+                Some(t) => format!("wait failed: {e}\n{t}"),
+                None => format!("wait failed: {e}"),
+            }),
+            None => stderr,
         };
         Failure::Crashed {
-            signal: status,
+            signal,
             repeated: None,
-            detail: self.stderr_text(),
+            detail,
         }
     }
 

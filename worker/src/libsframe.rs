@@ -25,6 +25,7 @@ use sframe_harness::impls::{
     norm, section_version, BenchTiming, Decoded, Found, FreFacts, FunctionFacts, HeaderFacts,
 };
 use sframe_harness::impls::{Implementation, Outcome, Row};
+use sframe_harness::signature::ErrorClass;
 use sframe_spec::constants::flags::FDE_FUNC_START_PCREL;
 use sframe_spec::layout::{fde_info, fde_info2, RawHeader};
 use sframe_spec::{Abi, Loc, Section, Version};
@@ -331,7 +332,7 @@ impl Implementation for Libsframe {
                     num_fres = Some(fd.num_fres);
                 }
                 Some(Err(code)) => {
-                    f.error = Some(format!("get_funcdesc: {code}").into());
+                    f.error = Some(ErrorClass::call("get_funcdesc", code));
                     out.functions.push(f);
                     continue;
                 }
@@ -348,7 +349,7 @@ impl Implementation for Libsframe {
                         // Without a descriptor getter the FRE count is unknown: the first
                         // failure ends the list.
                         if num_fres.is_some() {
-                            f.error = Some(format!("get_fre: {code}").into());
+                            f.error = Some(ErrorClass::call("get_fre", code));
                         }
                         break;
                     }

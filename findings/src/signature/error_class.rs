@@ -16,14 +16,36 @@ pub enum ErrorClass {
     /// A foreign implementation's own class: libsframe's `SFRAME_ERR_BUF_INVAL`, a
     /// simple-frame-rs error variant, a text tool's message class, a downstream parser's.
     Named(String),
+    /// A library call that failed, with the error code it returned (libsframe's
+    /// `sframe_decoder_get_fre` as `get_fre: -1`): written `CALL: CODE`.
+    Call { call: String, code: i32 },
 }
 
 impl ErrorClass {
     /// The class `s` names: the rule with that ID, else a foreign class of that name.
     pub fn named(s: &str) -> ErrorClass {
-        match Rule::from_id(s) {
-            Some(r) => ErrorClass::Rule(r),
-            None => ErrorClass::Named(s.to_string()),
+        if let Some(r) = Rule::from_id(s) {
+            return ErrorClass::Rule(r);
+        }
+        let call =
+            |c: &str| !c.is_empty() && c.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+        match s.split_once(": ") {
+            Some((c, code)) if call(c) && !code.starts_with('+') => match code.parse() {
+                Ok(code) => ErrorClass::Call {
+                    call: c.to_string(),
+                    code,
+                },
+                Err(_) => ErrorClass::Named(s.to_string()),
+            },
+            _ => ErrorClass::Named(s.to_string()),
+        }
+    }
+
+    /// The failed library call `call` that returned `code`.
+    pub fn call(call: &str, code: i32) -> ErrorClass {
+        ErrorClass::Call {
+            call: call.to_string(),
+            code,
         }
     }
 
@@ -31,7 +53,7 @@ impl ErrorClass {
     pub fn rule(&self) -> Option<Rule> {
         match self {
             ErrorClass::Rule(r) => Some(*r),
-            ErrorClass::Named(_) => None,
+            ErrorClass::Named(_) | ErrorClass::Call { .. } => None,
         }
     }
 }
@@ -59,6 +81,7 @@ impl fmt::Display for ErrorClass {
         match self {
             ErrorClass::Rule(r) => f.write_str(r.id()),
             ErrorClass::Named(s) => f.write_str(s),
+            ErrorClass::Call { call, code } => write!(f, "{call}: {code}"),
         }
     }
 }
@@ -94,7 +117,15 @@ mod tests {
         );
         let foreign = ErrorClass::named("SFRAME_ERR_BUF_INVAL");
         assert_eq!(foreign, ErrorClass::Named("SFRAME_ERR_BUF_INVAL".into()));
-        for c in [ErrorClass::Rule(Rule::FdeFreType), foreign] {
+        // sframe_decoder_get_fre returning SFRAME_ERR (-1, sframe-api.h) as the libsframe
+        // adapter names it; a class with `: ` and no number stays a name.
+        let call = ErrorClass::named("get_fre: -1");
+        assert_eq!(call, ErrorClass::call("get_fre", -1));
+        assert_eq!(
+            ErrorClass::named("get_fre: SFRAME_ERR_FRE_INVAL"),
+            ErrorClass::Named("get_fre: SFRAME_ERR_FRE_INVAL".into())
+        );
+        for c in [ErrorClass::Rule(Rule::FdeFreType), foreign, call] {
             let json = serde_json::to_string(&c).unwrap();
             assert_eq!(json, format!("\"{c}\""));
             assert_eq!(serde_json::from_str::<ErrorClass>(&json).unwrap(), c);
