@@ -38,16 +38,6 @@ use sframe_harness::signature::Signal;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 
-/// How one forked attempt ended.
-enum Ended {
-    Answered,
-    Died {
-        signal: Signal,
-        stderr: String,
-        stage: Stage,
-    },
-}
-
 /// How a child died on a request: its end, last words, and the stage it was in.
 struct Death {
     signal: Signal,
@@ -118,7 +108,11 @@ struct Opinion {
 
 /// A second opinion on a crash: the answer of a fresh child, or of a server child recovered
 /// from a clean crash, which is as one (see `recover`).
-fn second_verdict(second: std::io::Result<Ended>, first: Death) -> std::io::Result<Opinion> {
+/// `second` is how the second try died, `None` when it answered.
+fn second_verdict(
+    second: std::io::Result<Option<Death>>,
+    first: Death,
+) -> std::io::Result<Opinion> {
     let Death {
         signal,
         stderr,
@@ -126,27 +120,27 @@ fn second_verdict(second: std::io::Result<Ended>, first: Death) -> std::io::Resu
     } = first;
     let mut decoder_crash = None;
     let answer = match second? {
-        Ended::Died {
+        Some(Death {
             signal: s2,
             stderr: e2,
             stage: stage2,
-        } if s2 == signal => {
+        }) if s2 == signal => {
             let detail = if e2.is_empty() { stderr } else { e2 };
             if stage == Stage::Decoding && stage2 == Stage::Decoding {
                 decoder_crash = Some((signal.clone(), detail.clone()));
             }
             crashed(signal, Some(true), detail)
         }
-        Ended::Died {
+        Some(Death {
             signal: s2,
             stderr: e2,
             ..
-        } => crashed(
+        }) => crashed(
             signal,
             Some(false),
             format!("nondeterministic: {s2} on a second try; {stderr} {e2}"),
         ),
-        Ended::Answered => crashed(
+        None => crashed(
             signal,
             Some(false),
             format!("nondeterministic: did not repeat in a fresh child; {stderr}"),
@@ -391,25 +385,15 @@ impl Serving<'_> {
 
     /// A second try of `line`, after a crash: by the server child when it recovered from
     /// that crash (it is as a fresh child, see `recover`), else by a fresh server child.
-    fn attempt(&mut self, line: &str) -> std::io::Result<Ended> {
+    /// How it died, `None` when it answered.
+    fn attempt(&mut self, line: &str) -> std::io::Result<Option<Death>> {
         let mut server = self.server()?;
         let got = if server.send(line) {
             self.answer_of(server)
         } else {
             Err(server.died())
         };
-        Ok(match got {
-            Ok(_) => Ended::Answered,
-            Err(Death {
-                signal,
-                stderr,
-                stage,
-            }) => Ended::Died {
-                signal,
-                stderr,
-                stage,
-            },
-        })
+        Ok(got.err())
     }
 
     /// The answer to `line` after one child died on it (or crashed cleanly): a second
