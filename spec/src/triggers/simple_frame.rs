@@ -34,6 +34,7 @@
 //! v1 has no panic the adapter reaches.
 
 use super::{Evaluation, Trigger};
+use crate::endian::Endian;
 
 /// What the adapter asks of the crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -86,7 +87,7 @@ const S390X: u8 = 4;
 /// The section as the crate holds it.
 struct Section<'a> {
     data: &'a [u8],
-    le: bool,
+    endian: Endian,
     version: u8,
     flags: u8,
     abi: u8,
@@ -118,16 +119,6 @@ struct Fde {
     rep_size: u8,
 }
 
-fn read(data: &[u8], at: usize, width: usize, le: bool) -> Option<u64> {
-    let b = data.get(at..at.checked_add(width)?)?;
-    let fold = |a: u64, &x: &u8| (a << 8) | u64::from(x);
-    Some(if le {
-        b.iter().rev().fold(0, fold)
-    } else {
-        b.iter().fold(0, fold)
-    })
-}
-
 fn panic(trigger: Trigger, file: &'static str, line: u32) -> Panic {
     Panic {
         trigger,
@@ -138,11 +129,7 @@ fn panic(trigger: Trigger, file: &'static str, line: u32) -> Panic {
 
 /// `SFrameSection::from` (lib.rs, then v1.rs/v2.rs/v3.rs): `None` when it refuses.
 fn section(data: &[u8], base: u64) -> Option<Section<'_>> {
-    let le = match read(data, 0, 2, true)? {
-        0xdee2 => true,
-        0xe2de => false,
-        _ => return None,
-    };
+    let endian = Endian::from_magic(data)?;
     if data.len() < HEADER {
         return None;
     }
@@ -157,21 +144,21 @@ fn section(data: &[u8], base: u64) -> Option<Section<'_>> {
     if flags & !known != 0 || !abis.contains(&data[4]) {
         return None;
     }
-    let num_fdes = read(data, 8, 4, le)? as u32;
-    let fdeoff = read(data, 20, 4, le)? as u32;
+    let num_fdes = endian.read_uint(data, 8, 4)? as u32;
+    let fdeoff = endian.read_uint(data, 20, 4)? as u32;
     let room = (data.len() - HEADER).checked_sub(fdeoff as usize)?;
     if room / fde_size(version) < num_fdes as usize {
         return None;
     }
     Some(Section {
         data,
-        le,
+        endian,
         version,
         flags,
         abi: data[4],
         num_fdes,
         fdeoff,
-        freoff: read(data, 24, 4, le)? as u32,
+        freoff: endian.read_uint(data, 24, 4)? as u32,
         base,
     })
 }
@@ -188,7 +175,7 @@ fn fde_size(version: u8) -> usize {
 
 impl Section<'_> {
     fn rd(&self, at: usize, width: usize) -> Option<u64> {
-        read(self.data, at, width, self.le)
+        self.endian.read_uint(self.data, at, width)
     }
 
     /// `get_fde (index)` for `index < num_fdes` (`from` made sure the descriptor is there).
