@@ -254,3 +254,35 @@ fn not_asked(v: &Answer) -> bool {
         }
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sframe_harness::impls::protocol::finds_one_at_a_time;
+
+    /// The per-PC answers of a look-up on which the worker crashed three times, as the
+    /// worker writes them (`finds_one_at_a_time`, then JSON), read back here: the crashes
+    /// are crashes with their signal, the PC after them is "not asked" (asked alone again),
+    /// and an unsupported answer in other words is not.
+    #[test]
+    fn the_worker_s_not_asked_answer_is_read_as_such() {
+        let crashed = || Outcome::crashed(Signal::named("SIGSEGV"), Some("no report".into()));
+        let answers = finds_one_at_a_time(&[1, 2, 3, 4], |_| crashed());
+        let line = serde_json::to_string(&Outcome::ok(answers)).expect("JSON");
+        let read: Outcome<Vec<Answer>> = serde_json::from_str(&line).expect("an answer");
+        let Outcome::Ok { value } = read else {
+            panic!("not ok: {line}")
+        };
+        let asked: Vec<bool> = value.iter().map(|v| !not_asked(v)).collect();
+        assert_eq!(asked, [true, true, true, false]);
+        assert_eq!(
+            answered(&value[0], glibc_verdict).0,
+            Verdict::NoReport(Signal::named("SIGSEGV"))
+        );
+        let other: Answer = serde_json::from_str(
+            r#"{"status":"unsupported","reason":"the PC does not fit __sframe_find_fre's int32_t"}"#,
+        )
+        .expect("an answer");
+        assert!(!not_asked(&other));
+    }
+}
