@@ -49,7 +49,7 @@ impl CheckCase for Claim {
                         FindingKind::Disagreement | FindingKind::RejectedValid
                     )
                     && pc.is_none_or(|p| d.pc == Some(p))
-                    && found.as_ref().is_none_or(|f| &d.found == f)
+                    && found.as_ref().is_none_or(|f| d.found.to_string() == *f)
                     && (d.explained_by.contains(&finding.id)
                         || (d.op() == Op::Encode && finding.covers(&d.signature)))
             }),
@@ -108,13 +108,13 @@ fn seen(ds: &[Discrepancy]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::{ImplResult, Status};
+    use crate::diff::{Answer, ImplResult, Status};
 
     fn disagreement(found: &str, explained_by: &[&str]) -> Discrepancy {
         Discrepancy {
             pc: Some(508),
-            expected: "Found".into(),
-            found: found.into(),
+            expected: Answer::Value("Found".into()),
+            found: Answer::Value(found.into()),
             explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
             ..Discrepancy::new(
                 "diff:libsframe-2.40:v1:find_fre:mask.missing"

@@ -93,11 +93,14 @@ impl AsanWorker {
         Ok(AsanWorker { child, out })
     }
 
-    /// The worker's whole answer to `request`.
-    pub(crate) fn answer(
+    /// The worker's whole answer to `request`, read as `T` (an [`Outcome`] through the
+    /// harness's wire reader, or the JSON as it is).
+    ///
+    /// [`Outcome`]: sframe_harness::impls::Outcome
+    pub(crate) fn answer<T: serde::de::DeserializeOwned>(
         &mut self,
         request: &serde_json::Value,
-    ) -> std::io::Result<serde_json::Value> {
+    ) -> std::io::Result<T> {
         let stdin = self.child.stdin.as_mut().expect("piped stdin");
         writeln!(stdin, "{request}")?;
         stdin.flush()?;
@@ -109,7 +112,7 @@ impl AsanWorker {
     }
 
     fn ask(&mut self, request: &serde_json::Value) -> std::io::Result<Answer> {
-        let v = self.answer(request)?;
+        let v: serde_json::Value = self.answer(request)?;
         let detail = first_crash(&v);
         let status = match (&detail, v.get("status").and_then(|s| s.as_str())) {
             (Some(_), _) => "crashed".to_string(),

@@ -57,7 +57,6 @@
 //!
 //! llvm-readobj does not look PCs up: [`Implementation::find_fre`] is unsupported.
 
-use crate::registry::{Options, Registry, Unavailable};
 use crate::text_tool::{
     readobj_many, run_on_elf, wrap_elf, Preamble, Printed, EM_AARCH64, EM_S390, EM_X86_64,
 };
@@ -68,7 +67,6 @@ use sframe_harness::impls::{
 use sframe_spec::{Abi, Endian, Stored, Version};
 use std::path::PathBuf;
 use std::process::ExitStatus;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// The command that provisions the LLVM tier.
@@ -126,27 +124,10 @@ pub fn tools() -> Vec<LlvmTool> {
     out
 }
 
-/// Add the provisioned llvm-readobj adapters to `r` when text adapters are wanted (with
-/// `opts.objdump`, or when `SFRAME_CONFORM_LLVM=1`), or say why there are none. Not wanted
-/// (the fuzz targets, which leave text adapters out), nothing is listed: the LLVM tier is
-/// optional and not asking for it is not a missing implementation. Never fails.
-pub fn register(r: &mut Registry, opts: &Options) {
-    let wanted = opts.objdump || std::env::var(ENV).is_ok_and(|v| v == "1");
-    if !wanted {
-        return;
-    }
-    let found = tools();
-    if found.is_empty() {
-        r.unavailable.push(Unavailable {
-            name: "llvm-readobj-*".into(),
-            reason: format!("the LLVM tier is not provisioned: {PROVISION_HINT}"),
-        });
-        return;
-    }
-    for t in found {
-        r.available
-            .push(Arc::new(LlvmReadobj::new(t, opts.timeout)));
-    }
+/// Whether `SFRAME_CONFORM_LLVM=1` asks for the adapters even where text adapters are not
+/// wanted.
+pub fn asked_by_env() -> bool {
+    std::env::var(ENV).is_ok_and(|v| v == "1")
 }
 
 /// The llvm-readobj text adapter.

@@ -3,8 +3,10 @@
 //! Names: `reference`, `simple-frame-rs`, `libsframe-<release>` (one per provisioned
 //! release, run in `sframe-worker`), `glibc-<release>` (glibc's SFrame reader built by
 //! `ci/glibc-reader`, run in `sframe-worker`), `objdump-<release>` (the text of `objdump --sframe`),
-//! and external programs added with [`Registry::add_external`].
+//! `llvm-readobj-<N>` (the text of `llvm-readobj --sframe`), and external programs added with
+//! [`Registry::add_external`]. The registry builds each adapter; no adapter knows the registry.
 
+use crate::llvm_readobj::{self, LlvmReadobj};
 use crate::objdump::ObjdumpImpl;
 use crate::toolchains::{
     glibc_readers, libsframe_releases, objdumps, worker_path, GLIBC_HINT, PROVISION_HINT,
@@ -144,7 +146,26 @@ impl Registry {
                     .push(Arc::new(ObjdumpImpl::new(release, tools, opts.timeout)));
             }
         }
-        crate::llvm_readobj::register(&mut r, opts);
+        // The llvm-readobj adapters, when text adapters are wanted (with `opts.objdump`, or
+        // when `SFRAME_CONFORM_LLVM=1`), or why there are none. Not wanted (the fuzz targets,
+        // which leave text adapters out), nothing is listed: the LLVM tier is optional and
+        // not asking for it is not a missing implementation.
+        if opts.objdump || llvm_readobj::asked_by_env() {
+            let found = llvm_readobj::tools();
+            if found.is_empty() {
+                r.unavailable.push(Unavailable {
+                    name: "llvm-readobj-*".into(),
+                    reason: format!(
+                        "the LLVM tier is not provisioned: {}",
+                        llvm_readobj::PROVISION_HINT
+                    ),
+                });
+            }
+            for t in found {
+                r.available
+                    .push(Arc::new(LlvmReadobj::new(t, opts.timeout)));
+            }
+        }
         r
     }
 

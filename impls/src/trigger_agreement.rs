@@ -17,6 +17,8 @@
 
 use crate::asan_triage::{hex, lookup_pcs, AsanWorker};
 use crate::instrumented::InstrumentedBuild;
+use serde::de::IgnoredAny;
+use sframe_harness::impls::{Outcome, UnsupportedReason};
 use sframe_harness::sanitizer::{self, Access, ErrorClass, Parsed};
 use sframe_harness::signature::Signal;
 use sframe_spec::triggers::{glibc, Evaluation};
@@ -82,7 +84,7 @@ pub struct Agreement {
     pub lookups_skipped: usize,
     /// Look-ups not compared: answered "unsupported" (a PC beyond `int32_t`, or not asked
     /// again after [`REASK`] PCs of a section that crashed three times).
-    pub unasked: BTreeMap<String, usize>,
+    pub unasked: BTreeMap<UnsupportedReason, usize>,
 }
 
 impl Agreement {
@@ -161,20 +163,14 @@ pub fn glibc_verdict(p: &Parsed) -> Verdict {
 }
 
 /// One answer of the worker (`decode`'s, or one PC's) as a verdict, with its report.
-fn answered(v: &serde_json::Value, read: fn(&Parsed) -> Verdict) -> (Verdict, Option<String>) {
-    if v.get("status").and_then(|s| s.as_str()) != Some("crashed") {
+fn answered<T>(o: &Outcome<T>, read: fn(&Parsed) -> Verdict) -> (Verdict, Option<String>) {
+    let Outcome::Crashed { signal, detail, .. } = o else {
         return (Verdict::Clean, None);
-    }
-    let detail = v.get("detail").and_then(|d| d.as_str()).unwrap_or("");
+    };
+    let detail = detail.as_deref().unwrap_or("");
     match sanitizer::parse(detail) {
         Some(p) => (read(&p), Some(sanitizer::trim(detail))),
-        None => {
-            let signal = v.get("signal").and_then(|s| s.as_str());
-            (
-                Verdict::NoReport(signal.map_or(Signal::Unknown, Signal::named)),
-                Some(detail.to_string()),
-            )
-        }
+        None => (Verdict::NoReport(signal.clone()), Some(detail.to_string())),
     }
 }
 
@@ -196,7 +192,8 @@ pub fn glibc(
     let mut out = Agreement::default();
     for (name, data) in inputs {
         out.inputs += 1;
-        let a = w.answer(&serde_json::json!({"op": "decode", "data": hex(data)}))?;
+        let a: Outcome<IgnoredAny> =
+            w.answer(&serde_json::json!({"op": "decode", "data": hex(data)}))?;
         let (asan, report) = answered(&a, glibc_verdict);
         let decode_reported = asan != Verdict::Clean;
         let m = model(glibc::first_trigger(data, glibc::Call::Decode));
@@ -206,31 +203,31 @@ pub fn glibc(
             continue;
         }
         let pcs = lookup_pcs(data);
-        let a = w.answer(&serde_json::json!({"op": "find_fre", "data": hex(data), "pcs": pcs}))?;
-        let per_pc: Vec<serde_json::Value> = match a.get("value").and_then(|v| v.as_array()) {
-            Some(v) if v.len() == pcs.len() => v.clone(),
+        let a: Outcome<Vec<Answer>> =
+            w.answer(&serde_json::json!({"op": "find_fre", "data": hex(data), "pcs": pcs}))?;
+        let per_pc: Vec<Answer> = match a {
+            Outcome::Ok { value } if value.len() == pcs.len() => value,
             // The request as a whole failed: every PC has its answer.
-            _ => vec![a.clone(); pcs.len()],
+            a => vec![a.map(|_| IgnoredAny); pcs.len()],
         };
         let mut reasked = 0;
         for (pc, v) in pcs.iter().zip(per_pc) {
             let v = if not_asked(&v) && reasked < REASK {
                 // The worker stops asking after three crashes on a section: ask alone.
                 reasked += 1;
-                let a = w.answer(
+                let a: Outcome<Vec<Answer>> = w.answer(
                     &serde_json::json!({"op": "find_fre", "data": hex(data), "pcs": [pc]}),
                 )?;
-                a.get("value")
-                    .and_then(|v| v.as_array())
-                    .and_then(|v| v.first().cloned())
-                    .unwrap_or(a)
+                match a {
+                    Outcome::Ok { mut value } if !value.is_empty() => value.swap_remove(0),
+                    a => a.map(|_| IgnoredAny),
+                }
             } else {
                 v
             };
-            if unsupported(&v) {
+            if let Outcome::Unsupported { reason } = v {
                 // Not asked, or a PC beyond glibc's `int32_t`: nothing ran to compare.
-                let why = v.get("reason").and_then(|r| r.as_str()).unwrap_or("?");
-                *out.unasked.entry(why.to_string()).or_default() += 1;
+                *out.unasked.entry(reason).or_default() += 1;
                 continue;
             }
             let (asan, report) = answered(&v, glibc_verdict);
@@ -241,18 +238,51 @@ pub fn glibc(
     Ok(out)
 }
 
+/// One PC's answer, its row not read: only whether and how it failed counts here.
+type Answer = Outcome<IgnoredAny>;
+
 /// At most this many PCs of a section are asked again alone after the worker stopped
 /// asking (each crash costs two sanitizer children).
 const REASK: usize = 8;
 
-fn unsupported(v: &serde_json::Value) -> bool {
-    v.get("status").and_then(|s| s.as_str()) == Some("unsupported")
+/// `finds_one_at_a_time`'s answer for a PC after three crashes on the section.
+fn not_asked(v: &Answer) -> bool {
+    matches!(
+        v,
+        Outcome::Unsupported {
+            reason: UnsupportedReason::NotAsked
+        }
+    )
 }
 
-/// `finds_one_at_a_time`'s answer for a PC after three crashes on the section.
-fn not_asked(v: &serde_json::Value) -> bool {
-    unsupported(v)
-        && v.get("reason")
-            .and_then(|r| r.as_str())
-            .is_some_and(|r| r.starts_with("not asked"))
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sframe_harness::impls::protocol::finds_one_at_a_time;
+
+    /// The per-PC answers of a look-up on which the worker crashed three times, as the
+    /// worker writes them (`finds_one_at_a_time`, then JSON), read back here: the crashes
+    /// are crashes with their signal, the PC after them is "not asked" (asked alone again),
+    /// and an unsupported answer in other words is not.
+    #[test]
+    fn the_worker_s_not_asked_answer_is_read_as_such() {
+        let crashed = || Outcome::crashed(Signal::named("SIGSEGV"), Some("no report".into()));
+        let answers = finds_one_at_a_time(&[1, 2, 3, 4], |_| crashed());
+        let line = serde_json::to_string(&Outcome::ok(answers)).expect("JSON");
+        let read: Outcome<Vec<Answer>> = serde_json::from_str(&line).expect("an answer");
+        let Outcome::Ok { value } = read else {
+            panic!("not ok: {line}")
+        };
+        let asked: Vec<bool> = value.iter().map(|v| !not_asked(v)).collect();
+        assert_eq!(asked, [true, true, true, false]);
+        assert_eq!(
+            answered(&value[0], glibc_verdict).0,
+            Verdict::NoReport(Signal::named("SIGSEGV"))
+        );
+        let other: Answer = serde_json::from_str(
+            r#"{"status":"unsupported","reason":"the PC does not fit __sframe_find_fre's int32_t"}"#,
+        )
+        .expect("an answer");
+        assert!(!not_asked(&other));
+    }
 }

@@ -125,7 +125,28 @@ impl Serialize for Account {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Untriaged {
     pub note: String,
-    pub signatures: Vec<String>,
+    /// Exact signatures, read by [`Signature`]'s `FromStr`; one holding a `*` (a pattern's
+    /// open part) is refused.
+    #[serde(deserialize_with = "exact_signatures")]
+    pub signatures: Vec<Signature>,
+}
+
+/// The untriaged list's signatures: each text parsed as a [`Signature`], never a pattern.
+fn exact_signatures<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Signature>, D::Error> {
+    use serde::de::Error;
+    Vec::<String>::deserialize(d)?
+        .iter()
+        .map(|s| {
+            if s.contains('*') {
+                Err(D::Error::custom(format_args!(
+                    "{s:?}: untriaged signatures are exact, never patterns"
+                )))
+            } else {
+                s.parse()
+                    .map_err(|e| D::Error::custom(format_args!("{s:?}: {e}")))
+            }
+        })
+        .collect()
 }
 
 /// A ledger entry that could not be read.
@@ -204,20 +225,7 @@ impl Ledger {
                     path: list.clone(),
                     message: e.to_string(),
                 })?;
-                let mut exact = BTreeSet::new();
-                for s in &u.signatures {
-                    let sig = match s.parse::<Signature>() {
-                        Ok(sig) if !s.contains('*') => Ok(sig),
-                        Ok(_) => Err("untriaged signatures are exact, never patterns".to_string()),
-                        Err(e) => Err(e.to_string()),
-                    }
-                    .map_err(|message| LedgerError {
-                        path: list.clone(),
-                        message: format!("{s:?}: {message}"),
-                    })?;
-                    exact.insert(sig);
-                }
-                exact
+                u.signatures.into_iter().collect()
             }
             Err(_) => Default::default(),
         };
@@ -317,6 +325,29 @@ mod tests {
             claim: vec![],
             first_bad_access: vec![],
         }
+    }
+
+    /// The untriaged list reads exact signatures and refuses a pattern, even one whose text
+    /// a signature would also parse (a crash site with a `*`), and an unparsable one.
+    #[test]
+    fn the_untriaged_list_holds_exact_signatures() {
+        let read = |sig: &str| {
+            serde_json::from_str::<Untriaged>(&format!(r#"{{"note":"n","signatures":["{sig}"]}}"#))
+        };
+        let exact = "crash:libsframe-2.47:v2:find_fre:SIGSEGV:src/sframe.c:10";
+        let u = read(exact).expect("an exact signature");
+        assert_eq!(u.signatures[0].to_string(), exact);
+        assert!(matches!(u.signatures[0], Signature::Crash { .. }));
+        assert!("crash:libsframe-2.47:v2:find_fre:SIGSEGV:src/*.c:10"
+            .parse::<Signature>()
+            .is_ok());
+        let e = read("crash:libsframe-2.47:v2:find_fre:SIGSEGV:src/*.c:10").unwrap_err();
+        assert!(e.to_string().contains("never patterns"), "{e}");
+        assert!(read("diff:libsframe-2.47").is_err());
+        assert_eq!(
+            serde_json::to_value(&u).expect("JSON")["signatures"][0],
+            exact
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! ([`ImplResult`], its [`Status`] and [`Discrepancy`]s) and everything about one section
 //! ([`CaseResult`]). Their JSON is the `--json` output's `cases`.
 
+use super::answer::Answer;
 use crate::ledger::FindingKind;
 use crate::signature::{Class, Op, Signature};
 use serde::Serialize;
@@ -26,9 +27,9 @@ pub struct Discrepancy {
     pub fre: Option<usize>,
     pub pc: Option<i64>,
     /// What the reference says.
-    pub expected: String,
+    pub expected: Answer,
     /// What the implementation says.
-    pub found: String,
+    pub found: Answer,
     /// The findings whose quirks reproduce the implementation's answer here (see
     /// [`explain`]); empty when none does, or for classes that are not value answers.
     pub explained_by: Vec<String>,
@@ -45,8 +46,8 @@ impl Discrepancy {
             function: None,
             fre: None,
             pc: None,
-            expected: String::new(),
-            found: String::new(),
+            expected: Answer::Nothing,
+            found: Answer::Nothing,
             explained_by: Vec::new(),
             trigger: None,
         }
@@ -123,8 +124,8 @@ impl Serialize for Discrepancy {
             function: Option<usize>,
             fre: Option<usize>,
             pc: Option<i64>,
-            expected: &'a str,
-            found: &'a str,
+            expected: &'a Answer,
+            found: &'a Answer,
             #[serde(skip_serializing_if = "Vec::is_empty")]
             explained_by: Vec<&'a str>,
             #[serde(skip_serializing_if = "Option::is_none")]

@@ -2,19 +2,22 @@
 //! hangs, accepted-invalid and rejected-valid sections, and value disagreements with their
 //! look-up context, each with its [`Signature`].
 
+use super::answer::Answer;
 use super::case::Discrepancy;
 use super::judge::{judge, Judgement};
 use super::reference_view::{aliased_32, ReferenceView};
 use super::{compare, explain};
 use crate::impls::{Decoded, Found, Outcome};
-use crate::signature::{CrashSite, Field, FieldPath, LayoutTag, Op, RuleClass, Signature, Tool};
+use crate::signature::{
+    CrashSite, ErrorClass, Field, FieldPath, LayoutTag, Op, RuleClass, Signature, Tool,
+};
 use std::collections::BTreeSet;
 
-/// `head`, then `: detail` when there is one.
-fn with_detail(head: &impl std::fmt::Display, detail: &Option<String>) -> String {
-    match detail {
-        Some(d) => format!("{head}: {d}"),
-        None => head.to_string(),
+/// A refusal's answer.
+fn refused(class: &ErrorClass, detail: &Option<String>) -> Answer {
+    Answer::Refused {
+        class: class.clone(),
+        detail: detail.clone(),
     }
 }
 
@@ -34,7 +37,10 @@ pub fn failure<T>(imp: &Tool, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<
                 signal: signal.clone(),
                 site: CrashSite::of_crash(site.as_ref(), *repeated),
             });
-            d.found = with_detail(signal, detail);
+            d.found = Answer::Died {
+                signal: signal.clone(),
+                detail: detail.clone(),
+            };
             Some(d)
         }
         Outcome::Hung { timeout_ms } => {
@@ -43,7 +49,9 @@ pub fn failure<T>(imp: &Tool, tag: LayoutTag, op: Op, o: &Outcome<T>) -> Option<
                 tag,
                 op,
             });
-            d.found = format!("no answer in {timeout_ms} ms");
+            d.found = Answer::NoAnswerIn {
+                timeout_ms: *timeout_ms,
+            };
             Some(d)
         }
         _ => None,
@@ -80,8 +88,8 @@ pub fn classify_decode_explained(
                 class: RuleClass::of(rule),
                 rule,
             });
-            d.expected = format!("breaks {}", rule.id());
-            d.found = "decoded".into();
+            d.expected = Answer::Breaks(rule);
+            d.found = Answer::Decoded;
             out.push(d);
         }
         Judgement::RejectedValid { class, detail } => {
@@ -91,8 +99,8 @@ pub fn classify_decode_explained(
                 op: Op::Decode,
                 error: class.clone(),
             });
-            d.expected = "valid".into();
-            d.found = with_detail(class, detail);
+            d.expected = Answer::Valid;
+            d.found = refused(class, detail);
             d.explained_by = explain(None);
             out.push(d);
         }
@@ -109,8 +117,8 @@ pub fn classify_decode_explained(
                         });
                         d.function = fd.function;
                         d.fre = fd.fre;
-                        d.expected = fd.expected;
-                        d.found = fd.found;
+                        d.expected = Answer::Value(fd.expected);
+                        d.found = Answer::Value(fd.found);
                         d.explained_by = explain(Some(fd.field));
                         out.push(d);
                     }
@@ -191,8 +199,8 @@ pub fn classify_finds_explained(
                     if seen.insert((sig.clone(), by.first().cloned())) {
                         let mut d = Discrepancy::new(sig);
                         d.pc = Some(*pc);
-                        d.expected = fd.expected;
-                        d.found = fd.found;
+                        d.expected = Answer::Value(fd.expected);
+                        d.found = Answer::Value(fd.found);
                         d.explained_by = by.clone();
                         out.push(d);
                     }
@@ -208,8 +216,8 @@ pub fn classify_finds_explained(
                 if seen.insert((sig.clone(), by.first().cloned())) {
                     let mut d = Discrepancy::new(sig);
                     d.pc = Some(*pc);
-                    d.expected = format!("{a:?}");
-                    d.found = with_detail(class, detail);
+                    d.expected = Answer::Row(a.clone());
+                    d.found = refused(class, detail);
                     d.explained_by = by.clone();
                     out.push(d);
                 }

@@ -41,6 +41,7 @@
 //! summary, encoder checks, recording and saving what is new); the signature syntax itself
 //! is [`crate::signature`].
 
+mod answer;
 pub mod campaign;
 mod case;
 mod classify;
@@ -59,6 +60,7 @@ pub mod seeds;
 pub mod triggers;
 
 pub use crate::signature::Op;
+pub use answer::Answer;
 pub use case::{Case, CaseResult, Discrepancy, ImplResult, Status, TriggerCheck};
 pub use classify::{
     classify_decode, classify_decode_explained, classify_finds, classify_finds_explained, failure,

@@ -8,7 +8,7 @@
 //! `rejected-valid:<impl>:<ver>:encode:…` (every model given is valid), a crash
 //! `crash:<impl>:<ver>:encode`.
 
-use super::{compare, failure, CaseResult, Discrepancy, ImplResult, Op, Status};
+use super::{compare, failure, Answer, CaseResult, Discrepancy, ImplResult, Op, Status};
 use crate::impls::reference::facts_of;
 use crate::impls::{Decoded, Implementation, Outcome};
 use crate::signature::{Field, LayoutTag, Signature};
@@ -58,7 +58,7 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
     if let Some(d) = failure(&tool, tag, Op::Encode, &out) {
         return vec![d];
     }
-    let mk = |sig: Signature, expected: String, found: String| Discrepancy {
+    let mk = |sig: Signature, expected: Answer, found: Answer| Discrepancy {
         expected,
         found,
         ..Discrepancy::new(sig)
@@ -73,8 +73,8 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
                     op: Op::Encode,
                     error: class,
                 },
-                "a section".into(),
-                detail.unwrap_or_default(),
+                Answer::ASection,
+                Answer::RefusedModel { detail },
             )]
         }
         _ => return Vec::new(),
@@ -90,8 +90,8 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
                 tag,
                 rule: v.rule,
             },
-            "no violation".into(),
-            v.to_string(),
+            Answer::NoViolation,
+            Answer::Violation(*v),
         )];
     }
     let Ok(written) = decode(&bytes) else {
@@ -109,8 +109,8 @@ pub fn check(imp: &dyn Implementation, model: &Section) -> Vec<Discrepancy> {
                     op: Op::Encode,
                     field: Field::plain(fd.field),
                 },
-                fd.expected,
-                fd.found,
+                Answer::Value(fd.expected),
+                Answer::Value(fd.found),
             );
             d.function = fd.function;
             d.fre = fd.fre;

@@ -194,7 +194,7 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::{ImplResult, Status};
+    use crate::diff::{Answer, ImplResult, Status};
     use crate::ledger::{Finding, FindingKind, Verdict};
 
     fn disc(explained_by: &[&str]) -> Discrepancy {
@@ -203,8 +203,8 @@ mod tests {
             .expect("a signature");
         Discrepancy {
             pc: Some(0),
-            expected: "a".into(),
-            found: "b".into(),
+            expected: Answer::Value("a".into()),
+            found: Answer::Value("b".into()),
             explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
             ..Discrepancy::new(sig)
         }

@@ -24,7 +24,10 @@ pub mod norm;
 pub mod process;
 pub mod protocol;
 pub mod reference;
+mod unsupported;
 mod wire;
+
+pub use unsupported::UnsupportedReason;
 
 use crate::signature::{CrashSite, ErrorClass, Signal, Tool, ToolKind};
 use serde::{Deserialize, Serialize};
@@ -46,8 +49,9 @@ pub enum Outcome<T> {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         detail: Option<String>,
     },
-    /// The implementation cannot answer this question (version, operation, input kind).
-    Unsupported { reason: String },
+    /// The implementation cannot answer this question (version, operation, input kind), or
+    /// was not asked it ([`UnsupportedReason`]).
+    Unsupported { reason: UnsupportedReason },
     /// The implementation died: how (`SIGSEGV`, `exit N`, `panic`; its name on the wire),
     /// where when the process said ([`CrashSite`], filled where the crash is observed),
     /// whether a fresh process died the same way (`None`: not tried again), and what it
@@ -75,7 +79,7 @@ impl<T> Outcome<T> {
             detail,
         }
     }
-    pub fn unsupported(reason: impl Into<String>) -> Self {
+    pub fn unsupported(reason: impl Into<UnsupportedReason>) -> Self {
         Outcome::Unsupported {
             reason: reason.into(),
         }

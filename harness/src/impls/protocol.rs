@@ -23,7 +23,7 @@
 //! an external program is asked `decode` and `find_fre`); of `encode`
 //! the section's bytes as hex; of `bench` a [`BenchTiming`].
 
-use super::{BenchTiming, Decoded, Found, Implementation, Outcome};
+use super::{BenchTiming, Decoded, Found, Implementation, Outcome, UnsupportedReason};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sframe_gen::hex;
@@ -137,9 +137,9 @@ pub fn finds_one_at_a_time(
     pcs.iter()
         .map(|&pc| {
             if failures >= 3 {
-                return Outcome::unsupported(
-                    "not asked: the implementation failed three times on this section",
-                );
+                return Outcome::Unsupported {
+                    reason: UnsupportedReason::NotAsked,
+                };
             }
             match ask(pc).map(|mut v| v.pop()) {
                 Outcome::Ok { value: Some(o) } => o,

@@ -6,7 +6,7 @@
 //! against its `status`. The form is the derived writer's (`#[serde(tag = "status")]` on
 //! [`Outcome`]); fields that are not the status's are ignored, as the derived reader does.
 
-use super::Outcome;
+use super::{Outcome, UnsupportedReason};
 use crate::signature::{CrashSite, ErrorClass, Signal};
 use serde::{Deserialize, Deserializer};
 
@@ -34,7 +34,7 @@ struct Flat<T> {
     #[serde(default)]
     detail: Option<String>,
     #[serde(default)]
-    reason: Option<String>,
+    reason: Option<UnsupportedReason>,
     #[serde(default)]
     signal: Option<Signal>,
     #[serde(default)]

@@ -5,7 +5,7 @@
 use super::format::{read_suite, CaseFile, Class};
 use crate::diff::compare::{self, FieldDiff};
 use crate::diff::{judge, Judgement};
-use crate::impls::{section_version, Implementation, Outcome};
+use crate::impls::{section_version, Implementation, Outcome, UnsupportedReason};
 use crate::signature::{ErrorClass, Signal, VersionTag};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -53,7 +53,7 @@ fn as_text<S: serde::Serializer>(why: &Why, s: S) -> Result<S::Ok, S::Error> {
 pub enum Answer {
     Accepted,
     Refused(ErrorClass),
-    Unsupported(String),
+    Unsupported(UnsupportedReason),
     Crashed(Signal),
     Hung { timeout_ms: u64 },
 }
