@@ -87,6 +87,40 @@ pub enum Trigger {
         serde(rename = "libsframe-2.44-v1-layout-copies-past-buffer")
     )]
     Libsframe244V1LayoutCopiesPastBuffer,
+    /// objdump 2.47 dumps a flex function's FRE whose RA is defined (one data word or more)
+    /// but which has no second data word, the CFA offset: `dump_sframe_func_fres_flex` reads
+    /// the CFA control word and offset (`sframe_get_fre_udata (&fre,
+    /// SFRAME_FRE_CFA_OFFSET_IDX, &err_cfa_reg); ... sframe_fre_get_cfa_offset (sfd_ctx, &fre,
+    /// fde_type, &err_cfa_offset);`, index 1 for a flex FDE) and asserts both were there
+    /// (sframe-dump.c:387 `sframe_assert (!err_cfa_reg && !err_cfa_offset);`; F0115).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "objdump-2.47-flex-fre-without-cfa-offset")
+    )]
+    Objdump247FlexFreWithoutCfaOffset,
+    /// objdump 2.47 prints a register rule of a flex FRE (a control word with `reg_p` set:
+    /// the CFA's, the FP's when its control word and offset are present, the RA's when it is
+    /// not padding) in a section whose ABI is none of the four: `sframe_get_reg_name`'s
+    /// `switch (abi_arch)` reaches `default: sframe_assert (false);` (sframe-dump.c:77;
+    /// `sframe_decode` does not check the ABI byte; F0115).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "objdump-2.47-register-name-of-unknown-abi")
+    )]
+    Objdump247RegisterNameOfUnknownAbi,
+    /// objdump 2.47 dumps a flex function whose first FRE `sframe_decoder_get_fre` refuses
+    /// (`sframe_fre_sanity_check_p` fails): the failure is ignored (`sframe_decoder_get_fre
+    /// (sfd_ctx, funcidx, j, &fre);`) and `sframe_frame_row_entry fre;` is read uninitialized.
+    /// What follows depends on the stack's bytes: `sframe_assert (!err_ra_offset);`
+    /// (sframe-dump.c:369) when they are not a sane FRE, the assertions of the two triggers
+    /// above when they are, or a row of garbage. (Later FREs it refuses leave the previous,
+    /// already printed, FRE in `fre`.) No sanitizer in `ci/check-triggers` sees an
+    /// uninitialized read; F0115.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "objdump-2.47-flex-first-fre-uninitialized")
+    )]
+    Objdump247FlexFirstFreUninitialized,
     /// glibc's reader reads outside the section (it takes no length): the header of a
     /// section shorter than it (`__sframe_decode`), a function descriptor the look-up's
     /// binary search probes (`sframe_decoder_get_secrel_func_start_addr`: `func_start_addr
@@ -121,7 +155,7 @@ pub enum Trigger {
 
 impl Trigger {
     /// Every trigger, in declaration order.
-    pub const ALL: [Trigger; 15] = [
+    pub const ALL: [Trigger; 18] = [
         Trigger::LibsframeDecodeCopiesPastBuffer,
         Trigger::LibsframeInvalidFreType,
         Trigger::LibsframeFreWalkPastFreBytes,
@@ -131,6 +165,9 @@ impl Trigger {
         Trigger::LibsframeFdeTableTruncated,
         Trigger::LibsframeFlipPastBuffer,
         Trigger::Libsframe244V1LayoutCopiesPastBuffer,
+        Trigger::Objdump247FlexFreWithoutCfaOffset,
+        Trigger::Objdump247RegisterNameOfUnknownAbi,
+        Trigger::Objdump247FlexFirstFreUninitialized,
         Trigger::GlibcReadsOutsideSection,
         Trigger::GlibcMaskRepSizeZero,
         Trigger::SimpleFrameRsFdeAttributePastEnd,
@@ -152,6 +189,15 @@ impl Trigger {
             Trigger::LibsframeFlipPastBuffer => "libsframe-flip-past-buffer",
             Trigger::Libsframe244V1LayoutCopiesPastBuffer => {
                 "libsframe-2.44-v1-layout-copies-past-buffer"
+            }
+            Trigger::Objdump247FlexFreWithoutCfaOffset => {
+                "objdump-2.47-flex-fre-without-cfa-offset"
+            }
+            Trigger::Objdump247RegisterNameOfUnknownAbi => {
+                "objdump-2.47-register-name-of-unknown-abi"
+            }
+            Trigger::Objdump247FlexFirstFreUninitialized => {
+                "objdump-2.47-flex-first-fre-uninitialized"
             }
             Trigger::GlibcReadsOutsideSection => "glibc-reads-outside-section",
             Trigger::GlibcMaskRepSizeZero => "glibc-mask-rep-size-zero",
@@ -195,8 +241,16 @@ pub enum Caller {
     /// getter, then `sframe_decoder_get_fre (i, j)` for `j < min (num_fres, 4096)`, stopping
     /// at the first failure.
     Worker,
-    /// `objdump --sframe` (`dump_sframe_func_with_fres`): `sframe_decoder_get_fre` for every
-    /// `j < num_fres`, its failures ignored (F0155).
+    /// `objdump --sframe` of the same release (binutils' `dump_section_sframe`, 2.47's
+    /// `display_sframe`: `sframe_decode`, then libsframe's `dump_sframe`, sframe-dump.c):
+    /// per function `sframe_decoder_get_funcdesc*`, then `sframe_decoder_get_fre` for every
+    /// `j < num_fres`, its failures ignored (F0155). 2.44 lists the functions of a v2 section
+    /// only (`if (ver == SFRAME_VERSION) dump_sframe_functions (...)`): of a v1 section it
+    /// reads the header alone. 2.47 prints each FRE of a flex function as it gets it
+    /// (`dump_sframe_func_fres_flex`), with assertions of its own
+    /// ([`Trigger::Objdump247FlexFreWithoutCfaOffset`],
+    /// [`Trigger::Objdump247RegisterNameOfUnknownAbi`],
+    /// [`Trigger::Objdump247FlexFirstFreUninitialized`]).
     Objdump,
     /// `sframe_find_fre` for PCs in every function (the harness looks up PCs across the
     /// section): per function, its FREs decoded in order with no sanity check and no start
@@ -258,6 +312,8 @@ struct Fde {
     fre_off: u64,
     num_fres: u64,
     info: u8,
+    /// v3's `sfdi_func_info2` (the FDE type: flex or default); 0 in v1 and v2.
+    info2: u8,
     rep_size: u8,
 }
 
@@ -390,6 +446,7 @@ fn decode(data: &[u8], rel: Release) -> Option<Copied> {
                 fre_off: fre_off + 5,
                 num_fres: rd(data, attr, 2)?,
                 info: data[attr + 2],
+                info2: data[attr + 3],
                 rep_size: data[attr + 4],
             }
         } else {
@@ -398,6 +455,7 @@ fn decode(data: &[u8], rel: Release) -> Option<Copied> {
                 fre_off: rd(data, at + 8, 4)?,
                 num_fres: rd(data, at + 12, 4)?,
                 info: data[at + 16],
+                info2: 0,
                 // v1 (2.40) has no repetition size; 2.44 reads a v1 section's from the
                 // next FDE's bytes (F0112).
                 rep_size: if stride == 20 { data[at + 17] } else { 0 },
@@ -446,12 +504,22 @@ pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
         // The binary search indexes `sfh_num_fdes` entries before any FRE is read.
         return Evaluation::Triggered(Trigger::LibsframeFdeTableTruncated);
     }
+    if caller == Caller::Objdump && rel == Release::Libsframe244 && data[2] != 2 {
+        // objdump 2.44's `dump_sframe`: `if (ver == SFRAME_VERSION) dump_sframe_functions
+        // (sfd_ctx, sec_addr); else printf ("\n No further information can be displayed.
+        // ...")`: no descriptor and no FRE of a v1 section is read.
+        return Evaluation::Clean;
+    }
     let fres = data
         .get(fres_at..fres_at + fre_len as usize)
         .unwrap_or_default();
     let m = rel.model();
+    let dump = Dump {
+        abi: data[4],
+        fixed_fp: data[5],
+    };
     for fde in &fdes {
-        if let Some(t) = walk_fres(fres, fde, rel, &m, caller) {
+        if let Some(t) = walk_fres(fres, fde, rel, &m, caller, dump) {
             return Evaluation::Triggered(t);
         }
     }
@@ -475,7 +543,19 @@ fn v1_layout_fits(data: &[u8]) -> bool {
 
 /// The FREs of one function, as `sframe_decoder_get_fre (i, j)` for `j = 0, 1, ...` first
 /// decodes them (each call decodes FREs `0..=j` again, the same way).
-fn walk_fres(fres: &[u8], fde: &Fde, rel: Release, m: &Model, caller: Caller) -> Option<Trigger> {
+fn walk_fres(
+    fres: &[u8],
+    fde: &Fde,
+    rel: Release,
+    m: &Model,
+    caller: Caller,
+    dump: Dump,
+) -> Option<Trigger> {
+    // objdump 2.47 prints a flex function's FREs with `dump_sframe_func_fres_flex`
+    // (sframe-dump.c: `bool flex_p = (SFRAME_V3_FDE_TYPE (func_info2) ==
+    // SFRAME_FDE_TYPE_FLEX);`, the type in the low 5 bits).
+    let flex_dump =
+        caller == Caller::Objdump && rel == Release::Libsframe247 && fde.info2 & 0x1f == 1;
     let limit = match caller {
         Caller::Worker => fde.num_fres.min(WORKER_MAX_FRES),
         Caller::Objdump | Caller::Lookup => fde.num_fres,
@@ -532,13 +612,82 @@ fn walk_fres(fres: &[u8], fde: &Fde, rel: Release, m: &Model, caller: Caller) ->
             if !ok {
                 return Some(Trigger::LibsframeFreStartPastFunction);
             }
+            if flex_dump {
+                let words = &fres[p + addr + 1..p + addr + 1 + sz];
+                if let Some(t) = dump.flex_fre(info, words) {
+                    return Some(t);
+                }
+            }
         } else if caller == Caller::Worker {
             return None;
+        } else if flex_dump && k == 0 {
+            return Some(Trigger::Objdump247FlexFirstFreUninitialized);
         }
         pos += (addr + 1 + sz) as u64;
         k += 1;
     }
     None
+}
+
+/// What objdump 2.47's `dump_sframe_func_fres_flex` reads of the header.
+#[derive(Clone, Copy)]
+struct Dump {
+    /// `sfh_abi_arch`.
+    abi: u8,
+    /// `sfh_cfa_fixed_fp_offset` (0: `SFRAME_CFA_FIXED_FP_INVALID`).
+    fixed_fp: u8,
+}
+
+impl Dump {
+    /// The assertion `dump_sframe_func_fres_flex` (sframe-dump.c:353-466) reaches on a flex
+    /// FRE `sframe_decoder_get_fre` returned (sane: at most 6 data words of 1, 2 or 4
+    /// bytes), with data words `words` in host order.
+    fn flex_fre(self, info: u8, words: &[u8]) -> Option<Trigger> {
+        let count = usize::from((info >> 1) & 0xf);
+        let size = word_bytes(info);
+        // `sframe_get_fre_udata (&fre, idx, &err)`: `SFRAME_ERR_FREOFFSET_NOPRESENT` when
+        // `dataword_cnt < idx + 1`, else the word, unsigned.
+        let word = |i: usize| (i < count).then(|| rd(words, i * size, size)).flatten();
+        // `sframe_fre_get_ra_undefined_p`: no data words, `printf ("  RA undefined");
+        // continue;` (:370).
+        if count == 0 {
+            return None;
+        }
+        // The CFA's control word (index 0) and offset (index 1, flex): :387.
+        if count < 2 {
+            return Some(Trigger::Objdump247FlexFreWithoutCfaOffset);
+        }
+        // `sframe_get_reg_name` (:64-78) knows the four ABIs of sframe.h.
+        if (1..=4).contains(&self.abi) {
+            return None;
+        }
+        // `SFRAME_V3_FLEX_FDE_CTRLWORD_REG_P (data)`: `(data) & 0x1`.
+        let reg_p = |w: Option<u64>| w.is_some_and(|w| w & 1 == 1);
+        let unknown = Some(Trigger::Objdump247RegisterNameOfUnknownAbi);
+        // CFA (:388-393, printed by `sframe_format_fre_disp` at :428).
+        if reg_p(word(0)) {
+            return unknown;
+        }
+        // RA control word, index `SFRAME_FRE_RA_OFFSET_IDX * 2` (:397); 0 is padding
+        // (`SFRAME_FRE_RA_OFFSET_INVALID`).
+        let ra = word(2);
+        let padding = ra == Some(0);
+        // FP control word at index 4, 3 after RA padding (:411-416); its offset, as
+        // `sframe_fre_get_fp_offset` reads it for a flex FDE, at 5, 4 after padding
+        // (sframe.c: `fp_offset_idx = SFRAME_FRE_FP_OFFSET_IDX * 2` when the RA word is 0,
+        // else `* 2 + 1`), or the header's fixed FP offset when absent and that is not 0.
+        let (fp_idx, fp_off_idx) = if padding { (3, 4) } else { (4, 5) };
+        let fp_offset = count > fp_off_idx || self.fixed_fp != 0;
+        // FP printed when both are there (:433-435).
+        if word(fp_idx).is_some() && fp_offset && reg_p(word(fp_idx)) {
+            return unknown;
+        }
+        // RA printed unless absent or padding (:443-455).
+        if !padding && reg_p(ra) {
+            return unknown;
+        }
+        None
+    }
 }
 
 #[cfg(test)]
