@@ -694,6 +694,117 @@ impl Dump {
 mod tests {
     use super::*;
 
+    /// A little-endian v3 section of ABI `abi` (fixed RA offset -8), one function per
+    /// `(func_info2, FRE bytes)` (16 bytes, one FRE of 1-byte start address).
+    fn v3(abi: u8, fixed_fp: u8, fdes: &[(u8, &[u8])]) -> Vec<u8> {
+        let (mut tbl, mut fres) = (Vec::new(), Vec::new());
+        for (i, (info2, fre)) in fdes.iter().enumerate() {
+            tbl.extend_from_slice(&(0x100 * i as i64).to_le_bytes());
+            tbl.extend_from_slice(&16u32.to_le_bytes());
+            tbl.extend_from_slice(&(fres.len() as u32).to_le_bytes());
+            fres.extend_from_slice(&[1, 0, 0, *info2, 0]);
+            fres.extend_from_slice(fre);
+        }
+        let mut d = vec![0xe2, 0xde, 3, 0, abi, fixed_fp, 0xf8, 0];
+        for v in [fdes.len(), fdes.len(), fres.len(), 0, tbl.len()] {
+            d.extend_from_slice(&(v as u32).to_le_bytes());
+        }
+        d.extend(tbl);
+        d.extend(fres);
+        d
+    }
+
+    fn objdump_247(d: &[u8]) -> Evaluation {
+        first_trigger(d, Release::Libsframe247, Caller::Objdump)
+    }
+
+    // What objdump 2.47.50.20261021-1 did on each section, over the ASan build of its
+    // libsframe (ci/check-triggers' way; the sections are F0115's objdump-flex-*.sframe
+    // and their neighbours).
+    #[test]
+    fn objdump_2_47_asserts_on_a_flex_fre_it_cannot_print() {
+        use Evaluation::*;
+        // One data word in a flex FRE: sframe-dump.c:387.
+        let one = v3(3, 0, &[(1, &[0, 0x02, 0x10])]);
+        assert_eq!(
+            objdump_247(&one),
+            Triggered(Trigger::Objdump247FlexFreWithoutCfaOffset)
+        );
+        // The worker's walk has no dump: clean.
+        let worker = first_trigger(&one, Release::Libsframe247, Caller::Worker);
+        assert_eq!(worker, Clean);
+        // A default FDE prints one word without asserting.
+        assert_eq!(objdump_247(&v3(3, 0, &[(0, &[0, 0x02, 0x10])])), Clean);
+        // ABI 9, a CFA control word with reg_p: sframe-dump.c:77; a default FDE: clean;
+        // the same FRE with the register bit clear and no FP or RA words: clean.
+        let fre = [0, 0x04, 0x01, 0x10];
+        assert_eq!(
+            objdump_247(&v3(9, 0, &[(1, &fre)])),
+            Triggered(Trigger::Objdump247RegisterNameOfUnknownAbi)
+        );
+        assert_eq!(objdump_247(&v3(9, 0, &[(0, &fre)])), Clean);
+        assert_eq!(
+            objdump_247(&v3(9, 0, &[(1, &[0, 0x04, 0x00, 0x10])])),
+            Clean
+        );
+        assert_eq!(objdump_247(&v3(3, 0, &[(1, &fre)])), Clean);
+        // The RA control word (index 2) with reg_p, in an unknown ABI: asserts.
+        let ra = [0, 0x08, 0x00, 0x10, 0x21, 0x00];
+        assert_eq!(
+            objdump_247(&v3(0, 0, &[(1, &ra)])),
+            Triggered(Trigger::Objdump247RegisterNameOfUnknownAbi)
+        );
+        // RA padding (0), the FP control word at index 3 with reg_p and its offset at 4.
+        let fp = [0, 0x0a, 0x00, 0x10, 0x00, 0x31, 0x08];
+        assert_eq!(
+            objdump_247(&v3(0, 0, &[(1, &fp)])),
+            Triggered(Trigger::Objdump247RegisterNameOfUnknownAbi)
+        );
+        // Without its offset the FP is `u`, unless the header has a fixed FP offset.
+        let fp_alone = [0, 0x08, 0x00, 0x10, 0x00, 0x31];
+        assert_eq!(objdump_247(&v3(0, 0, &[(1, &fp_alone)])), Clean);
+        assert_eq!(
+            objdump_247(&v3(0, 0xf0, &[(1, &fp_alone)])),
+            Triggered(Trigger::Objdump247RegisterNameOfUnknownAbi)
+        );
+    }
+
+    #[test]
+    fn objdump_2_47_reads_an_unwritten_fre_when_a_flex_functions_first_is_refused() {
+        // Seven 1-byte data words: `sframe_fre_sanity_check_p` refuses FRE 0, and
+        // `dump_sframe_func_fres_flex` prints the never-written `fre` (ASan: no report;
+        // the listing showed garbage, pc 0x20202020 uninstrumented).
+        let mut fre = vec![0, 0x0e];
+        fre.extend([0; 7]);
+        let uninit = Evaluation::Triggered(Trigger::Objdump247FlexFirstFreUninitialized);
+        assert_eq!(objdump_247(&v3(3, 0, &[(1, &fre)])), uninit);
+        // After a flex function, as the first FRE of the next one: still unwritten there.
+        let ok: &[u8] = &[0, 0x04, 0x10, 0x08];
+        assert_eq!(objdump_247(&v3(3, 0, &[(1, ok), (1, &fre)])), uninit);
+        // A default FDE's dump reads it too, but asserts nothing on it.
+        assert_eq!(objdump_247(&v3(3, 0, &[(0, &fre)])), Evaluation::Clean);
+    }
+
+    #[test]
+    fn objdump_2_44_lists_no_function_of_a_v1_section() {
+        // F0112's input-13 shape: a v1 section whose FRE offset lies past its FRE bytes. The
+        // worker's 2.44 walk reads past them; objdump 2.44 decodes and prints the header
+        // only (ASan-backed objdump 2.44: clean; 2.40: libsframe-fre-walk-past-fre-bytes).
+        let mut d = vec![0xe2, 0xde, 1, 0, 3, 0, 0xf8, 0];
+        for v in [1u32, 1, 2, 0, 20] {
+            d.extend_from_slice(&v.to_le_bytes());
+        }
+        // One 20-byte FDE as 2.44 reads it: start, size 16, FRE offset 40, 1 FRE, info 0.
+        for v in [0u32, 16, 40, 1] {
+            d.extend_from_slice(&v.to_le_bytes());
+        }
+        d.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0x02]);
+        let walk = Evaluation::Triggered(Trigger::LibsframeFreWalkPastFreBytes);
+        let rel = Release::Libsframe244;
+        assert_eq!(first_trigger(&d, rel, Caller::Worker), walk);
+        assert_eq!(first_trigger(&d, rel, Caller::Objdump), Evaluation::Clean);
+    }
+
     #[test]
     fn names_round_trip() {
         for t in Trigger::ALL {
