@@ -62,8 +62,10 @@ def classify_objdump(path, status):
     if got.startswith("exit-") and re.search(r"AddressSanitizer failed to allocate", text):
         # ASan's allocator refused a block (allocator_may_return_null): sframe_decode failed.
         return "refused-nomem"
-    if got.startswith("exit-") and status in (0, 1) and "ERROR: AddressSanitizer" not in text \
-            and "runtime error" not in text:
+    # A listing or a refusal. UBSan's reports of misaligned loads (2.44's flip of a
+    # foreign-endian section swaps fields in place at any address) end nothing: read as the
+    # libsframe check reads the driver's, by what ends the run.
+    if got.startswith("exit-") and status in (0, 1) and "ERROR: AddressSanitizer" not in text:
         return "clean"
     return got
 

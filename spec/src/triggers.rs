@@ -9,7 +9,8 @@
 //!
 //! The walk is a model of the release's own source, cited per variant; it reads nothing out
 //! of bounds, allocates nothing but a copy of a foreign-endian section (swapped as the
-//! release's pass swaps it, `flip`), and stops at the first bad access. Where a model does
+//! release's pass swaps it, `flip`; for objdump 2.47, of the section with the 0 byte its loader
+//! puts after it), and stops at the first bad access. Where a model does
 //! not read an input it says so ([`Evaluation::NotModelled`]) rather than guess. [`first_trigger`] models GNU libsframe;
 //! [`glibc::first_trigger`] glibc's reader; [`simple_frame::first_trigger`] simple-frame-rs.
 
@@ -374,10 +375,11 @@ enum Copied {
 }
 
 /// The function descriptors `sframe_decode` builds (`None`: a field the model needs is not
-/// there to read).
-fn decode(data: &[u8], rel: Release) -> Option<Copied> {
+/// there to read) from `data`, of which the caller said `sf_size` bytes are the section
+/// (the rest is readable memory after it, [`first_trigger`]).
+fn decode(data: &[u8], rel: Release, sf_size: usize) -> Option<Copied> {
     let len = data.len();
-    if len < HEADER || rd(data, 0, 2)? != 0xdee2 {
+    if sf_size < HEADER || rd(data, 0, 2)? != 0xdee2 {
         return Some(Copied::Refused);
     }
     let (version, flags) = (data[2], data[3]);
@@ -475,6 +477,7 @@ pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
     // A foreign-endian section: `sframe_decode` swaps a copy (`flip_header`, `flip_sframe`),
     // then reads the copy in host order.
     let host;
+    let sf_size = data.len();
     let data = if data.len() >= 2 && rd(data, 0, 2) == Some(0xe2de) {
         if data.len() < HEADER {
             return Evaluation::Clean;
@@ -487,10 +490,21 @@ pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
                 &host[..]
             }
         }
+    } else if caller == Caller::Objdump && rel == Release::Libsframe247 {
+        // objdump 2.47 loads the section with `load_specific_debug_section`
+        // (binutils/objdump.c: `alloced = amt = section->size + 1; ... section->start =
+        // contents = xmalloc (alloced); /* Ensure any string section has a terminating
+        // NUL.  */ section->start[section->size] = 0;`) and gives `sframe_decode`
+        // `section->size` bytes: a read of the one byte after them reads that 0, inside the
+        // block, and goes on. (2.40 and 2.44 read it with `bfd_malloc_and_get_section`, of
+        // the section's size; a foreign-endian section is read from `sframe_decode`'s copy
+        // of `sf_size` bytes.)
+        host = [data, &[0]].concat();
+        &host[..]
     } else {
         data
     };
-    let (fdes, fres_at, fre_len, truncated) = match decode(data, rel) {
+    let (fdes, fres_at, fre_len, truncated) = match decode(data, rel, sf_size) {
         None | Some(Copied::Refused) => return Evaluation::Clean,
         Some(Copied::Bug(Trigger::LibsframeDecodeCopiesPastBuffer))
             if rel == Release::Libsframe244 && v1_layout_fits(data) =>
@@ -783,6 +797,22 @@ mod tests {
         assert_eq!(objdump_247(&v3(3, 0, &[(1, ok), (1, &fre)])), uninit);
         // A default FDE's dump reads it too, but asserts nothing on it.
         assert_eq!(objdump_247(&v3(3, 0, &[(0, &fre)])), Evaluation::Clean);
+    }
+
+    #[test]
+    fn objdump_2_47_reads_the_nul_its_loader_puts_after_the_section() {
+        // `sfh_fre_len` one byte past the section: the worker's copy (ASan: a heap
+        // over-read in sframe_decode) runs past it; objdump 2.47's copy reads the 0 after it
+        // (ASan-backed objdump: clean). Two bytes past: both.
+        let mut d = v3(3, 0, &[(0, &[0, 0x04, 0x10, 0x08])]);
+        let copies = Evaluation::Triggered(Trigger::LibsframeDecodeCopiesPastBuffer);
+        let rel = Release::Libsframe247;
+        let fre_len = rd(&d, 16, 4).unwrap() as u32;
+        for (past, objdump) in [(1, Evaluation::Clean), (2, copies)] {
+            d[16..20].copy_from_slice(&(fre_len + past).to_le_bytes());
+            assert_eq!(first_trigger(&d, rel, Caller::Worker), copies, "{past}");
+            assert_eq!(first_trigger(&d, rel, Caller::Objdump), objdump, "{past}");
+        }
     }
 
     #[test]
