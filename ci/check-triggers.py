@@ -59,8 +59,11 @@ def classify_objdump(path, status):
     if m and (m.group(2), m.group(1)) in OBJDUMP_ASSERTIONS:
         return OBJDUMP_ASSERTIONS[(m.group(2), m.group(1))]
     got = classify(path, status)
-    if got.startswith("exit-") and re.search(r"AddressSanitizer failed to allocate", text):
-        # ASan's allocator refused a block (allocator_may_return_null): sframe_decode failed.
+    if got.startswith("exit-") and re.search(
+            r"AddressSanitizer failed to allocate|SFrame decode failure: Out of Memory", text):
+        # ASan's allocator refused a block (allocator_may_return_null): sframe_decode failed
+        # with SFRAME_ERR_NOMEM (2.47's objdump prints sframe_errmsg; a function table of
+        # sfh_num_fdes 24-byte entries larger than the host's memory).
         return "refused-nomem"
     # A listing or a refusal. UBSan's reports of misaligned loads (2.44's flip of a
     # foreign-endian section swaps fields in place at any address) end nothing: read as the
