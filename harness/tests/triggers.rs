@@ -77,6 +77,9 @@ fn a_known_bug_is_known_wherever_it_lands_and_a_known_site_is_not_enough() {
     assert!(bare.finding_for(&ds[0]).is_some());
 }
 
+/// (finding, reproducer, crash or hang signature, the trigger and finding that explain it).
+type Case<'a> = (&'a str, &'a str, &'a str, Option<(Trigger, &'a str)>);
+
 #[test]
 fn an_objdump_crash_is_explained_by_the_trigger_its_release_reaches() {
     let ledger = Ledger::load(&Ledger::default_dir()).unwrap();
@@ -87,7 +90,7 @@ fn an_objdump_crash_is_explained_by_the_trigger_its_release_reaches() {
     // (finding, reproducer, a crash or hang of objdump on it, the trigger and finding that
     // explain it, or none: new). The triggers are what the ASan-backed objdump of each
     // release reported first on these (ci/check-triggers).
-    let cases: &[(&str, &str, &str, Option<(Trigger, &str)>)] = &[
+    let cases: &[Case] = &[
         // GNU as 2.40's v1 section, read by 2.44's sframe_decode with v2's layout, past
         // the buffer; landing anywhere.
         (
