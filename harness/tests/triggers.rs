@@ -63,13 +63,92 @@ fn a_known_bug_is_known_wherever_it_lands_and_a_known_site_is_not_enough() {
     table.explain(&valid, &mut ds);
     assert_eq!(ds[0].trigger, Some(TriggerCheck::NoneHolds));
     assert!(ledger.finding_for(&ds[0]).is_none());
-    // An implementation without triggers keeps its site patterns.
+    // An implementation without triggers keeps its site patterns (the ledger without
+    // libsframe 2.40's triggers, here).
+    let mut bare = ledger.clone();
+    for f in &mut bare.findings {
+        f.triggers.remove("libsframe-2.40");
+    }
     let mut ds = vec![crash(
-        "crash:objdump-2.44:v1:decode:SIGABRT:sframe_fre_start_addr_size",
+        "crash:libsframe-2.40:v1:decode:SIGSEGV:outside-libsframe",
     )];
-    table.explain(&valid, &mut ds);
+    TriggerTable::from_ledger(&bare).explain(&valid, &mut ds);
     assert_eq!(ds[0].trigger, None);
-    assert!(ledger.finding_for(&ds[0]).is_some());
+    assert!(bare.finding_for(&ds[0]).is_some());
+}
+
+/// (finding, reproducer, crash or hang signature, the trigger and finding that explain it).
+type Case<'a> = (&'a str, &'a str, &'a str, Option<(Trigger, &'a str)>);
+
+#[test]
+fn an_objdump_crash_is_explained_by_the_trigger_its_release_reaches() {
+    let ledger = Ledger::load(&Ledger::default_dir()).unwrap();
+    let table = TriggerTable::from_ledger(&ledger);
+    let f0112 = "F0112-libsframe-2.44-reads-v1-with-v2-layout";
+    let f0115 = "F0115-libsframe-crashes-on-malformed-input";
+    let f0145 = "F0145-libsframe-decode-fre-stack-buffer-overflow";
+    // (finding, reproducer, a crash or hang of objdump on it, the trigger and finding that
+    // explain it, or none: new). The triggers are what the ASan-backed objdump of each
+    // release reported first on these (ci/check-triggers).
+    let cases: &[Case] = &[
+        // GNU as 2.40's v1 section, read by 2.44's sframe_decode with v2's layout, past
+        // the buffer; landing anywhere.
+        (
+            "F0112",
+            "input-1.sframe",
+            "crash:objdump-2.44:v1:decode:SIGBUS:somewhere_new",
+            Some((Trigger::Libsframe244V1LayoutCopiesPastBuffer, f0112)),
+        ),
+        // objdump 2.47's own assertions: sframe-dump.c:387 and :77.
+        (
+            "F0115",
+            "objdump-flex-one-word.sframe",
+            "crash:objdump-2.47:v3:decode:SIGABRT:dump_sframe_func_fres_flex",
+            Some((Trigger::Objdump247FlexFreWithoutCfaOffset, f0115)),
+        ),
+        (
+            "F0115",
+            "objdump-flex-unknown-abi.sframe",
+            "crash:objdump-2.47:v3:decode:SIGABRT:sframe_get_reg_name",
+            Some((Trigger::Objdump247RegisterNameOfUnknownAbi, f0115)),
+        ),
+        // F0145's stack overflow, as a hang of objdump 2.47 (the overwritten frame).
+        (
+            "F0145",
+            "nb01-v2-2.47.sframe",
+            "hang:objdump-2.47:v2:decode",
+            Some((Trigger::LibsframeFreDataWordsOverflow, f0145)),
+        ),
+        // objdump 2.44 lists no function of a v1 section: F0112's input-13 (whose FREs the
+        // worker's 2.44 walk reads past) triggers nothing in its objdump; a crash there is
+        // new, at any site.
+        (
+            "F0112",
+            "input-13.sframe",
+            "crash:objdump-2.44:v1:decode:SIGABRT:sframe_fre_start_addr_size",
+            None,
+        ),
+        // mask-rep-size-zero crashes look-ups only; objdump never looks up.
+        (
+            "F0115",
+            "mask-rep-size-zero.sframe",
+            "crash:objdump-2.47:v2:decode:SIGSEGV:nondeterministic",
+            None,
+        ),
+    ];
+    for (finding, file, signature, want) in cases {
+        let mut ds = vec![crash(signature)];
+        table.explain(&reproducer(finding, file), &mut ds);
+        let check = want.map_or(TriggerCheck::NoneHolds, |(trigger, f)| {
+            TriggerCheck::Holds {
+                trigger,
+                finding: f.into(),
+            }
+        });
+        assert_eq!(ds[0].trigger, Some(check), "{file} {signature}");
+        let by = ledger.finding_for(&ds[0]).map(|f| f.id.as_str());
+        assert_eq!(by, want.map(|(_, f)| f), "{file} {signature}");
+    }
 }
 
 #[test]

@@ -54,31 +54,48 @@ impl ObjdumpImpl {
 
     /// The objdump for `data` and the ELF file to give it, or the outcome without one.
     fn prepare(&self, data: &[u8]) -> Result<(&Objdump, Vec<u8>, Abi), Outcome<Decoded>> {
-        let Preamble { endian, abi, .. } = Preamble::of(data)?;
-        let (triple, machine) = match abi {
-            Some(Abi::Aarch64Be | Abi::Aarch64Le) => ("aarch64-linux-gnu", EM_AARCH64),
-            Some(Abi::S390x) => ("s390x-linux-gnu", EM_S390),
-            _ => ("x86_64-linux-gnu", EM_X86_64),
-        };
+        let (triple, elf, abi) = wrapped(data)?;
         let Some(tool) = self.tool_for(triple) else {
             return Err(Outcome::unsupported(format!(
                 "no {triple}-objdump-{} provisioned",
                 self.release
             )));
         };
-        if (machine == EM_S390 && endian == Endian::Little)
-            || (machine == EM_X86_64 && endian == Endian::Big)
-        {
-            return Err(Outcome::unsupported(format!(
-                "{triple} ELF files cannot be {}-endian",
-                endian.name()
-            )));
-        }
-        Ok((
-            tool,
-            wrap_elf(data, machine, endian),
-            abi.unwrap_or(Abi::Amd64),
-        ))
+        Ok((tool, elf, abi))
+    }
+}
+
+/// The target triple whose objdump reads `data`, the ELF file it is given, and the ABI its
+/// listing is read as; or the outcome where no objdump reads it.
+fn wrapped(data: &[u8]) -> Result<(&'static str, Vec<u8>, Abi), Outcome<Decoded>> {
+    let Preamble { endian, abi, .. } = Preamble::of(data)?;
+    let (triple, machine) = match abi {
+        Some(Abi::Aarch64Be | Abi::Aarch64Le) => ("aarch64-linux-gnu", EM_AARCH64),
+        Some(Abi::S390x) => ("s390x-linux-gnu", EM_S390),
+        _ => ("x86_64-linux-gnu", EM_X86_64),
+    };
+    if (machine == EM_S390 && endian == Endian::Little)
+        || (machine == EM_X86_64 && endian == Endian::Big)
+    {
+        return Err(Outcome::unsupported(format!(
+            "{triple} ELF files cannot be {}-endian",
+            endian.name()
+        )));
+    }
+    Ok((
+        triple,
+        wrap_elf(data, machine, endian),
+        abi.unwrap_or(Abi::Amd64),
+    ))
+}
+
+/// The target triple whose objdump the adapter runs on `data` and the ELF file it gives
+/// it, or why it runs none (`ci/check-triggers` runs the ASan-backed objdumps on these).
+pub fn elf_for(data: &[u8]) -> Result<(&'static str, Vec<u8>), String> {
+    match wrapped(data) {
+        Ok((triple, elf, _)) => Ok((triple, elf)),
+        Err(Outcome::Unsupported { reason }) => Err(reason),
+        Err(o) => Err(o.status().to_string()),
     }
 }
 

@@ -1,7 +1,8 @@
 //! Print, per file and libsframe release, the first known bug the release's decode (as
 //! `sframe-worker` drives it; with `--lookup` first, its look-ups) reaches: `FILE RELEASE
 //! TRIGGER|clean|not-modelled`. `ci/check-triggers` compares these lines with what the ASan
-//! builds report. `--glibc FILE [PC...]`: glibc 2.43's reader on FILE, its decode and a
+//! builds report. `--objdump`: the same per objdump release, `FILE objdump-RELEASE TRIGGER`, as
+//! `objdump --sframe` of that release reads the file. `--glibc FILE [PC...]`: glibc 2.43's reader on FILE, its decode and a
 //! look-up at each PC (`decode|PC TRIGGER|clean`).
 use sframe_spec::triggers::{first_trigger, glibc, Caller, Evaluation, Release};
 
@@ -48,12 +49,14 @@ fn main() {
     if args.first().map(String::as_str) == Some("--glibc") {
         std::process::exit(glibc_main(&args[1..]));
     }
-    let caller = if args.first().map(String::as_str) == Some("--lookup") {
-        args.remove(0);
-        Caller::Lookup
-    } else {
-        Caller::Worker
+    let (caller, prefix) = match args.first().map(String::as_str) {
+        Some("--lookup") => (Caller::Lookup, "libsframe"),
+        Some("--objdump") => (Caller::Objdump, "objdump"),
+        _ => (Caller::Worker, "libsframe"),
     };
+    if prefix == "objdump" || caller == Caller::Lookup {
+        args.remove(0);
+    }
     for path in args {
         let data = match std::fs::read(&path) {
             Ok(d) => d,
@@ -63,13 +66,13 @@ fn main() {
                 continue;
             }
         };
-        for (imp, rel) in [
-            ("libsframe-2.40", Release::Libsframe240),
-            ("libsframe-2.44", Release::Libsframe244),
-            ("libsframe-2.47", Release::Libsframe247),
+        for (rel, release) in [
+            ("2.40", Release::Libsframe240),
+            ("2.44", Release::Libsframe244),
+            ("2.47", Release::Libsframe247),
         ] {
-            let what = name(first_trigger(&data, rel, caller));
-            println!("{path} {imp} {what}");
+            let what = name(first_trigger(&data, release, caller));
+            println!("{path} {prefix}-{rel} {what}");
         }
     }
     std::process::exit(status);

@@ -9,7 +9,8 @@
 //!
 //! The walk is a model of the release's own source, cited per variant; it reads nothing out
 //! of bounds, allocates nothing but a copy of a foreign-endian section (swapped as the
-//! release's pass swaps it, `flip`), and stops at the first bad access. Where a model does
+//! release's pass swaps it, `flip`; for objdump 2.47, of the section with the 0 byte its loader
+//! puts after it), and stops at the first bad access. Where a model does
 //! not read an input it says so ([`Evaluation::NotModelled`]) rather than guess. [`first_trigger`] models GNU libsframe;
 //! [`glibc::first_trigger`] glibc's reader; [`simple_frame::first_trigger`] simple-frame-rs.
 
@@ -87,6 +88,40 @@ pub enum Trigger {
         serde(rename = "libsframe-2.44-v1-layout-copies-past-buffer")
     )]
     Libsframe244V1LayoutCopiesPastBuffer,
+    /// objdump 2.47 dumps a flex function's FRE whose RA is defined (one data word or more)
+    /// but which has no second data word, the CFA offset: `dump_sframe_func_fres_flex` reads
+    /// the CFA control word and offset (`sframe_get_fre_udata (&fre,
+    /// SFRAME_FRE_CFA_OFFSET_IDX, &err_cfa_reg); ... sframe_fre_get_cfa_offset (sfd_ctx, &fre,
+    /// fde_type, &err_cfa_offset);`, index 1 for a flex FDE) and asserts both were there
+    /// (sframe-dump.c:387 `sframe_assert (!err_cfa_reg && !err_cfa_offset);`; F0115).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "objdump-2.47-flex-fre-without-cfa-offset")
+    )]
+    Objdump247FlexFreWithoutCfaOffset,
+    /// objdump 2.47 prints a register rule of a flex FRE (a control word with `reg_p` set:
+    /// the CFA's, the FP's when its control word and offset are present, the RA's when it is
+    /// not padding) in a section whose ABI is none of the four: `sframe_get_reg_name`'s
+    /// `switch (abi_arch)` reaches `default: sframe_assert (false);` (sframe-dump.c:77;
+    /// `sframe_decode` does not check the ABI byte; F0115).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "objdump-2.47-register-name-of-unknown-abi")
+    )]
+    Objdump247RegisterNameOfUnknownAbi,
+    /// objdump 2.47 dumps a flex function whose first FRE `sframe_decoder_get_fre` refuses
+    /// (`sframe_fre_sanity_check_p` fails): the failure is ignored (`sframe_decoder_get_fre
+    /// (sfd_ctx, funcidx, j, &fre);`) and `sframe_frame_row_entry fre;` is read uninitialized.
+    /// What follows depends on the stack's bytes: `sframe_assert (!err_ra_offset);`
+    /// (sframe-dump.c:369) when they are not a sane FRE, the assertions of the two triggers
+    /// above when they are, or a row of garbage. (Later FREs it refuses leave the previous,
+    /// already printed, FRE in `fre`.) No sanitizer in `ci/check-triggers` sees an
+    /// uninitialized read; F0115.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "objdump-2.47-flex-first-fre-uninitialized")
+    )]
+    Objdump247FlexFirstFreUninitialized,
     /// glibc's reader reads outside the section (it takes no length): the header of a
     /// section shorter than it (`__sframe_decode`), a function descriptor the look-up's
     /// binary search probes (`sframe_decoder_get_secrel_func_start_addr`: `func_start_addr
@@ -121,7 +156,7 @@ pub enum Trigger {
 
 impl Trigger {
     /// Every trigger, in declaration order.
-    pub const ALL: [Trigger; 15] = [
+    pub const ALL: [Trigger; 18] = [
         Trigger::LibsframeDecodeCopiesPastBuffer,
         Trigger::LibsframeInvalidFreType,
         Trigger::LibsframeFreWalkPastFreBytes,
@@ -131,6 +166,9 @@ impl Trigger {
         Trigger::LibsframeFdeTableTruncated,
         Trigger::LibsframeFlipPastBuffer,
         Trigger::Libsframe244V1LayoutCopiesPastBuffer,
+        Trigger::Objdump247FlexFreWithoutCfaOffset,
+        Trigger::Objdump247RegisterNameOfUnknownAbi,
+        Trigger::Objdump247FlexFirstFreUninitialized,
         Trigger::GlibcReadsOutsideSection,
         Trigger::GlibcMaskRepSizeZero,
         Trigger::SimpleFrameRsFdeAttributePastEnd,
@@ -152,6 +190,15 @@ impl Trigger {
             Trigger::LibsframeFlipPastBuffer => "libsframe-flip-past-buffer",
             Trigger::Libsframe244V1LayoutCopiesPastBuffer => {
                 "libsframe-2.44-v1-layout-copies-past-buffer"
+            }
+            Trigger::Objdump247FlexFreWithoutCfaOffset => {
+                "objdump-2.47-flex-fre-without-cfa-offset"
+            }
+            Trigger::Objdump247RegisterNameOfUnknownAbi => {
+                "objdump-2.47-register-name-of-unknown-abi"
+            }
+            Trigger::Objdump247FlexFirstFreUninitialized => {
+                "objdump-2.47-flex-first-fre-uninitialized"
             }
             Trigger::GlibcReadsOutsideSection => "glibc-reads-outside-section",
             Trigger::GlibcMaskRepSizeZero => "glibc-mask-rep-size-zero",
@@ -195,8 +242,16 @@ pub enum Caller {
     /// getter, then `sframe_decoder_get_fre (i, j)` for `j < min (num_fres, 4096)`, stopping
     /// at the first failure.
     Worker,
-    /// `objdump --sframe` (`dump_sframe_func_with_fres`): `sframe_decoder_get_fre` for every
-    /// `j < num_fres`, its failures ignored (F0155).
+    /// `objdump --sframe` of the same release (binutils' `dump_section_sframe`, 2.47's
+    /// `display_sframe`: `sframe_decode`, then libsframe's `dump_sframe`, sframe-dump.c):
+    /// per function `sframe_decoder_get_funcdesc*`, then `sframe_decoder_get_fre` for every
+    /// `j < num_fres`, its failures ignored (F0155). 2.44 lists the functions of a v2 section
+    /// only (`if (ver == SFRAME_VERSION) dump_sframe_functions (...)`): of a v1 section it
+    /// reads the header alone. 2.47 prints each FRE of a flex function as it gets it
+    /// (`dump_sframe_func_fres_flex`), with assertions of its own
+    /// ([`Trigger::Objdump247FlexFreWithoutCfaOffset`],
+    /// [`Trigger::Objdump247RegisterNameOfUnknownAbi`],
+    /// [`Trigger::Objdump247FlexFirstFreUninitialized`]).
     Objdump,
     /// `sframe_find_fre` for PCs in every function (the harness looks up PCs across the
     /// section): per function, its FREs decoded in order with no sanity check and no start
@@ -258,6 +313,8 @@ struct Fde {
     fre_off: u64,
     num_fres: u64,
     info: u8,
+    /// v3's `sfdi_func_info2` (the FDE type: flex or default); 0 in v1 and v2.
+    info2: u8,
     rep_size: u8,
 }
 
@@ -318,10 +375,11 @@ enum Copied {
 }
 
 /// The function descriptors `sframe_decode` builds (`None`: a field the model needs is not
-/// there to read).
-fn decode(data: &[u8], rel: Release) -> Option<Copied> {
+/// there to read) from `data`, of which the caller said `sf_size` bytes are the section
+/// (the rest is readable memory after it, [`first_trigger`]).
+fn decode(data: &[u8], rel: Release, sf_size: usize) -> Option<Copied> {
     let len = data.len();
-    if len < HEADER || rd(data, 0, 2)? != 0xdee2 {
+    if sf_size < HEADER || rd(data, 0, 2)? != 0xdee2 {
         return Some(Copied::Refused);
     }
     let (version, flags) = (data[2], data[3]);
@@ -390,6 +448,7 @@ fn decode(data: &[u8], rel: Release) -> Option<Copied> {
                 fre_off: fre_off + 5,
                 num_fres: rd(data, attr, 2)?,
                 info: data[attr + 2],
+                info2: data[attr + 3],
                 rep_size: data[attr + 4],
             }
         } else {
@@ -398,6 +457,7 @@ fn decode(data: &[u8], rel: Release) -> Option<Copied> {
                 fre_off: rd(data, at + 8, 4)?,
                 num_fres: rd(data, at + 12, 4)?,
                 info: data[at + 16],
+                info2: 0,
                 // v1 (2.40) has no repetition size; 2.44 reads a v1 section's from the
                 // next FDE's bytes (F0112).
                 rep_size: if stride == 20 { data[at + 17] } else { 0 },
@@ -417,6 +477,7 @@ pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
     // A foreign-endian section: `sframe_decode` swaps a copy (`flip_header`, `flip_sframe`),
     // then reads the copy in host order.
     let host;
+    let sf_size = data.len();
     let data = if data.len() >= 2 && rd(data, 0, 2) == Some(0xe2de) {
         if data.len() < HEADER {
             return Evaluation::Clean;
@@ -429,10 +490,21 @@ pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
                 &host[..]
             }
         }
+    } else if caller == Caller::Objdump && rel == Release::Libsframe247 {
+        // objdump 2.47 loads the section with `load_specific_debug_section`
+        // (binutils/objdump.c: `alloced = amt = section->size + 1; ... section->start =
+        // contents = xmalloc (alloced); /* Ensure any string section has a terminating
+        // NUL.  */ section->start[section->size] = 0;`) and gives `sframe_decode`
+        // `section->size` bytes: a read of the one byte after them reads that 0, inside the
+        // block, and goes on. (2.40 and 2.44 read it with `bfd_malloc_and_get_section`, of
+        // the section's size; a foreign-endian section is read from `sframe_decode`'s copy
+        // of `sf_size` bytes.)
+        host = [data, &[0]].concat();
+        &host[..]
     } else {
         data
     };
-    let (fdes, fres_at, fre_len, truncated) = match decode(data, rel) {
+    let (fdes, fres_at, fre_len, truncated) = match decode(data, rel, sf_size) {
         None | Some(Copied::Refused) => return Evaluation::Clean,
         Some(Copied::Bug(Trigger::LibsframeDecodeCopiesPastBuffer))
             if rel == Release::Libsframe244 && v1_layout_fits(data) =>
@@ -446,12 +518,22 @@ pub fn first_trigger(data: &[u8], rel: Release, caller: Caller) -> Evaluation {
         // The binary search indexes `sfh_num_fdes` entries before any FRE is read.
         return Evaluation::Triggered(Trigger::LibsframeFdeTableTruncated);
     }
+    if caller == Caller::Objdump && rel == Release::Libsframe244 && data[2] != 2 {
+        // objdump 2.44's `dump_sframe`: `if (ver == SFRAME_VERSION) dump_sframe_functions
+        // (sfd_ctx, sec_addr); else printf ("\n No further information can be displayed.
+        // ...")`: no descriptor and no FRE of a v1 section is read.
+        return Evaluation::Clean;
+    }
     let fres = data
         .get(fres_at..fres_at + fre_len as usize)
         .unwrap_or_default();
     let m = rel.model();
+    let dump = Dump {
+        abi: data[4],
+        fixed_fp: data[5],
+    };
     for fde in &fdes {
-        if let Some(t) = walk_fres(fres, fde, rel, &m, caller) {
+        if let Some(t) = walk_fres(fres, fde, rel, &m, caller, dump) {
             return Evaluation::Triggered(t);
         }
     }
@@ -475,7 +557,19 @@ fn v1_layout_fits(data: &[u8]) -> bool {
 
 /// The FREs of one function, as `sframe_decoder_get_fre (i, j)` for `j = 0, 1, ...` first
 /// decodes them (each call decodes FREs `0..=j` again, the same way).
-fn walk_fres(fres: &[u8], fde: &Fde, rel: Release, m: &Model, caller: Caller) -> Option<Trigger> {
+fn walk_fres(
+    fres: &[u8],
+    fde: &Fde,
+    rel: Release,
+    m: &Model,
+    caller: Caller,
+    dump: Dump,
+) -> Option<Trigger> {
+    // objdump 2.47 prints a flex function's FREs with `dump_sframe_func_fres_flex`
+    // (sframe-dump.c: `bool flex_p = (SFRAME_V3_FDE_TYPE (func_info2) ==
+    // SFRAME_FDE_TYPE_FLEX);`, the type in the low 5 bits).
+    let flex_dump =
+        caller == Caller::Objdump && rel == Release::Libsframe247 && fde.info2 & 0x1f == 1;
     let limit = match caller {
         Caller::Worker => fde.num_fres.min(WORKER_MAX_FRES),
         Caller::Objdump | Caller::Lookup => fde.num_fres,
@@ -532,8 +626,16 @@ fn walk_fres(fres: &[u8], fde: &Fde, rel: Release, m: &Model, caller: Caller) ->
             if !ok {
                 return Some(Trigger::LibsframeFreStartPastFunction);
             }
+            if flex_dump {
+                let words = &fres[p + addr + 1..p + addr + 1 + sz];
+                if let Some(t) = dump.flex_fre(info, words) {
+                    return Some(t);
+                }
+            }
         } else if caller == Caller::Worker {
             return None;
+        } else if flex_dump && k == 0 {
+            return Some(Trigger::Objdump247FlexFirstFreUninitialized);
         }
         pos += (addr + 1 + sz) as u64;
         k += 1;
@@ -541,9 +643,197 @@ fn walk_fres(fres: &[u8], fde: &Fde, rel: Release, m: &Model, caller: Caller) ->
     None
 }
 
+/// What objdump 2.47's `dump_sframe_func_fres_flex` reads of the header.
+#[derive(Clone, Copy)]
+struct Dump {
+    /// `sfh_abi_arch`.
+    abi: u8,
+    /// `sfh_cfa_fixed_fp_offset` (0: `SFRAME_CFA_FIXED_FP_INVALID`).
+    fixed_fp: u8,
+}
+
+impl Dump {
+    /// The assertion `dump_sframe_func_fres_flex` (sframe-dump.c:353-466) reaches on a flex
+    /// FRE `sframe_decoder_get_fre` returned (sane: at most 6 data words of 1, 2 or 4
+    /// bytes), with data words `words` in host order.
+    fn flex_fre(self, info: u8, words: &[u8]) -> Option<Trigger> {
+        let count = usize::from((info >> 1) & 0xf);
+        let size = word_bytes(info);
+        // `sframe_get_fre_udata (&fre, idx, &err)`: `SFRAME_ERR_FREOFFSET_NOPRESENT` when
+        // `dataword_cnt < idx + 1`, else the word, unsigned.
+        let word = |i: usize| (i < count).then(|| rd(words, i * size, size)).flatten();
+        // `sframe_fre_get_ra_undefined_p`: no data words, `printf ("  RA undefined");
+        // continue;` (:370).
+        if count == 0 {
+            return None;
+        }
+        // The CFA's control word (index 0) and offset (index 1, flex): :387.
+        if count < 2 {
+            return Some(Trigger::Objdump247FlexFreWithoutCfaOffset);
+        }
+        // `sframe_get_reg_name` (:64-78) knows the four ABIs of sframe.h.
+        if (1..=4).contains(&self.abi) {
+            return None;
+        }
+        // `SFRAME_V3_FLEX_FDE_CTRLWORD_REG_P (data)`: `(data) & 0x1`.
+        let reg_p = |w: Option<u64>| w.is_some_and(|w| w & 1 == 1);
+        let unknown = Some(Trigger::Objdump247RegisterNameOfUnknownAbi);
+        // CFA (:388-393, printed by `sframe_format_fre_disp` at :428).
+        if reg_p(word(0)) {
+            return unknown;
+        }
+        // RA control word, index `SFRAME_FRE_RA_OFFSET_IDX * 2` (:397); 0 is padding
+        // (`SFRAME_FRE_RA_OFFSET_INVALID`).
+        let ra = word(2);
+        let padding = ra == Some(0);
+        // FP control word at index 4, 3 after RA padding (:411-416); its offset, as
+        // `sframe_fre_get_fp_offset` reads it for a flex FDE, at 5, 4 after padding
+        // (sframe.c: `fp_offset_idx = SFRAME_FRE_FP_OFFSET_IDX * 2` when the RA word is 0,
+        // else `* 2 + 1`), or the header's fixed FP offset when absent and that is not 0.
+        let (fp_idx, fp_off_idx) = if padding { (3, 4) } else { (4, 5) };
+        let fp_offset = count > fp_off_idx || self.fixed_fp != 0;
+        // FP printed when both are there (:433-435).
+        if word(fp_idx).is_some() && fp_offset && reg_p(word(fp_idx)) {
+            return unknown;
+        }
+        // RA printed unless absent or padding (:443-455).
+        if !padding && reg_p(ra) {
+            return unknown;
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A little-endian v3 section of ABI `abi` (fixed RA offset -8), one function per
+    /// `(func_info2, FRE bytes)` (16 bytes, one FRE of 1-byte start address).
+    fn v3(abi: u8, fixed_fp: u8, fdes: &[(u8, &[u8])]) -> Vec<u8> {
+        let (mut tbl, mut fres) = (Vec::new(), Vec::new());
+        for (i, (info2, fre)) in fdes.iter().enumerate() {
+            tbl.extend_from_slice(&(0x100 * i as i64).to_le_bytes());
+            tbl.extend_from_slice(&16u32.to_le_bytes());
+            tbl.extend_from_slice(&(fres.len() as u32).to_le_bytes());
+            fres.extend_from_slice(&[1, 0, 0, *info2, 0]);
+            fres.extend_from_slice(fre);
+        }
+        let mut d = vec![0xe2, 0xde, 3, 0, abi, fixed_fp, 0xf8, 0];
+        for v in [fdes.len(), fdes.len(), fres.len(), 0, tbl.len()] {
+            d.extend_from_slice(&(v as u32).to_le_bytes());
+        }
+        d.extend(tbl);
+        d.extend(fres);
+        d
+    }
+
+    fn objdump_247(d: &[u8]) -> Evaluation {
+        first_trigger(d, Release::Libsframe247, Caller::Objdump)
+    }
+
+    // What objdump 2.47.50.20261021-1 did on each section, over the ASan build of its
+    // libsframe (ci/check-triggers' way; the sections are F0115's objdump-flex-*.sframe
+    // and their neighbours).
+    #[test]
+    fn objdump_2_47_asserts_on_a_flex_fre_it_cannot_print() {
+        use Evaluation::*;
+        // One data word in a flex FRE: sframe-dump.c:387.
+        let one = v3(3, 0, &[(1, &[0, 0x02, 0x10])]);
+        assert_eq!(
+            objdump_247(&one),
+            Triggered(Trigger::Objdump247FlexFreWithoutCfaOffset)
+        );
+        // The worker's walk has no dump: clean.
+        let worker = first_trigger(&one, Release::Libsframe247, Caller::Worker);
+        assert_eq!(worker, Clean);
+        // A default FDE prints one word without asserting.
+        assert_eq!(objdump_247(&v3(3, 0, &[(0, &[0, 0x02, 0x10])])), Clean);
+        // ABI 9, a CFA control word with reg_p: sframe-dump.c:77; a default FDE: clean;
+        // the same FRE with the register bit clear and no FP or RA words: clean.
+        let fre = [0, 0x04, 0x01, 0x10];
+        assert_eq!(
+            objdump_247(&v3(9, 0, &[(1, &fre)])),
+            Triggered(Trigger::Objdump247RegisterNameOfUnknownAbi)
+        );
+        assert_eq!(objdump_247(&v3(9, 0, &[(0, &fre)])), Clean);
+        assert_eq!(
+            objdump_247(&v3(9, 0, &[(1, &[0, 0x04, 0x00, 0x10])])),
+            Clean
+        );
+        assert_eq!(objdump_247(&v3(3, 0, &[(1, &fre)])), Clean);
+        // The RA control word (index 2) with reg_p, in an unknown ABI: asserts.
+        let ra = [0, 0x08, 0x00, 0x10, 0x21, 0x00];
+        assert_eq!(
+            objdump_247(&v3(0, 0, &[(1, &ra)])),
+            Triggered(Trigger::Objdump247RegisterNameOfUnknownAbi)
+        );
+        // RA padding (0), the FP control word at index 3 with reg_p and its offset at 4.
+        let fp = [0, 0x0a, 0x00, 0x10, 0x00, 0x31, 0x08];
+        assert_eq!(
+            objdump_247(&v3(0, 0, &[(1, &fp)])),
+            Triggered(Trigger::Objdump247RegisterNameOfUnknownAbi)
+        );
+        // Without its offset the FP is `u`, unless the header has a fixed FP offset.
+        let fp_alone = [0, 0x08, 0x00, 0x10, 0x00, 0x31];
+        assert_eq!(objdump_247(&v3(0, 0, &[(1, &fp_alone)])), Clean);
+        assert_eq!(
+            objdump_247(&v3(0, 0xf0, &[(1, &fp_alone)])),
+            Triggered(Trigger::Objdump247RegisterNameOfUnknownAbi)
+        );
+    }
+
+    #[test]
+    fn objdump_2_47_reads_an_unwritten_fre_when_a_flex_functions_first_is_refused() {
+        // Seven 1-byte data words: `sframe_fre_sanity_check_p` refuses FRE 0, and
+        // `dump_sframe_func_fres_flex` prints the never-written `fre` (ASan: no report;
+        // the listing showed garbage, pc 0x20202020 uninstrumented).
+        let mut fre = vec![0, 0x0e];
+        fre.extend([0; 7]);
+        let uninit = Evaluation::Triggered(Trigger::Objdump247FlexFirstFreUninitialized);
+        assert_eq!(objdump_247(&v3(3, 0, &[(1, &fre)])), uninit);
+        // After a flex function, as the first FRE of the next one: still unwritten there.
+        let ok: &[u8] = &[0, 0x04, 0x10, 0x08];
+        assert_eq!(objdump_247(&v3(3, 0, &[(1, ok), (1, &fre)])), uninit);
+        // A default FDE's dump reads it too, but asserts nothing on it.
+        assert_eq!(objdump_247(&v3(3, 0, &[(0, &fre)])), Evaluation::Clean);
+    }
+
+    #[test]
+    fn objdump_2_47_reads_the_nul_its_loader_puts_after_the_section() {
+        // `sfh_fre_len` one byte past the section: the worker's copy (ASan: a heap
+        // over-read in sframe_decode) runs past it; objdump 2.47's copy reads the 0 after it
+        // (ASan-backed objdump: clean). Two bytes past: both.
+        let mut d = v3(3, 0, &[(0, &[0, 0x04, 0x10, 0x08])]);
+        let copies = Evaluation::Triggered(Trigger::LibsframeDecodeCopiesPastBuffer);
+        let rel = Release::Libsframe247;
+        let fre_len = rd(&d, 16, 4).unwrap() as u32;
+        for (past, objdump) in [(1, Evaluation::Clean), (2, copies)] {
+            d[16..20].copy_from_slice(&(fre_len + past).to_le_bytes());
+            assert_eq!(first_trigger(&d, rel, Caller::Worker), copies, "{past}");
+            assert_eq!(first_trigger(&d, rel, Caller::Objdump), objdump, "{past}");
+        }
+    }
+
+    #[test]
+    fn objdump_2_44_lists_no_function_of_a_v1_section() {
+        // F0112's input-13 shape: a v1 section whose FRE offset lies past its FRE bytes. The
+        // worker's 2.44 walk reads past them; objdump 2.44 decodes and prints the header
+        // only (ASan-backed objdump 2.44: clean; 2.40: libsframe-fre-walk-past-fre-bytes).
+        let mut d = vec![0xe2, 0xde, 1, 0, 3, 0, 0xf8, 0];
+        for v in [1u32, 1, 2, 0, 20] {
+            d.extend_from_slice(&v.to_le_bytes());
+        }
+        // One 20-byte FDE as 2.44 reads it: start, size 16, FRE offset 40, 1 FRE, info 0.
+        for v in [0u32, 16, 40, 1] {
+            d.extend_from_slice(&v.to_le_bytes());
+        }
+        d.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0x02]);
+        let walk = Evaluation::Triggered(Trigger::LibsframeFreWalkPastFreBytes);
+        let rel = Release::Libsframe244;
+        assert_eq!(first_trigger(&d, rel, Caller::Worker), walk);
+        assert_eq!(first_trigger(&d, rel, Caller::Objdump), Evaluation::Clean);
+    }
 
     #[test]
     fn names_round_trip() {

@@ -69,14 +69,20 @@ fn each_reproducer_reaches_the_bug_the_asan_build_reports_first() {
         ("F0112", "input-5.sframe", [start, v1copies, "clean"]),
         ("F0112", "input-12.sframe", ["clean", "clean", "clean"]),
     ];
+    agree(cases, Caller::Worker);
+}
+
+/// Every (finding, input, [2.40, 2.44, 2.47]) case's model verdict, as `caller` drives each
+/// release, is the one given.
+fn agree(cases: &[(&str, &str, [&str; 3])], caller: Caller) {
     let mut wrong = Vec::new();
     for (finding, file, want) in cases {
         let data = input(finding, file);
         for (rel, want) in RELEASES.iter().zip(want) {
-            let got = name(first_trigger(&data, *rel, Caller::Worker));
+            let got = name(first_trigger(&data, *rel, caller));
             if got != *want {
                 wrong.push(format!(
-                    "{finding} {file} {rel:?}: ASan {want}, model {got}"
+                    "{finding} {file} {caller:?} {rel:?}: ASan {want}, model {got}"
                 ));
             }
         }
@@ -339,4 +345,99 @@ fn no_foreign_endian_input_makes_the_swap_panic() {
             }
         }
     }
+}
+
+/// objdump --sframe of each release on the three findings' reproducers. The expected
+/// triggers are what each release's objdump reported first when `ci/check-triggers` ran it
+/// (2026-11-27) with the ASan build of its own libsframe first on its library path
+/// (gcc 12.2.0 -fsanitize=address,undefined; objdump 2.40-2 from bookworm, 2.44-3 from
+/// trixie, 2.47.50.20261021-1 from sid), read as `ci/check-triggers.py classify-objdump`
+/// reads a report: 2.44's bad access in `sframe_decode` on a v1 section whose v1 layout
+/// fits is F0112's; objdump 2.47's own assertions by their sframe-dump.c line. Where objdump
+/// differs from the worker's walk: 2.44 lists no function of a v1 section (F0112's input-13:
+/// its worker walk reads past the FRE bytes, its objdump only decodes), and objdump reads
+/// every FRE of a function past an invalid one.
+#[test]
+fn each_reproducer_reaches_the_bug_asan_backed_objdump_reports_first() {
+    use Trigger::*;
+    let copies = LibsframeDecodeCopiesPastBuffer.name();
+    let words = LibsframeFreDataWordsOverflow.name();
+    let walk = LibsframeFreWalkPastFreBytes.name();
+    let ftype = LibsframeInvalidFreType.name();
+    let start = LibsframeFreStartPastFunction.name();
+    let table = LibsframeFdeTableTruncated.name();
+    let v1copies = Libsframe244V1LayoutCopiesPastBuffer.name();
+    let cfa = Objdump247FlexFreWithoutCfaOffset.name();
+    let abi = Objdump247RegisterNameOfUnknownAbi.name();
+    // (finding, input, [objdump 2.40, 2.44, 2.47]).
+    let cases: &[(&str, &str, [&str; 3])] = &[
+        (
+            "F0112",
+            "from-F0110-input-1.sframe",
+            ["clean", v1copies, "clean"],
+        ),
+        ("F0112", "input-1.sframe", ["clean", v1copies, "clean"]),
+        ("F0112", "input-10.sframe", [start, v1copies, "clean"]),
+        ("F0112", "input-11.sframe", [walk, v1copies, "clean"]),
+        ("F0112", "input-12.sframe", ["clean", "clean", "clean"]),
+        ("F0112", "input-13.sframe", [walk, "clean", "clean"]),
+        ("F0112", "input-2.sframe", [words, v1copies, "clean"]),
+        ("F0112", "input-7.sframe", ["clean", "clean", "clean"]),
+        ("F0112", "input-9.sframe", [walk, v1copies, "clean"]),
+        (
+            "F0115",
+            "fde-count-wraps-v1.sframe",
+            [table, copies, "clean"],
+        ),
+        (
+            "F0115",
+            "fde-count-wraps-v2.sframe",
+            ["clean", table, copies],
+        ),
+        (
+            "F0115",
+            "fre-len-past-section.sframe",
+            ["clean", copies, copies],
+        ),
+        (
+            "F0115",
+            "fre-offset-past-fre-bytes.sframe",
+            ["clean", walk, walk],
+        ),
+        ("F0115", "fre-type-3.sframe", ["clean", ftype, ftype]),
+        ("F0115", "input-1.sframe", [words, v1copies, "clean"]),
+        ("F0115", "input-3.sframe", [ftype, v1copies, "clean"]),
+        ("F0115", "input-4.sframe", [copies, copies, "clean"]),
+        ("F0115", "input-7.sframe", ["clean", walk, walk]),
+        ("F0115", "input-9.sframe", ["clean", ftype, copies]),
+        (
+            "F0115",
+            "mask-rep-size-zero.sframe",
+            ["clean", "clean", "clean"],
+        ),
+        (
+            "F0115",
+            "objdump-flex-one-word.sframe",
+            ["clean", "clean", cfa],
+        ),
+        (
+            "F0115",
+            "objdump-flex-unknown-abi.sframe",
+            ["clean", "clean", abi],
+        ),
+        (
+            "F0115",
+            "start-past-function-v1.sframe",
+            [start, v1copies, "clean"],
+        ),
+        (
+            "F0115",
+            "start-past-function-v2.sframe",
+            ["clean", start, start],
+        ),
+        ("F0145", "nb01-v1-2.40.sframe", [words, v1copies, "clean"]),
+        ("F0145", "nb01-v2-2.44.sframe", ["clean", words, words]),
+        ("F0145", "nb01-v2-2.47.sframe", ["clean", words, words]),
+    ];
+    agree(cases, Caller::Objdump);
 }

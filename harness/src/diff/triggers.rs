@@ -4,7 +4,10 @@
 //! (`triggers` in `finding.json`). A crash or hang of an implementation is explained by the
 //! finding whose trigger holds for its input as that release reads it
 //! ([`sframe_spec::triggers::first_trigger`]), wherever it lands; when the ledger has
-//! triggers for the implementation and none holds, it is new whatever its crash site. Where
+//! triggers for the implementation and none holds, it is new whatever its crash site.
+//! `objdump-<release>` is read as that release's `objdump --sframe` reads the input
+//! ([`Caller::Objdump`]: libsframe's decode, then its dump's calls in their order, with the
+//! dump's own assertions). Where
 //! the model does not read the input ([`Evaluation::NotModelled`]) or the ledger has no trigger
 //! for the implementation, its crash site is matched against the findings' patterns, as
 //! before triggers.
@@ -26,10 +29,18 @@ pub struct TriggerTable {
 /// which glibc's and simple-frame-rs's models need: their look-ups read what the PC's
 /// search probes).
 fn evaluate(implementation: &str, op: Op, pc: Option<i64>, data: &[u8]) -> Option<Evaluation> {
+    let objdump = |rel| match op {
+        // objdump only dumps: its one operation is the decode (`ObjdumpImpl::decode`).
+        Op::Decode => Some(first_trigger(data, rel, Caller::Objdump)),
+        Op::FindFre | Op::Encode => None,
+    };
     let rel = match implementation {
         "libsframe-2.40" => Release::Libsframe240,
         "libsframe-2.44" => Release::Libsframe244,
         "libsframe-2.47" => Release::Libsframe247,
+        "objdump-2.40" => return objdump(Release::Libsframe240),
+        "objdump-2.44" => return objdump(Release::Libsframe244),
+        "objdump-2.47" => return objdump(Release::Libsframe247),
         "glibc-2.43" => {
             let call = match op {
                 Op::Decode => glibc::Call::Decode,
