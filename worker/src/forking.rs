@@ -305,7 +305,11 @@ impl Server {
         // What it wrote to stderr answering this request: dropped.
         let mut sink = [0u8; 4096];
         while matches!(self.err.read(&mut sink), Ok(n) if n > 0) {}
-        Reply::Answer(String::from_utf8_lossy(&resp[1..]).into_owned(), go_on)
+        resp.remove(0);
+        // Its answers are JSON text, so UTF-8: checked, not copied chunk by chunk.
+        let text = String::from_utf8(resp)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        Reply::Answer(text, go_on)
     }
 
     /// Reap the child that died answering a request: how it ended, its last words, and
