@@ -281,6 +281,62 @@ fn workers_asked_together_answer_as_asked_one_at_a_time() {
     );
 }
 
+#[test]
+fn workers_asked_sections_ahead_answer_as_asked_one_at_a_time() {
+    // The engine sends each section's requests before reading the answers of the section
+    // before (`Engine::run_cases`); a worker may be sent several ahead. Every answer must be
+    // the one a lone request gets, across the ledger's reproducers that crash some releases.
+    let reg = registry(false);
+    let workers: Vec<&Arc<dyn Implementation>> = reg
+        .available
+        .iter()
+        .filter(|i| i.hosting() == Hosting::Worker)
+        .collect();
+    assert!(workers.len() >= 4, "libsframe x3 and glibc expected");
+    let cases = corpus_and_reproducers(8, 40);
+    let pcs: Vec<Vec<i64>> = cases
+        .iter()
+        .map(|c| sframe_harness::diff::pcs_for(&c.data, Reference.decode(&c.data).value(), 16))
+        .collect();
+    let asks = |w: &Arc<dyn Implementation>, k: usize| {
+        sframe_harness::impls::section_version(&cases[k].data).is_none_or(|v| w.supports(v))
+    };
+    let mut crashed = 0;
+    for w in &workers {
+        let ahead = 3;
+        let mut answers = Vec::new();
+        for k in 0..cases.len() + ahead {
+            if k < cases.len() && asks(w, k) {
+                w.decode_and_find_begin(&cases[k].data, &pcs[k]);
+            }
+            if k >= ahead && asks(w, k - ahead) {
+                answers.push((
+                    k - ahead,
+                    w.decode_and_find_end(&cases[k - ahead].data, &pcs[k - ahead]),
+                ));
+            }
+        }
+        for (k, (d, f)) in answers {
+            let (d1, f1) = w.decode_and_find(&cases[k].data, &pcs[k]);
+            crashed += usize::from(matches!(d, Outcome::Crashed { .. }));
+            assert_eq!(
+                comparable(&d),
+                comparable(&d1),
+                "{} decode of {}",
+                w.name(),
+                cases[k].name
+            );
+            let f: Vec<_> = f.iter().map(comparable).collect();
+            let f1: Vec<_> = f1.iter().map(comparable).collect();
+            assert_eq!(f, f1, "{} look-ups in {}", w.name(), cases[k].name);
+        }
+    }
+    assert!(
+        crashed > 0,
+        "no crash among the answers: the crash path is untested"
+    );
+}
+
 /// The pids of `pid`'s children (`/proc`: each process's parent is its stat's fourth field).
 fn children_of(pid: u32) -> Vec<u32> {
     let mut kids: Vec<u32> = std::fs::read_dir("/proc")
