@@ -489,6 +489,83 @@ fn a_crash_of_the_hosted_library_leaves_no_core_file() {
     assert!(left.is_empty(), "the crash left {left:?}");
 }
 
+/// The answer lines of an `sframe-worker` hosting libsframe `lib` (release 2.44) to `input`,
+/// written at once, its stdin then closed, with the environment `env`.
+fn worker_answers(lib: &Path, input: &str, env: &[(&str, &str)]) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_sframe-worker"))
+        .args([
+            "--libsframe",
+            &lib.display().to_string(),
+            "--release",
+            "2.44",
+        ])
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(input.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("sframe-worker runs");
+    assert!(out.status.success(), "{:?}", out.status);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn requests_written_at_once_are_answered_in_order_across_a_crash() {
+    // The worker's server child reads its requests itself (`sframe_worker`'s `hop`) and
+    // crashes on the v1 section (F0112: libsframe 2.44 reads v1 with the v2 layout): it
+    // recovers and hands the request to the worker, or (`SFRAME_WORKER_RECOVER=0`) dies, and
+    // the requests it had read past that one are answered by the next child. In order, each
+    // as a worker whose server child sits behind it (`SFRAME_WORKER_HOP=0`) answers it alone.
+    let lib = sframe_impls::toolchains::libsframe_releases()
+        .into_iter()
+        .find(|r| r.release == "2.44")
+        .expect(PROVISION);
+    let cases = corpus_cases(&corpus_dir());
+    let of = |v| {
+        cases
+            .iter()
+            .find(|c| sframe_harness::impls::section_version(&c.data) == Some(v))
+            .map(|c| sframe_gen::hex::encode(&c.data))
+            .expect("the corpus has v1 and v2 sections")
+    };
+    let (v1, v2) = (of(Version::V1), of(Version::V2));
+    let requests = [
+        format!("{{\"op\":\"decode_find\",\"data\":\"{v2}\",\"pcs\":[0,16]}}"),
+        format!("{{\"op\":\"decode_find\",\"data\":\"{v1}\",\"pcs\":[0,16]}}"),
+        String::new(),
+        format!("{{\"op\":\"find_fre\",\"data\":\"{v1}\",\"pcs\":[0,4]}}"),
+        format!("{{\"op\":\"decode\",\"data\":\"{v2}\"}}\r"),
+        r#"{"op":"hello"}"#.to_string(),
+    ];
+    for recover in ["1", "0"] {
+        let alone: Vec<String> = requests
+            .iter()
+            .filter(|r| !r.is_empty())
+            .flat_map(|r| {
+                let env = [
+                    ("SFRAME_WORKER_RECOVER", recover),
+                    ("SFRAME_WORKER_HOP", "0"),
+                ];
+                worker_answers(&lib.path, &format!("{r}\n"), &env)
+            })
+            .collect();
+        assert_eq!(alone.len(), 5, "{alone:?}");
+        assert!(alone[1].contains("\"crashed\""), "{}", alone[1]);
+        // Written at once, the last without its newline.
+        let env = [("SFRAME_WORKER_RECOVER", recover)];
+        let together = worker_answers(&lib.path, &requests.join("\n"), &env);
+        assert_eq!(together, alone, "SFRAME_WORKER_RECOVER={recover}");
+    }
+}
+
 #[test]
 fn every_reproducer_of_the_ledger_is_explained_by_it() {
     // The findings' reproducers (and the inputs of the former clusters, `untriaged-inputs/`)
