@@ -224,6 +224,37 @@ fn comparable<T: serde::Serialize>(o: &Outcome<T>) -> serde_json::Value {
     v
 }
 
+/// The worker implementations of `reg`: every libsframe release and glibc's reader.
+fn workers_of(reg: &Registry) -> Vec<&Arc<dyn Implementation>> {
+    let workers: Vec<&Arc<dyn Implementation>> = reg
+        .available
+        .iter()
+        .filter(|i| i.hosting() == Hosting::Worker)
+        .collect();
+    assert!(workers.len() >= 4, "libsframe x3 and glibc expected");
+    workers
+}
+
+/// `got`, a worker's answer on `case`, is `alone`, its answer to a lone request (details,
+/// for people, aside).
+fn assert_answered_as_alone(
+    w: &dyn Implementation,
+    case: &Case,
+    got: &(Outcome<Decoded>, Vec<Outcome<Option<Found>>>),
+    alone: &(Outcome<Decoded>, Vec<Outcome<Option<Found>>>),
+) {
+    assert_eq!(
+        comparable(&got.0),
+        comparable(&alone.0),
+        "{} decode of {}",
+        w.name(),
+        case.name
+    );
+    let f: Vec<_> = got.1.iter().map(comparable).collect();
+    let f1: Vec<_> = alone.1.iter().map(comparable).collect();
+    assert_eq!(f, f1, "{} look-ups in {}", w.name(), case.name);
+}
+
 #[test]
 fn workers_asked_together_answer_as_asked_one_at_a_time() {
     // The engine sends every worker its request before reading any answer
@@ -231,12 +262,7 @@ fn workers_asked_together_answer_as_asked_one_at_a_time() {
     // valid sections and on the ledger's reproducers (which crash some releases), and a
     // request begun and never ended must not shift the next answers.
     let reg = registry(false);
-    let workers: Vec<&Arc<dyn Implementation>> = reg
-        .available
-        .iter()
-        .filter(|i| i.hosting() == Hosting::Worker)
-        .collect();
-    assert!(workers.len() >= 4, "libsframe x3 and glibc expected");
+    let workers = workers_of(&reg);
     let cases = corpus_and_reproducers(24, 40);
     let (mut compared, mut crashed) = (0, 0);
     for (k, c) in cases.iter().enumerate() {
@@ -255,23 +281,14 @@ fn workers_asked_together_answer_as_asked_one_at_a_time() {
                 w.decode_and_find_begin(&c.data, &pcs);
             }
         }
-        for (w, (d, f)) in workers.iter().zip(together) {
-            let (d1, f1) = w.decode_and_find(&c.data, &pcs);
-            if matches!(d, Outcome::Crashed { .. })
-                || f.iter().any(|o| matches!(o, Outcome::Crashed { .. }))
+        for (w, got) in workers.iter().zip(together) {
+            if matches!(got.0, Outcome::Crashed { .. })
+                || got.1.iter().any(|o| matches!(o, Outcome::Crashed { .. }))
             {
                 crashed += 1;
             }
-            assert_eq!(
-                comparable(&d),
-                comparable(&d1),
-                "{} decode of {}",
-                w.name(),
-                c.name
-            );
-            let f: Vec<_> = f.iter().map(comparable).collect();
-            let f1: Vec<_> = f1.iter().map(comparable).collect();
-            assert_eq!(f, f1, "{} look-ups in {}", w.name(), c.name);
+            let alone = w.decode_and_find(&c.data, &pcs);
+            assert_answered_as_alone(w.as_ref(), c, &got, &alone);
             compared += 1;
         }
     }
@@ -287,12 +304,7 @@ fn workers_asked_sections_ahead_answer_as_asked_one_at_a_time() {
     // before (`Engine::run_cases`); a worker may be sent several ahead. Every answer must be
     // the one a lone request gets, across the ledger's reproducers that crash some releases.
     let reg = registry(false);
-    let workers: Vec<&Arc<dyn Implementation>> = reg
-        .available
-        .iter()
-        .filter(|i| i.hosting() == Hosting::Worker)
-        .collect();
-    assert!(workers.len() >= 4, "libsframe x3 and glibc expected");
+    let workers = workers_of(&reg);
     let cases = corpus_and_reproducers(8, 40);
     let pcs: Vec<Vec<i64>> = cases
         .iter()
@@ -316,19 +328,10 @@ fn workers_asked_sections_ahead_answer_as_asked_one_at_a_time() {
                 ));
             }
         }
-        for (k, (d, f)) in answers {
-            let (d1, f1) = w.decode_and_find(&cases[k].data, &pcs[k]);
-            crashed += usize::from(matches!(d, Outcome::Crashed { .. }));
-            assert_eq!(
-                comparable(&d),
-                comparable(&d1),
-                "{} decode of {}",
-                w.name(),
-                cases[k].name
-            );
-            let f: Vec<_> = f.iter().map(comparable).collect();
-            let f1: Vec<_> = f1.iter().map(comparable).collect();
-            assert_eq!(f, f1, "{} look-ups in {}", w.name(), cases[k].name);
+        for (k, got) in answers {
+            crashed += usize::from(matches!(got.0, Outcome::Crashed { .. }));
+            let alone = w.decode_and_find(&cases[k].data, &pcs[k]);
+            assert_answered_as_alone(w.as_ref(), &cases[k], &got, &alone);
         }
     }
     assert!(
@@ -441,16 +444,21 @@ fn an_answer_after_a_recovered_crash_is_a_fresh_workers() {
     );
 }
 
+/// The provisioned libsframe 2.44, which faults on v1 sections (F0112).
+fn libsframe_2_44() -> sframe_impls::toolchains::LibsframeRelease {
+    sframe_impls::toolchains::libsframe_releases()
+        .into_iter()
+        .find(|r| r.release == "2.44")
+        .expect(PROVISION)
+}
+
 #[test]
 fn a_crash_of_the_hosted_library_leaves_no_core_file() {
     // libsframe 2.44 reads v1 with the v2 layout and faults on the corpus's v1 sections
     // (F0112); its children are not dumpable, so even with core files allowed (here
     // `ulimit -c unlimited`, and `core_pattern` writing into the working directory or piping to
     // a handler) a crash costs its fork and no dump.
-    let lib = sframe_impls::toolchains::libsframe_releases()
-        .into_iter()
-        .find(|r| r.release == "2.44")
-        .expect(PROVISION);
+    let lib = libsframe_2_44();
     let v1 = corpus_cases(&corpus_dir())
         .into_iter()
         .find(|c| sframe_harness::impls::section_version(&c.data) == Some(Version::V1))
@@ -524,10 +532,7 @@ fn requests_written_at_once_are_answered_in_order_across_a_crash() {
     // recovers and hands the request to the worker, or (`SFRAME_WORKER_RECOVER=0`) dies, and
     // the requests it had read past that one are answered by the next child. In order, each
     // as a worker whose server child sits behind it (`SFRAME_WORKER_HOP=0`) answers it alone.
-    let lib = sframe_impls::toolchains::libsframe_releases()
-        .into_iter()
-        .find(|r| r.release == "2.44")
-        .expect(PROVISION);
+    let lib = libsframe_2_44();
     let cases = corpus_cases(&corpus_dir());
     let of = |v| {
         cases
