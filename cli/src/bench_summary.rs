@@ -11,8 +11,8 @@
 //!   decoding into the owned `Section` model (a `Vec` per function and per row) plus
 //!   validating, for users of the model.
 //! - `differential_cost`: the time per input of every in-process and worker implementation
-//!   together (decode, then look-ups at up to 64 PCs; the workers asked at once, as the
-//!   differential engine asks them), divided by the reference's alone, on the corpus's
+//!   together (decode, then look-ups at up to 64 PCs; the workers asked at once and one
+//!   input ahead, as the differential engine asks them), divided by the reference's alone, on the corpus's
 //!   sections; `differential_cost_by_implementation`: each one's alone, where the time goes.
 //! - `text_sections_per_s`: sections per second through the newest `objdump --sframe`, many
 //!   sections per process; `text_sections_per_s_by_tool`: the same for every text adapter
@@ -106,19 +106,29 @@ fn pcs_of(data: &[u8]) -> Vec<i64> {
 }
 
 /// Time of `imps` decoding and looking up every input, as the differential engine asks
-/// them: one `decode_and_find` per input of a version it reads, every worker's sent before
-/// any answer is read.
+/// them (`Engine::run_cases`): one `decode_and_find` per input of a version it reads, every
+/// worker's sent before any answer is read, and one input ahead: an input's requests are
+/// sent before the answers of the input before it are read.
 fn time_all(imps: &[&Arc<dyn Implementation>], inputs: &[(Vec<u8>, Vec<i64>)]) -> Duration {
-    let t = Instant::now();
-    for (data, pcs) in inputs {
-        let asked: Vec<&&Arc<dyn Implementation>> = imps
-            .iter()
+    let asked = |data: &[u8]| -> Vec<&&Arc<dyn Implementation>> {
+        imps.iter()
             .filter(|i| section_version(data).is_none_or(|v| i.supports(v)))
-            .collect();
-        for imp in &asked {
+            .collect()
+    };
+    let t = Instant::now();
+    let begin = |(data, pcs): &(Vec<u8>, Vec<i64>)| {
+        for imp in asked(data) {
             imp.decode_and_find_begin(data, pcs);
         }
-        for imp in &asked {
+    };
+    if let Some(first) = inputs.first() {
+        begin(first);
+    }
+    for (k, (data, pcs)) in inputs.iter().enumerate() {
+        if let Some(next) = inputs.get(k + 1) {
+            begin(next);
+        }
+        for imp in asked(data) {
             std::hint::black_box(imp.decode_and_find_end(data, pcs));
         }
     }

@@ -224,6 +224,37 @@ fn comparable<T: serde::Serialize>(o: &Outcome<T>) -> serde_json::Value {
     v
 }
 
+/// The worker implementations of `reg`: every libsframe release and glibc's reader.
+fn workers_of(reg: &Registry) -> Vec<&Arc<dyn Implementation>> {
+    let workers: Vec<&Arc<dyn Implementation>> = reg
+        .available
+        .iter()
+        .filter(|i| i.hosting() == Hosting::Worker)
+        .collect();
+    assert!(workers.len() >= 4, "libsframe x3 and glibc expected");
+    workers
+}
+
+/// `got`, a worker's answer on `case`, is `alone`, its answer to a lone request (details,
+/// for people, aside).
+fn assert_answered_as_alone(
+    w: &dyn Implementation,
+    case: &Case,
+    got: &(Outcome<Decoded>, Vec<Outcome<Option<Found>>>),
+    alone: &(Outcome<Decoded>, Vec<Outcome<Option<Found>>>),
+) {
+    assert_eq!(
+        comparable(&got.0),
+        comparable(&alone.0),
+        "{} decode of {}",
+        w.name(),
+        case.name
+    );
+    let f: Vec<_> = got.1.iter().map(comparable).collect();
+    let f1: Vec<_> = alone.1.iter().map(comparable).collect();
+    assert_eq!(f, f1, "{} look-ups in {}", w.name(), case.name);
+}
+
 #[test]
 fn workers_asked_together_answer_as_asked_one_at_a_time() {
     // The engine sends every worker its request before reading any answer
@@ -231,12 +262,7 @@ fn workers_asked_together_answer_as_asked_one_at_a_time() {
     // valid sections and on the ledger's reproducers (which crash some releases), and a
     // request begun and never ended must not shift the next answers.
     let reg = registry(false);
-    let workers: Vec<&Arc<dyn Implementation>> = reg
-        .available
-        .iter()
-        .filter(|i| i.hosting() == Hosting::Worker)
-        .collect();
-    assert!(workers.len() >= 4, "libsframe x3 and glibc expected");
+    let workers = workers_of(&reg);
     let cases = corpus_and_reproducers(24, 40);
     let (mut compared, mut crashed) = (0, 0);
     for (k, c) in cases.iter().enumerate() {
@@ -255,29 +281,62 @@ fn workers_asked_together_answer_as_asked_one_at_a_time() {
                 w.decode_and_find_begin(&c.data, &pcs);
             }
         }
-        for (w, (d, f)) in workers.iter().zip(together) {
-            let (d1, f1) = w.decode_and_find(&c.data, &pcs);
-            if matches!(d, Outcome::Crashed { .. })
-                || f.iter().any(|o| matches!(o, Outcome::Crashed { .. }))
+        for (w, got) in workers.iter().zip(together) {
+            if matches!(got.0, Outcome::Crashed { .. })
+                || got.1.iter().any(|o| matches!(o, Outcome::Crashed { .. }))
             {
                 crashed += 1;
             }
-            assert_eq!(
-                comparable(&d),
-                comparable(&d1),
-                "{} decode of {}",
-                w.name(),
-                c.name
-            );
-            let f: Vec<_> = f.iter().map(comparable).collect();
-            let f1: Vec<_> = f1.iter().map(comparable).collect();
-            assert_eq!(f, f1, "{} look-ups in {}", w.name(), c.name);
+            let alone = w.decode_and_find(&c.data, &pcs);
+            assert_answered_as_alone(w.as_ref(), c, &got, &alone);
             compared += 1;
         }
     }
     assert!(
         compared > 0 && crashed > 0,
         "{compared} compared, {crashed} with a crash: the crash path is untested"
+    );
+}
+
+#[test]
+fn workers_asked_sections_ahead_answer_as_asked_one_at_a_time() {
+    // The engine sends each section's requests before reading the answers of the section
+    // before (`Engine::run_cases`); a worker may be sent several ahead. Every answer must be
+    // the one a lone request gets, across the ledger's reproducers that crash some releases.
+    let reg = registry(false);
+    let workers = workers_of(&reg);
+    let cases = corpus_and_reproducers(8, 40);
+    let pcs: Vec<Vec<i64>> = cases
+        .iter()
+        .map(|c| sframe_harness::diff::pcs_for(&c.data, Reference.decode(&c.data).value(), 16))
+        .collect();
+    let asks = |w: &Arc<dyn Implementation>, k: usize| {
+        sframe_harness::impls::section_version(&cases[k].data).is_none_or(|v| w.supports(v))
+    };
+    let mut crashed = 0;
+    for w in &workers {
+        let ahead = 3;
+        let mut answers = Vec::new();
+        for k in 0..cases.len() + ahead {
+            if k < cases.len() && asks(w, k) {
+                w.decode_and_find_begin(&cases[k].data, &pcs[k]);
+            }
+            if k >= ahead && asks(w, k - ahead) {
+                answers.push((
+                    k - ahead,
+                    w.decode_and_find_end(&cases[k - ahead].data, &pcs[k - ahead]),
+                ));
+            }
+        }
+        for (k, got) in answers {
+            crashed += usize::from(matches!(got.0, Outcome::Crashed { .. }));
+            let alone = w.decode_and_find(&cases[k].data, &pcs[k]);
+            assert_answered_as_alone(w.as_ref(), &cases[k], &got, &alone);
+        }
+    }
+    assert!(
+        crashed > 0,
+        "no crash among the answers: the crash path is untested"
     );
 }
 
@@ -385,16 +444,21 @@ fn an_answer_after_a_recovered_crash_is_a_fresh_workers() {
     );
 }
 
+/// The provisioned libsframe 2.44, which faults on v1 sections (F0112).
+fn libsframe_2_44() -> sframe_impls::toolchains::LibsframeRelease {
+    sframe_impls::toolchains::libsframe_releases()
+        .into_iter()
+        .find(|r| r.release == "2.44")
+        .expect(PROVISION)
+}
+
 #[test]
 fn a_crash_of_the_hosted_library_leaves_no_core_file() {
     // libsframe 2.44 reads v1 with the v2 layout and faults on the corpus's v1 sections
     // (F0112); its children are not dumpable, so even with core files allowed (here
     // `ulimit -c unlimited`, and `core_pattern` writing into the working directory or piping to
     // a handler) a crash costs its fork and no dump.
-    let lib = sframe_impls::toolchains::libsframe_releases()
-        .into_iter()
-        .find(|r| r.release == "2.44")
-        .expect(PROVISION);
+    let lib = libsframe_2_44();
     let v1 = corpus_cases(&corpus_dir())
         .into_iter()
         .find(|c| sframe_harness::impls::section_version(&c.data) == Some(Version::V1))
@@ -431,6 +495,80 @@ fn a_crash_of_the_hosted_library_leaves_no_core_file() {
         .collect();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(left.is_empty(), "the crash left {left:?}");
+}
+
+/// The answer lines of an `sframe-worker` hosting libsframe `lib` (release 2.44) to `input`,
+/// written at once, its stdin then closed, with the environment `env`.
+fn worker_answers(lib: &Path, input: &str, env: &[(&str, &str)]) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_sframe-worker"))
+        .args([
+            "--libsframe",
+            &lib.display().to_string(),
+            "--release",
+            "2.44",
+        ])
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(input.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("sframe-worker runs");
+    assert!(out.status.success(), "{:?}", out.status);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn requests_written_at_once_are_answered_in_order_across_a_crash() {
+    // The worker's server child reads its requests itself (`sframe_worker`'s `hop`) and
+    // crashes on the v1 section (F0112: libsframe 2.44 reads v1 with the v2 layout): it
+    // recovers and hands the request to the worker, or (`SFRAME_WORKER_RECOVER=0`) dies, and
+    // the requests it had read past that one are answered by the next child. In order, each
+    // as a worker whose server child sits behind it (`SFRAME_WORKER_HOP=0`) answers it alone.
+    let lib = libsframe_2_44();
+    let cases = corpus_cases(&corpus_dir());
+    let of = |v| {
+        cases
+            .iter()
+            .find(|c| sframe_harness::impls::section_version(&c.data) == Some(v))
+            .map(|c| sframe_gen::hex::encode(&c.data))
+            .expect("the corpus has v1 and v2 sections")
+    };
+    let (v1, v2) = (of(Version::V1), of(Version::V2));
+    let requests = [
+        format!("{{\"op\":\"decode_find\",\"data\":\"{v2}\",\"pcs\":[0,16]}}"),
+        format!("{{\"op\":\"decode_find\",\"data\":\"{v1}\",\"pcs\":[0,16]}}"),
+        String::new(),
+        format!("{{\"op\":\"find_fre\",\"data\":\"{v1}\",\"pcs\":[0,4]}}"),
+        format!("{{\"op\":\"decode\",\"data\":\"{v2}\"}}\r"),
+        r#"{"op":"hello"}"#.to_string(),
+    ];
+    for recover in ["1", "0"] {
+        let alone: Vec<String> = requests
+            .iter()
+            .filter(|r| !r.is_empty())
+            .flat_map(|r| {
+                let env = [
+                    ("SFRAME_WORKER_RECOVER", recover),
+                    ("SFRAME_WORKER_HOP", "0"),
+                ];
+                worker_answers(&lib.path, &format!("{r}\n"), &env)
+            })
+            .collect();
+        assert_eq!(alone.len(), 5, "{alone:?}");
+        assert!(alone[1].contains("\"crashed\""), "{}", alone[1]);
+        // Written at once, the last without its newline.
+        let env = [("SFRAME_WORKER_RECOVER", recover)];
+        let together = worker_answers(&lib.path, &requests.join("\n"), &env);
+        assert_eq!(together, alone, "SFRAME_WORKER_RECOVER={recover}");
+    }
 }
 
 #[test]

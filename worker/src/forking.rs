@@ -27,6 +27,12 @@
 //! its decoder, in both children (`stage`), the `find_fre` half, which starts alike, is
 //! answered with that crash (PC by PC, as asking would) without forking more children to
 //! watch it repeat: a crashing input costs two children, not up to nine.
+//!
+//! The server child that answers the harness reads the worker's stdin and writes its stdout
+//! itself (`hop`), handing the worker what is not a plain answer; the server children this
+//! module forks behind pipes ([`Server`]) answer what the worker is handed: the second
+//! opinion on a crash, a `find_fre` request PC by PC, the `find_fre` half of a `decode_find`
+//! request on its own.
 
 use crate::stage::{self, Stage};
 use sframe_harness::impls::protocol::{
@@ -39,13 +45,13 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 
 /// How a child died on a request: its end, last words, and the stage it was in.
-struct Death {
-    signal: Signal,
-    stderr: String,
-    stage: Stage,
+pub(crate) struct Death {
+    pub(crate) signal: Signal,
+    pub(crate) stderr: String,
+    pub(crate) stage: Stage,
 }
 
-fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+pub(crate) fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
     // SAFETY: `fds` has room for the two descriptors pipe2 writes.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -56,7 +62,7 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// `fork(2)`: 0 in the child, the child's pid in the parent.
-fn fork() -> std::io::Result<libc::pid_t> {
+pub(crate) fn fork() -> std::io::Result<libc::pid_t> {
     // SAFETY: the worker is single-threaded (requests are read on the main thread), so the
     // child may allocate and call the library as the parent would.
     let pid = unsafe { libc::fork() };
@@ -70,7 +76,7 @@ fn fork() -> std::io::Result<libc::pid_t> {
 /// (`PR_SET_PDEATHSIG`) and is not dumpable, so that its crash writes no core file and
 /// starts no core-dump handler (a `core_pattern` pipe such as systemd-coredump's ignores
 /// `RLIMIT_CORE`): a crash costs its `fork`, not a dump.
-fn crash_candidate() {
+pub(crate) fn crash_candidate() {
     // SAFETY: prctl on this process only.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
@@ -78,7 +84,7 @@ fn crash_candidate() {
     }
 }
 
-fn write_all_fd(fd: i32, mut bytes: &[u8]) {
+pub(crate) fn write_all_fd(fd: i32, mut bytes: &[u8]) {
     while !bytes.is_empty() {
         // SAFETY: writes from a live slice to a descriptor this process owns.
         let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
@@ -180,7 +186,7 @@ struct Server {
     err: std::fs::File,
 }
 
-fn set_nonblocking(fd: i32) {
+pub(crate) fn set_nonblocking(fd: i32) {
     // SAFETY: fcntl on a descriptor this process owns.
     unsafe {
         let fl = libc::fcntl(fd, libc::F_GETFL);
@@ -305,7 +311,11 @@ impl Server {
         // What it wrote to stderr answering this request: dropped.
         let mut sink = [0u8; 4096];
         while matches!(self.err.read(&mut sink), Ok(n) if n > 0) {}
-        Reply::Answer(String::from_utf8_lossy(&resp[1..]).into_owned(), go_on)
+        resp.remove(0);
+        // Its answers are JSON text, so UTF-8: checked, not copied chunk by chunk.
+        let text = String::from_utf8(resp)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        Reply::Answer(text, go_on)
     }
 
     /// Reap the child that died answering a request: how it ended, its last words, and
@@ -346,7 +356,7 @@ enum Reply {
 }
 
 /// How a child that did not answer ended, from its wait status.
-fn ended(status: i32) -> Signal {
+pub(crate) fn ended(status: i32) -> Signal {
     if libc::WIFSIGNALED(status) {
         Signal::from_number(libc::WTERMSIG(status))
     } else if libc::WIFEXITED(status) {
@@ -357,8 +367,8 @@ fn ended(status: i32) -> Signal {
 }
 
 /// Answer requests with a server child (see the module docs).
-struct Serving<'a> {
-    imp: &'a dyn Implementation,
+pub(crate) struct Serving<'a> {
+    pub(crate) imp: &'a dyn Implementation,
     server: Option<Server>,
 }
 
@@ -459,14 +469,54 @@ impl Serving<'_> {
         self.next_answer(server, line)
     }
 
+    /// The answer to the request `line` after a first try died on it whole (a
+    /// `decode_find` request: on its `decode` half): [`Serving::after_death`]'s, or for a
+    /// `decode_find` request a second opinion on the `decode` half and the `find_fre` half
+    /// asked on its own, or answered with the decoder's crash when that crash repeated
+    /// while the library built its decoder (see the module docs).
+    pub(crate) fn after_whole_death(
+        &mut self,
+        line: &str,
+        death: Death,
+    ) -> std::io::Result<String> {
+        let Some((decode, find)) = split_decode_find(line) else {
+            return self.after_death(line, death);
+        };
+        let o = self.opinion(&decode, death)?;
+        // The decoder crashed, and would again on the `find_fre` half: its answer without
+        // the children.
+        let f = match (&o.decoder_crash, split_find_pcs(&find)) {
+            (Some((signal, detail)), Some(pcs)) => finds_after_decoder_crash(&pcs, signal, detail),
+            _ => self.one(&find)?,
+        };
+        Ok(join_decode_find(&o.answer, &f))
+    }
+
+    /// The answer to the `decode_find` request `line` after a first try answered its
+    /// `decode` half with `decode` and died on its `find_fre` half.
+    pub(crate) fn after_find_half_death(
+        &mut self,
+        line: &str,
+        decode: &str,
+        death: Death,
+    ) -> std::io::Result<String> {
+        let f = self.after_death(&halves(line)?.1, death)?;
+        Ok(join_decode_find(decode, &f))
+    }
+
+    /// The answer to the `decode_find` request `line` after a first try answered its
+    /// `decode` half with `decode` and retired: its `find_fre` half asked on its own.
+    pub(crate) fn find_half(&mut self, line: &str, decode: &str) -> std::io::Result<String> {
+        let f = self.one(&halves(line)?.1)?;
+        Ok(join_decode_find(decode, &f))
+    }
+
     fn respond(&mut self, line: &str) -> std::io::Result<String> {
         if !is_decode_find(line) {
             return self.one(line);
         }
         // Both halves in one exchange; each answered as its own request would be. The
         // request is split into its halves only when a half must be asked alone.
-        let halves =
-            || split_decode_find(line).ok_or_else(|| std::io::Error::other("not a decode_find"));
         let mut server = self.server()?;
         let first = if server.send(line) {
             self.answer_of(server)
@@ -475,30 +525,22 @@ impl Serving<'_> {
         };
         let d = match first {
             Ok(d) => d,
-            Err(death) => {
-                let (decode, find) = halves()?;
-                let o = self.opinion(&decode, death)?;
-                // The decoder crashed, and would again on the `find_fre` half: its answer
-                // without the children.
-                let f = match (&o.decoder_crash, split_find_pcs(&find)) {
-                    (Some((signal, detail)), Some(pcs)) => {
-                        finds_after_decoder_crash(&pcs, signal, detail)
-                    }
-                    _ => self.one(&find)?,
-                };
-                return Ok(join_decode_find(&o.answer, &f));
-            }
+            Err(death) => return self.after_whole_death(line, death),
         };
-        let f = match self.server.take() {
+        match self.server.take() {
             // Still serving: the `find_fre` half is on its way.
             Some(s) => match self.answer_of(s) {
-                Ok(f) => f,
-                Err(death) => self.after_death(&halves()?.1, death)?,
+                Ok(f) => Ok(join_decode_find(&d, &f)),
+                Err(death) => self.after_find_half_death(line, &d, death),
             },
-            None => self.one(&halves()?.1)?,
-        };
-        Ok(join_decode_find(&d, &f))
+            None => self.find_half(line, &d),
+        }
     }
+}
+
+/// The `decode` and `find_fre` halves of a `decode_find` request line.
+fn halves(line: &str) -> std::io::Result<(String, String)> {
+    split_decode_find(line).ok_or_else(|| std::io::Error::other("not a decode_find"))
 }
 
 /// The PCs of a `find_fre` request line.
@@ -528,5 +570,13 @@ pub fn serve(
     crate::crash::note_hosted_library();
     crate::recover::configure();
     let mut serving = Serving { imp, server: None };
-    serve_with(input, output, |line| serving.respond(line))
+    // The server child on the worker's stdin and stdout (`hop`), unless the environment says
+    // `SFRAME_WORKER_HOP=0`: then every request goes through the worker to a server child
+    // behind pipes (to compare answers and costs).
+    if std::env::var_os("SFRAME_WORKER_HOP").is_some_and(|v| v == "0") {
+        serve_with(input, output, |line| serving.respond(line))
+    } else {
+        drop((input, output));
+        crate::hop::serve(&mut serving)
+    }
 }

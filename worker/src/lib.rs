@@ -28,6 +28,7 @@ mod forking;
 mod glibc;
 mod guard;
 pub mod guarded_heap;
+mod hop;
 mod libsframe;
 pub mod recover;
 mod stage;

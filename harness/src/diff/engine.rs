@@ -135,24 +135,35 @@ impl Engine {
                 out
             })
             .collect();
-        cases
+        // Each section's requests are sent to the implementations in other processes one
+        // section ahead, before the answers of the one before are read: a worker goes on to
+        // the next request at once instead of waiting to be asked.
+        let read: Vec<Vec<bool>> = decoded
             .iter()
-            .enumerate()
-            .map(|(k, case)| {
-                let ctx = CaseContext::new(case, self.settings.max_pcs);
-                for (imp, d) in impls.iter().zip(decoded.iter()) {
-                    if d[k].is_none() {
-                        ctx.begin(imp.as_ref(), case);
-                    }
+            .map(|d| d.iter().map(Option::is_some).collect())
+            .collect();
+        let begun = |k: usize| {
+            let ctx = CaseContext::new(&cases[k], self.settings.max_pcs);
+            for (imp, read) in impls.iter().zip(read.iter()) {
+                if !read[k] {
+                    ctx.begin(imp.as_ref(), &cases[k]);
                 }
-                let results = impls
-                    .iter()
-                    .zip(decoded.iter_mut())
-                    .map(|(imp, d)| ctx.run_decoded(imp.as_ref(), case, &self.quirks, d[k].take()))
-                    .collect();
-                ctx.result(case, results)
-            })
-            .collect()
+            }
+            ctx
+        };
+        let mut next = (!cases.is_empty()).then(|| begun(0));
+        let mut results = Vec::with_capacity(cases.len());
+        for (k, case) in cases.iter().enumerate() {
+            let Some(ctx) = next.take() else { break };
+            next = (k + 1 < cases.len()).then(|| begun(k + 1));
+            let r = impls
+                .iter()
+                .zip(decoded.iter_mut())
+                .map(|(imp, d)| ctx.run_decoded(imp.as_ref(), case, &self.quirks, d[k].take()))
+                .collect();
+            results.push(ctx.result(case, r));
+        }
+        results
     }
 
     /// Run every implementation on one section, looking up exactly `pcs` (section-relative)

@@ -180,7 +180,9 @@ pub struct HeaderFacts {
 pub type Row = sframe_spec::PartialRecovery;
 
 /// One frame row entry of a function.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Written by the derived `Serialize`; read by a one-pass reader of the same form (`wire`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct FreFacts {
     /// `sfre_start_address`: offset from the function start (PC-increment) or within the
     /// repeated block (PC-mask).
@@ -235,7 +237,9 @@ pub struct Decoded {
 }
 
 /// The row found for a PC.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Written by the derived `Serialize`; read by a one-pass reader of the same form (`wire`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Found {
     /// Start of the function the row belongs to (section-relative), when the API says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -344,11 +348,14 @@ pub trait Implementation: Send + Sync {
     /// Start [`Implementation::decode_and_find`] without waiting for its answer, so that
     /// implementations in other processes work at the same time as this one: a worker sends
     /// its request here and reads the answer in [`Implementation::decode_and_find_end`].
-    /// Every other implementation does nothing here.
+    /// Several sections may be begun ahead of their ends (the engine runs one section
+    /// ahead), ended in the order they were begun; a worker writes as many of them as its
+    /// pipes hold without either side waiting on the other. Every other implementation does
+    /// nothing here.
     fn decode_and_find_begin(&self, _data: &[u8], _pcs: &[i64]) {}
-    /// The answer of [`Implementation::decode_and_find`] on the section and PCs last given
-    /// to [`Implementation::decode_and_find_begin`] (or, without one, asked now): the same
-    /// answer either way.
+    /// The answer of [`Implementation::decode_and_find`] on the section and PCs of the
+    /// oldest [`Implementation::decode_and_find_begin`] not yet ended (or, without one, asked
+    /// now): the same answer either way.
     fn decode_and_find_end(
         &self,
         data: &[u8],

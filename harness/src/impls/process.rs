@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 use sframe_gen::hex;
 use sframe_run::{Failure, LineProcess as Running, Policy, Try};
 use sframe_spec::{Section, Version};
+use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::process::Command;
 use std::sync::Mutex;
@@ -86,31 +87,51 @@ impl Launch {
     }
 }
 
-/// The process of a [`ProcessImpl`], and the request sent to it whose answer is still to be
-/// read ([`Implementation::decode_and_find_begin`]).
+/// The process of a [`ProcessImpl`], and the requests begun on it whose answers are still
+/// to be taken ([`Implementation::decode_and_find_begin`]), in the order they were begun.
 #[derive(Default)]
 struct Slot {
     process: Option<Running>,
-    pending: Option<Pending>,
+    pending: VecDeque<Pending>,
 }
 
-/// A `decode_find` request sent and not yet answered.
+/// A `decode_find` request begun and not yet ended.
 struct Pending {
     line: String,
     hex: String,
     data: Vec<u8>,
     pcs: Vec<i64>,
+    /// Written to the process, its answer still to be read; when not, it is asked when it
+    /// is ended, as `decode_and_find` asks.
+    sent: bool,
 }
 
+/// At most this many requests are written ahead of the answers read, and at most this many
+/// bytes of them: however the process is blocked writing a long answer, the requests fit
+/// in its input pipe (16 pages of 4 KiB on Linux, each write taking part of one more), so
+/// writing one never waits for it and the two cannot wait for each other.
+const AHEAD: usize = 4;
+const AHEAD_BYTES: usize = 32 << 10;
+
 impl Slot {
-    /// The process, with no answer left pending: an answer nobody collected is read and
-    /// dropped (the process answers in order).
+    /// The process, with no answer left to read: the answers of the requests sent ahead are
+    /// read and dropped (the process answers in order), and those requests are asked again
+    /// when they are ended.
     fn settled(&mut self, timeout: Duration) -> Option<Running> {
-        let r = self.process.take()?;
-        if self.pending.take().is_none() {
-            return Some(r);
+        let mut r = self.process.take();
+        for p in self.pending.iter_mut().filter(|p| p.sent) {
+            p.sent = false;
+            r = r.and_then(|r| r.receive(timeout).0);
         }
-        r.receive(timeout).0
+        r
+    }
+
+    /// Whether another request line of `len` bytes may be written behind those in flight
+    /// (see [`AHEAD`]).
+    fn room_for(&self, len: usize) -> bool {
+        let sent = self.pending.iter().filter(|p| p.sent);
+        let (n, bytes) = sent.fold((0, 0), |(n, b), p| (n + 1, b + p.line.len() + 1));
+        n == 0 || (n < AHEAD && bytes + len < AHEAD_BYTES)
     }
 }
 
@@ -152,7 +173,7 @@ impl ProcessImpl {
             hello,
             running: Mutex::new(Slot {
                 process: r,
-                pending: None,
+                pending: VecDeque::new(),
             }),
         })
     }
@@ -181,24 +202,67 @@ impl ProcessImpl {
         resp
     }
 
-    /// The answer to the pending request `p` (see [`Slot`]), read as [`ProcessImpl::call_once`]
-    /// reads its answer.
-    fn receive_pending(&self) -> Option<(Pending, Try<String>)> {
+    /// The oldest request begun, when it is the `decode_find` of `data` at `pcs`, and its
+    /// answer when it was sent (read as [`ProcessImpl::call_once`] reads its answer). Another
+    /// section's (a caller that ends requests in another order than it began them): every
+    /// request begun is dropped, their answers read, and `None`.
+    fn receive_pending(&self, data: &[u8], pcs: &[i64]) -> Option<(Pending, Option<Try<String>>)> {
         let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
-        let p = guard.pending.take()?;
+        let p = guard.pending.pop_front()?;
+        if p.data != data || p.pcs != pcs {
+            guard.pending.push_front(p);
+            guard.process = guard.settled(self.launch.timeout);
+            guard.pending.clear();
+            return None;
+        }
+        if !p.sent {
+            return Some((p, None));
+        }
         let Some(r) = guard.process.take() else {
             return Some((
                 p,
-                Err(Failure::Crashed {
+                Some(Err(Failure::Crashed {
                     signal: Signal::ProtocolError,
                     repeated: None,
                     detail: Some("no process for a pending request".into()),
-                }),
+                })),
             ));
         };
+        // When the process died or hung on it, the requests sent after it went with it:
+        // the retry (`settle`) takes them back first (`Slot::settled`).
         let (r, resp) = r.receive(self.launch.timeout);
         guard.process = r;
-        Some((p, resp))
+        Some((p, Some(resp)))
+    }
+
+    /// Write the requests begun and not yet sent, oldest first, as long as they fit behind
+    /// those in flight ([`AHEAD`]); the others are sent later, or asked when ended. One for a
+    /// process that cannot be started or written to is left to `decode_and_find_end`, which
+    /// asks as `decode_and_find` does (and so says how it failed).
+    fn send_ahead(&self, slot: &mut Slot) {
+        for k in 0..slot.pending.len() {
+            if slot.pending[k].sent {
+                continue;
+            }
+            if !slot.room_for(slot.pending[k].line.len() + 1) {
+                return;
+            }
+            let r = match slot.process.take() {
+                Some(r) => Some(r),
+                None => self.launch.start().ok(),
+            };
+            let Some(mut r) = r else { return };
+            if r.send(&slot.pending[k].line).is_err() {
+                // Gone, with the answers of the requests sent before.
+                r.kill();
+                for q in slot.pending.iter_mut() {
+                    q.sent = false;
+                }
+                return;
+            }
+            slot.pending[k].sent = true;
+            slot.process = Some(r);
+        }
     }
 
     /// Send a request and parse the answer as `T`; a crash is retried once on a fresh process.
@@ -341,37 +405,34 @@ impl Implementation for ProcessImpl {
             return;
         };
         let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
-        let r = match guard.settled(self.launch.timeout) {
-            Some(r) => Some(r),
-            None => self.launch.start().ok(),
-        };
-        // A process that cannot be started or written to is left to `decode_and_find_end`,
-        // which asks as `decode_and_find` does (and so says how it failed).
-        let Some(mut r) = r else { return };
-        if r.send(&line).is_err() {
-            r.kill();
-            return;
-        }
-        guard.process = Some(r);
-        guard.pending = Some(Pending {
+        let pending = Pending {
             line,
             hex,
             data: data.to_vec(),
             pcs: pcs.to_vec(),
-        });
+            sent: false,
+        };
+        guard.pending.push_back(pending);
+        self.send_ahead(&mut guard);
     }
     fn decode_and_find_end(
         &self,
         data: &[u8],
         pcs: &[i64],
     ) -> (Outcome<Decoded>, Vec<Outcome<Option<Found>>>) {
-        match self.receive_pending() {
-            Some((p, first)) if p.data == data && p.pcs == pcs => {
+        match self.receive_pending(data, pcs) {
+            Some((p, Some(first))) => {
                 let answer = self.settle::<DecodeFind>(&p.line, first);
                 self.decode_find_from(data, pcs, p.hex, answer)
             }
-            // Nothing pending, or another section's answer (read and dropped).
-            _ => self.decode_and_find(data, pcs),
+            Some((_, None)) => {
+                // Begun but not sent: asked now, and those begun after it sent as they fit.
+                let answer = self.decode_and_find(data, pcs);
+                self.send_ahead(&mut self.running.lock().unwrap_or_else(|e| e.into_inner()));
+                answer
+            }
+            // Nothing begun, or another section's (see `receive_pending`).
+            None => self.decode_and_find(data, pcs),
         }
     }
     fn encode(&self, model: &Section) -> Outcome<Vec<u8>> {
@@ -439,5 +500,73 @@ impl ProcessImpl {
                 pcs.iter().map(|_| o.clone()).collect()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in worker (not a real one: this tests how requests sent ahead are taken
+    /// back): it answers `hello`, a `decode_find` or `decode` with an empty section, and
+    /// dies of `SIGSEGV` on any request of the section `de ad`; every request it reads is
+    /// appended to `log`.
+    fn stand_in(log: &std::path::Path) -> ProcessImpl {
+        let script = r#"while read l; do echo "$l" >>"$0"; case $l in
+            *'"data":"dead"'*) kill -SEGV $$;;
+            *'"op":"hello"'*) echo '{"status":"ok","value":{"name":"stand-in","version":"0","versions":[1,2,3]}}';;
+            *'"op":"decode_find"'*) echo '{"status":"ok","value":{"decode":{"status":"ok","value":{"header":{},"functions":[]}},"finds":{"status":"ok","value":[]}}}';;
+            *'"op":"decode"'*) echo '{"status":"ok","value":{"header":{},"functions":[]}}';;
+            esac; done"#;
+        let launch = Launch::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(log)
+            .timeout(Duration::from_secs(5));
+        ProcessImpl::start(launch, Hosting::Worker).unwrap()
+    }
+
+    #[test]
+    fn requests_sent_ahead_of_a_death_are_asked_again_and_answered_as_alone() {
+        let log = std::env::temp_dir().join(format!("sframe-stand-in-{}", std::process::id()));
+        let w = stand_in(&log);
+        let (good, dead, other) = (vec![1u8, 2], vec![0xde, 0xad], vec![3u8]);
+        let alone: Vec<_> = [&good, &dead, &other]
+            .iter()
+            .map(|d| w.decode_and_find(d, &[]))
+            .collect();
+        assert!(matches!(
+            &alone[1].0,
+            Outcome::Crashed { signal, repeated: Some(true), .. } if *signal == Signal::named("SIGSEGV")
+        ));
+        assert_eq!(alone[2].0, Outcome::ok(Decoded::default()));
+        // All three sent before any answer is read; the process dies on the second, taking
+        // the third's request with it.
+        for d in [&good, &dead, &other] {
+            w.decode_and_find_begin(d, &[]);
+        }
+        assert_eq!(w.running.lock().unwrap().pending.len(), 3);
+        assert!(w.running.lock().unwrap().pending.iter().all(|p| p.sent));
+        let ahead: Vec<_> = [&good, &dead, &other]
+            .iter()
+            .map(|d| w.decode_and_find_end(d, &[]))
+            .collect();
+        assert_eq!(ahead, alone);
+        // The third, lost with the process, was asked again once, as sent: not answered
+        // from a process that never read it, and then asked again half by half.
+        let asked = std::fs::read_to_string(&log).unwrap_or_default();
+        let _ = std::fs::remove_file(&log);
+        let third: Vec<&str> = asked
+            .lines()
+            .filter(|l| l.contains(r#""data":"03""#))
+            .collect();
+        assert_eq!(third.len(), 2, "{asked}");
+        assert!(third.iter().all(|l| l.contains("decode_find")), "{asked}");
+        // Ended in another order than begun: answered as asked alone all the same.
+        w.decode_and_find_begin(&good, &[]);
+        w.decode_and_find_begin(&other, &[]);
+        assert_eq!(w.decode_and_find_end(&other, &[]), alone[2]);
+        assert_eq!(w.decode_and_find_end(&good, &[]), alone[0]);
+        assert!(w.running.lock().unwrap().pending.is_empty());
     }
 }
