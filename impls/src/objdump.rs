@@ -94,7 +94,7 @@ fn wrapped(data: &[u8]) -> Result<(&'static str, Vec<u8>, Abi), Outcome<Decoded>
 pub fn elf_for(data: &[u8]) -> Result<(&'static str, Vec<u8>), String> {
     match wrapped(data) {
         Ok((triple, elf, _)) => Ok((triple, elf)),
-        Err(Outcome::Unsupported { reason }) => Err(reason),
+        Err(Outcome::Unsupported { reason }) => Err(reason.to_string()),
         Err(o) => Err(o.status().to_string()),
     }
 }
