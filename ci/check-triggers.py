@@ -73,7 +73,7 @@ def classify_objdump(path, status):
     return got
 
 
-def compare(model_path, asan_path):
+def compare(model_path, asan_path, tool):
     model = {}
     for line in open(model_path):
         f, rel, what = line.rsplit(" ", 2)
@@ -112,7 +112,7 @@ def compare(model_path, asan_path):
         else:
             disagree.append((f, rel, want, got))
     n = sum(agree.values()) + len(disagree)
-    print(f"ci/check-triggers: {n} (input, release) pairs: {n - len(disagree)} agree, {len(disagree)} disagree")
+    print(f"ci/check-triggers: {tool}: {n} (input, release) pairs: {n - len(disagree)} agree, {len(disagree)} disagree")
     for k, v in sorted(agree.items()):
         print(f"  agree {v:6} {k}")
     for f, rel, want, got in disagree:
@@ -126,4 +126,4 @@ if __name__ == "__main__":
     elif sys.argv[1] == "classify-objdump":
         print(classify_objdump(sys.argv[2], int(sys.argv[3])))
     else:
-        sys.exit(compare(sys.argv[2], sys.argv[3]))
+        sys.exit(compare(sys.argv[2], sys.argv[3], sys.argv[4]))
