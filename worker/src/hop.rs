@@ -23,6 +23,7 @@ use sframe_harness::impls::protocol::{
 use sframe_harness::impls::Implementation;
 use sframe_harness::signature::Signal;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::fs::FileExt;
 
 /// Where a child was, as the worker reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,43 +71,10 @@ impl Phase {
 /// the `decode` half's answer. Read and written at offsets, never mapped: a mapping where
 /// `mmap` chooses would change what an over-read of the library lands on (see `stage`).
 struct Record {
-    fd: OwnedFd,
+    file: std::fs::File,
 }
 
 const HEADER: usize = 4 + 4 + 8 + 8 + 4;
-
-fn pwrite_all(fd: i32, mut bytes: &[u8], mut at: usize) -> bool {
-    while !bytes.is_empty() {
-        // SAFETY: writes from a live slice to a descriptor this process holds.
-        let n = unsafe { libc::pwrite(fd, bytes.as_ptr().cast(), bytes.len(), at as libc::off_t) };
-        if n <= 0 {
-            return false;
-        }
-        bytes = &bytes[n as usize..];
-        at += n as usize;
-    }
-    true
-}
-
-fn pread_exact(fd: i32, buf: &mut [u8], at: usize) -> bool {
-    let mut done = 0;
-    while done < buf.len() {
-        // SAFETY: reads into a live slice from a descriptor this process holds.
-        let n = unsafe {
-            libc::pread(
-                fd,
-                buf[done..].as_mut_ptr().cast(),
-                buf.len() - done,
-                (at + done) as libc::off_t,
-            )
-        };
-        if n <= 0 {
-            return false;
-        }
-        done += n as usize;
-    }
-    true
-}
 
 /// What the worker reads of a record.
 struct Read {
@@ -130,14 +98,14 @@ impl Record {
             return Err(std::io::Error::last_os_error());
         }
         // SAFETY: just created, owned by nobody else.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        let r = Record { fd };
+        let file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+        let r = Record { file };
         r.phase(Phase::Idle);
         Ok(r)
     }
 
     fn phase(&self, p: Phase) {
-        pwrite_all(self.fd.as_raw_fd(), &(p as u32).to_le_bytes(), 0);
+        let _ = self.file.write_all_at(&(p as u32).to_le_bytes(), 0);
     }
 
     /// In the child, as it takes up a request: the input from its line on.
@@ -146,45 +114,38 @@ impl Record {
         head[..4].copy_from_slice(&(Phase::Whole as u32).to_le_bytes());
         head[4..8].copy_from_slice(&(line_len as u32).to_le_bytes());
         head[8..16].copy_from_slice(&(input.len() as u64).to_le_bytes());
-        let fd = self.fd.as_raw_fd();
         // The input first, the header (with the phase) last.
-        pwrite_all(fd, input, HEADER);
-        pwrite_all(fd, &head, 0);
+        let _ = self.file.write_all_at(input, HEADER as u64);
+        let _ = self.file.write_all_at(&head, 0);
     }
 
     /// In the child: the `decode` half's answer, and the phase that follows it.
     fn decode_half(&self, answer: &str, then: Phase, input_len: usize) {
-        let fd = self.fd.as_raw_fd();
-        pwrite_all(fd, answer.as_bytes(), HEADER + input_len);
-        pwrite_all(fd, &(answer.len() as u64).to_le_bytes(), 16);
+        let _ = self
+            .file
+            .write_all_at(answer.as_bytes(), (HEADER + input_len) as u64);
+        let _ = self
+            .file
+            .write_all_at(&(answer.len() as u64).to_le_bytes(), 16);
         self.phase(then);
     }
 
     /// In the child: the clean crash it recovered from on the request (0: none).
     fn recovered(&self, signal: i32) {
-        pwrite_all(self.fd.as_raw_fd(), &signal.to_le_bytes(), 24);
+        let _ = self.file.write_all_at(&signal.to_le_bytes(), 24);
     }
 
     /// In the worker.
     fn read(&self) -> Option<Read> {
-        let fd = self.fd.as_raw_fd();
         let mut head = [0u8; HEADER];
-        if !pread_exact(fd, &mut head, 0) {
-            return None;
-        }
-        let word = |r: std::ops::Range<usize>| {
-            head[r]
-                .iter()
-                .rev()
-                .fold(0u64, |a, &b| a << 8 | u64::from(b))
-        };
-        let phase = Phase::of(word(0..4) as u32)?;
-        let (line_len, input_len, decode_len) = (
-            word(4..8) as usize,
-            word(8..16) as usize,
-            word(16..24) as usize,
-        );
-        let recovered = word(24..28) as u32 as i32;
+        self.file.read_exact_at(&mut head, 0).ok()?;
+        let u32_at =
+            |at: usize| u32::from_le_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]);
+        let u64_at = |at: usize| u64::from(u32_at(at)) | u64::from(u32_at(at + 4)) << 32;
+        let phase = Phase::of(u32_at(0))?;
+        let (line_len, input_len, decode_len) =
+            (u32_at(4) as usize, u64_at(8) as usize, u64_at(16) as usize);
+        let recovered = u32_at(24) as i32;
         let mut read = Read {
             phase,
             line: String::new(),
@@ -196,14 +157,14 @@ impl Record {
             return Some(read);
         }
         let mut input = vec![0u8; input_len];
-        if !pread_exact(fd, &mut input, HEADER) || line_len > input_len {
+        if self.file.read_exact_at(&mut input, HEADER as u64).is_err() || line_len > input_len {
             return None;
         }
         if matches!(phase, Phase::FindHalf | Phase::RetiredMidway) {
             let mut decode = vec![0u8; decode_len];
-            if !pread_exact(fd, &mut decode, HEADER + input_len) {
-                return None;
-            }
+            self.file
+                .read_exact_at(&mut decode, (HEADER + input_len) as u64)
+                .ok()?;
             read.decode = String::from_utf8(decode).ok()?;
         }
         read.rest = input.split_off((line_len + 1).min(input_len));
