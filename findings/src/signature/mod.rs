@@ -25,7 +25,9 @@
 //! may be left open.
 
 /// Serde through a type's text: written with its `Display`, read with `$parse` (`&str` to
-/// `Result<$t, impl Display>`).
+/// `Result<$t, impl Display>`). Exported for the types of other crates that travel as their
+/// text (the harness's `UnsupportedReason`); the caller's crate must depend on `serde`.
+#[macro_export]
 macro_rules! serde_as_text {
     ($t:ty, $parse:expr) => {
         impl serde::Serialize for $t {

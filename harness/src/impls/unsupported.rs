@@ -57,23 +57,8 @@ impl FromStr for UnsupportedReason {
     }
 }
 
-/// Written as its text.
-impl serde::Serialize for UnsupportedReason {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-/// Read from its text.
-impl<'de> serde::Deserialize<'de> for UnsupportedReason {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        Ok(match s.parse() {
-            Ok(r) => r,
-            Err(never) => match never {},
-        })
-    }
-}
+// Written as its text, read from it.
+sframe_findings::serde_as_text!(UnsupportedReason, str::parse::<UnsupportedReason>);
 
 #[cfg(test)]
 mod tests {
