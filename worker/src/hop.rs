@@ -287,7 +287,7 @@ fn child_loop(
         let line = line.to_string();
         input.start = (input.start + len + 1).min(input.buf.len());
         let resp = crate::recover::protected(|| match serde_json::from_str::<Request>(&line) {
-            Ok(Request::DecodeFind { data, pcs }) => {
+            Ok(Request::DecodeFind { data, pcs, compact }) => {
                 let go_on = |d: &str| {
                     let retire = leaked();
                     let then = if retire {
@@ -298,7 +298,7 @@ fn child_loop(
                     record.decode_half(d, then, kept_len);
                     !retire
                 };
-                match answer_decode_find(imp, &data, &pcs, go_on) {
+                match answer_decode_find(imp, &data, &pcs, compact, go_on) {
                     (d, Some(f)) => Some(join_decode_find(&d, &f)),
                     (_, None) => None,
                 }

@@ -19,6 +19,7 @@
 //! programs ([`process`]).
 
 mod build;
+pub mod compact;
 pub mod guard;
 pub mod norm;
 pub mod process;

@@ -13,7 +13,9 @@
 //!
 //! [`protocol`]: super::protocol
 
-use super::protocol::{finds_one_at_a_time, protocol_error, DecodeFind, Hello, Request};
+use super::protocol::{
+    finds_one_at_a_time, protocol_error, read_decode_find, DecodeFind, Hello, Request,
+};
 use super::{BenchTiming, Decoded, Found, Hosting, Implementation, Outcome};
 use serde::de::DeserializeOwned;
 use sframe_gen::hex;
@@ -140,6 +142,9 @@ pub struct ProcessImpl {
     launch: Launch,
     hosting: Hosting,
     hello: Hello,
+    /// Ask for `decode_find` answers in the compact form (`compact`): when the hello
+    /// offers it, unless `SFRAME_ANSWERS=json` (or [`ProcessImpl::json_answers`]).
+    compact: bool,
     running: Mutex<Slot>,
 }
 
@@ -167,9 +172,11 @@ impl ProcessImpl {
             Ok(other) => return Err(format!("`{what}` refused hello: {other:?}")),
             Err(e) => return Err(format!("`{what}` answered hello with {resp:?}: {e}")),
         };
+        let json_only = std::env::var_os("SFRAME_ANSWERS").is_some_and(|v| v == "json");
         Ok(ProcessImpl {
             launch,
             hosting,
+            compact: hello.compact && !json_only,
             hello,
             running: Mutex::new(Slot {
                 process: r,
@@ -180,6 +187,17 @@ impl ProcessImpl {
 
     pub fn hello(&self) -> &Hello {
         &self.hello
+    }
+
+    /// The same, asking for answers in JSON only (to compare them with the compact form's).
+    pub fn json_answers(mut self) -> ProcessImpl {
+        self.compact = false;
+        self
+    }
+
+    /// Whether `decode_find` answers are asked for in the compact form.
+    pub fn compact(&self) -> bool {
+        self.compact
     }
 
     fn call_once(&self, line: &str) -> Try<String> {
@@ -272,19 +290,24 @@ impl ProcessImpl {
             Err(e) => return Outcome::unsupported(format!("cannot encode request: {e}")),
         };
         let first = self.call_once(&line);
-        self.settle(&line, first)
+        self.settle(&line, first, read_json)
     }
 
     /// The outcome of the request `line` from its first answer `first`: a hang or a crash is
-    /// retried once on a fresh process (see the module docs), an answer is parsed as `T`.
-    fn settle<T: DeserializeOwned>(&self, line: &str, first: Try<String>) -> Outcome<T> {
+    /// retried once on a fresh process (see the module docs), an answer is read with `read`.
+    fn settle<T>(
+        &self,
+        line: &str,
+        first: Try<String>,
+        read: fn(&str) -> Result<Outcome<T>, String>,
+    ) -> Outcome<T> {
         // The process that ran out of time, or died, is gone: the retries go to a fresh one.
         let resp = self
             .launch
             .policy()
             .settle_after(first, |limit| self.call_within(line, limit));
         match resp {
-            Ok(text) => match serde_json::from_str::<Outcome<T>>(&text) {
+            Ok(text) => match read(&text) {
                 Ok(o) => with_site(o),
                 Err(e) => {
                     // Out of sync: start afresh next time.
@@ -308,6 +331,11 @@ impl ProcessImpl {
             Err(Failure::Hung { timeout_ms }) => Outcome::Hung { timeout_ms },
         }
     }
+}
+
+/// An answer line read as `T` (JSON).
+fn read_json<T: DeserializeOwned>(text: &str) -> Result<Outcome<T>, String> {
+    serde_json::from_str(text).map_err(|e| e.to_string())
 }
 
 /// An answer line's outcome, a crash that names no site given the one its detail names
@@ -387,10 +415,18 @@ impl Implementation for ProcessImpl {
             return (self.decode(data), self.find_fres(data, pcs));
         }
         let hex = hex::encode(data);
-        let answer = self.call::<DecodeFind>(&Request::DecodeFind {
+        let req = Request::DecodeFind {
             data: hex.clone(),
             pcs: pcs.to_vec(),
-        });
+            compact: self.compact,
+        };
+        let answer = match serde_json::to_string(&req) {
+            Ok(line) => {
+                let first = self.call_once(&line);
+                self.settle(&line, first, read_decode_find)
+            }
+            Err(e) => Outcome::unsupported(format!("cannot encode request: {e}")),
+        };
         self.decode_find_from(data, pcs, hex, answer)
     }
     fn decode_and_find_begin(&self, data: &[u8], pcs: &[i64]) {
@@ -401,6 +437,7 @@ impl Implementation for ProcessImpl {
         let Ok(line) = serde_json::to_string(&Request::DecodeFind {
             data: hex.clone(),
             pcs: pcs.to_vec(),
+            compact: self.compact,
         }) else {
             return;
         };
@@ -422,7 +459,7 @@ impl Implementation for ProcessImpl {
     ) -> (Outcome<Decoded>, Vec<Outcome<Option<Found>>>) {
         match self.receive_pending(data, pcs) {
             Some((p, Some(first))) => {
-                let answer = self.settle::<DecodeFind>(&p.line, first);
+                let answer = self.settle(&p.line, first, read_decode_find);
                 self.decode_find_from(data, pcs, p.hex, answer)
             }
             Some((_, None)) => {
