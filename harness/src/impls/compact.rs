@@ -14,11 +14,16 @@
 //! status followed by that outcome's JSON text (length-prefixed; rare, and so exactly what
 //! the JSON form says). Integers are LEB128 (signed ones zigzag), each optional field's
 //! presence a bit of a leading mask, a list its length then its items, an error class its
-//! JSON text. A rule is one byte (kind, `deref`, base `cfa`) then its register and offset.
+//! JSON text, a look-up's outcome that is not `ok` and the previous look-up's the byte 2. A
+//! rule is one byte (kind, `deref`, base `cfa`) then its register and offset.
 
 use super::{Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Outcome, Row};
 use crate::signature::ErrorClass;
 use sframe_spec::{Base, Loc, Stored, TypeCode};
+
+/// A look-up's outcome that is not `ok` and is the previous look-up's (a section that is
+/// refused is refused at every PC).
+const SAME: u8 = 2;
 
 /// What begins a compact answer or half (base64 never has it; JSON begins with `{`).
 pub const MARK: char = '~';
@@ -38,7 +43,11 @@ pub fn finds_half(o: &Outcome<Vec<Outcome<Option<Found>>>>) -> String {
     let mut w = Writer::default();
     w.outcome(o, |w, finds| {
         w.uint(finds.len() as u64);
-        for f in finds {
+        for (k, f) in finds.iter().enumerate() {
+            if k > 0 && f.value().is_none() && finds[k - 1] == *f {
+                w.byte(SAME);
+                continue;
+            }
             w.outcome(f, |w, f| match f {
                 None => w.byte(0),
                 Some(f) => {
@@ -71,8 +80,16 @@ pub fn read_finds_half(text: &str) -> Result<Outcome<Vec<Outcome<Option<Found>>>
     let mut r = Reader::new(&bytes);
     let o = r.outcome(|r| {
         let n = r.uint()?;
-        let mut v = Vec::with_capacity(r.room(n));
+        let mut v: Vec<Outcome<Option<Found>>> = Vec::with_capacity(r.room(n));
         for _ in 0..n {
+            if r.peek() == Some(SAME) {
+                r.at += 1;
+                match v.last() {
+                    Some(last) if last.value().is_none() => v.push(last.clone()),
+                    _ => return Err("a repeat of no failed look-up".into()),
+                }
+                continue;
+            }
             v.push(r.outcome(|r| match r.byte()? {
                 0 => Ok(None),
                 1 => r.found().map(Some),
@@ -361,6 +378,9 @@ impl<'a> Reader<'a> {
     fn room(&self, n: u64) -> usize {
         (n as usize).min(self.bytes.len() - self.at)
     }
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
     fn byte(&mut self) -> Got<u8> {
         let b = *self
             .bytes
@@ -624,6 +644,10 @@ mod tests {
             Outcome::ok(None),
             crashed.clone().map(|()| None),
             Outcome::Hung { timeout_ms: 1 },
+            Outcome::Hung { timeout_ms: 1 },
+            Outcome::Hung { timeout_ms: 2 },
+            Outcome::ok(None),
+            Outcome::ok(None),
         ]);
         round_trip(&Outcome::ok(decoded), &finds);
         round_trip(&Outcome::ok(Decoded::default()), &Outcome::ok(vec![]));
@@ -654,6 +678,12 @@ mod tests {
             &format!("{good}AAAA"),
         ] {
             assert!(read_decode_find(bad).is_err(), "{bad}");
+        }
+        // A repeat of no look-up, or of one that found a row, is refused.
+        for bytes in [[0u8, 1, SAME].as_slice(), &[0, 2, 0, 0, SAME]] {
+            let mut s = String::from(MARK);
+            base64_encode(bytes, &mut s);
+            assert!(read_finds_half(&s).is_err(), "{bytes:?}");
         }
         // Every byte string, cut anywhere, is read or refused.
         let bytes: Vec<u8> = (0..=255u8).collect();
