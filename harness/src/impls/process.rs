@@ -16,7 +16,7 @@
 use super::protocol::{
     finds_one_at_a_time, protocol_error, read_decode_find, DecodeFind, Hello, Request,
 };
-use super::{BenchTiming, Decoded, Found, Hosting, Implementation, Outcome};
+use super::{BenchTiming, Decoded, Found, Hosting, Implementation, Outcome, Pipelined};
 use serde::de::DeserializeOwned;
 use sframe_gen::hex;
 use sframe_run::{Failure, LineProcess as Running, Policy, Try};
@@ -90,7 +90,7 @@ impl Launch {
 }
 
 /// The process of a [`ProcessImpl`], and the requests begun on it whose answers are still
-/// to be taken ([`Implementation::decode_and_find_begin`]), in the order they were begun.
+/// to be taken ([`Pipelined::decode_and_find_begin`]), in the order they were begun.
 #[derive(Default)]
 struct Slot {
     process: Option<Running>,
@@ -429,10 +429,33 @@ impl Implementation for ProcessImpl {
         };
         self.decode_find_from(data, pcs, hex, answer)
     }
-    fn decode_and_find_begin(&self, data: &[u8], pcs: &[i64]) {
-        if self.hosting != Hosting::Worker {
-            return;
+    fn pipelined(&self) -> Option<&dyn Pipelined> {
+        (self.hosting == Hosting::Worker).then_some(self)
+    }
+    fn encode(&self, model: &Section) -> Outcome<Vec<u8>> {
+        match self.call::<String>(&Request::Encode {
+            model: model.clone(),
+        }) {
+            Outcome::Ok { value } => match hex::decode(&value) {
+                Some(b) => Outcome::ok(b),
+                None => Outcome::protocol_error("encode answer is not hex"),
+            },
+            other => other.map(|_| Vec::new()),
         }
+    }
+    fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
+        self.call(&Request::Bench {
+            data: hex::encode(data),
+            pcs: pcs.to_vec(),
+            rounds,
+        })
+    }
+}
+
+/// A worker is asked ahead of its answers (see [`Slot`]); an external program is not (its
+/// `decode_and_find` is two requests).
+impl Pipelined for ProcessImpl {
+    fn decode_and_find_begin(&self, data: &[u8], pcs: &[i64]) {
         let hex = hex::encode(data);
         let Ok(line) = serde_json::to_string(&Request::DecodeFind {
             data: hex.clone(),
@@ -471,24 +494,6 @@ impl Implementation for ProcessImpl {
             // Nothing begun, or another section's (see `receive_pending`).
             None => self.decode_and_find(data, pcs),
         }
-    }
-    fn encode(&self, model: &Section) -> Outcome<Vec<u8>> {
-        match self.call::<String>(&Request::Encode {
-            model: model.clone(),
-        }) {
-            Outcome::Ok { value } => match hex::decode(&value) {
-                Some(b) => Outcome::ok(b),
-                None => Outcome::protocol_error("encode answer is not hex"),
-            },
-            other => other.map(|_| Vec::new()),
-        }
-    }
-    fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
-        self.call(&Request::Bench {
-            data: hex::encode(data),
-            pcs: pcs.to_vec(),
-            rounds,
-        })
     }
 }
 
