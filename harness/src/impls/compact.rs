@@ -591,7 +591,7 @@ mod tests {
             fres: vec![
                 FreFacts {
                     start: Some(0),
-                    row: row.clone(),
+                    row,
                 },
                 FreFacts {
                     start: None,
