@@ -19,6 +19,7 @@
 
 use super::{Decoded, Found, FreFacts, FunctionFacts, HeaderFacts, Outcome, Row};
 use crate::signature::ErrorClass;
+use serde::Serialize;
 use sframe_spec::{Base, Loc, Stored, TypeCode};
 
 /// A look-up's outcome that is not `ok` and is the previous look-up's (a section that is
@@ -190,7 +191,7 @@ impl Writer {
         self.uint(b.len() as u64);
         self.buf.extend_from_slice(b);
     }
-    fn outcome<T>(&mut self, o: &Outcome<T>, value: impl FnOnce(&mut Writer, &T)) {
+    fn outcome<T: Serialize>(&mut self, o: &Outcome<T>, value: impl FnOnce(&mut Writer, &T)) {
         match o {
             Outcome::Ok { value: v } => {
                 self.byte(0);
@@ -198,7 +199,8 @@ impl Writer {
             }
             other => {
                 self.byte(1);
-                let json = serde_json::to_string(&other.clone_status()).unwrap_or_default();
+                // Without a value: what `Outcome<()>` writes, and reads back.
+                let json = serde_json::to_string(other).unwrap_or_default();
                 self.bytes(json.as_bytes());
             }
         }
@@ -321,36 +323,6 @@ fn bits(flags: &[bool]) -> u8 {
         .iter()
         .enumerate()
         .fold(0, |m, (i, &f)| m | u8::from(f) << i)
-}
-
-impl<T> Outcome<T> {
-    /// The same outcome without its value (for the non-`Ok` variants: all of it).
-    fn clone_status(&self) -> Outcome<()> {
-        match self {
-            Outcome::Ok { .. } => Outcome::ok(()),
-            Outcome::Rejected { class, detail } => Outcome::Rejected {
-                class: class.clone(),
-                detail: detail.clone(),
-            },
-            Outcome::Unsupported { reason } => Outcome::Unsupported {
-                reason: reason.clone(),
-            },
-            Outcome::Crashed {
-                signal,
-                site,
-                repeated,
-                detail,
-            } => Outcome::Crashed {
-                signal: signal.clone(),
-                site: site.clone(),
-                repeated: *repeated,
-                detail: detail.clone(),
-            },
-            Outcome::Hung { timeout_ms } => Outcome::Hung {
-                timeout_ms: *timeout_ms,
-            },
-        }
-    }
 }
 
 struct Reader<'a> {
