@@ -11,6 +11,7 @@
 //! {"op":"decode","data":"e2de0201..."}
 //! {"op":"find_fre","data":"e2de0201...","pcs":[0,4,16]}
 //! {"op":"decode_find","data":"e2de0201...","pcs":[0,4,16]}           (sframe-worker)
+//! {"op":"decode_find","data":"...","pcs":[...],"compact":true}         (sframe-worker)
 //! {"op":"encode","model":{...sframe_spec::Section as JSON...}}        (optional)
 //! {"op":"bench","data":"...","pcs":[...],"rounds":10}                  (optional)
 //! ```
@@ -21,7 +22,9 @@
 //! a [`Decoded`]; of `find_fre` an array with one `Outcome<Found | null>` per PC; of
 //! `decode_find` a [`DecodeFind`], both answers at once (asked of `sframe-worker` only:
 //! an external program is asked `decode` and `find_fre`); of `encode`
-//! the section's bytes as hex; of `bench` a [`BenchTiming`].
+//! the section's bytes as hex; of `bench` a [`BenchTiming`]. A server whose hello says
+//! `"compact":true` (`sframe-worker`) is sent `decode_find` requests with `"compact":true`,
+//! answered in the [`compact`] form when both halves are plain answers.
 
 use super::{compact, BenchTiming, Decoded, Found, Implementation, Outcome, UnsupportedReason};
 use serde::de::DeserializeOwned;
