@@ -452,7 +452,7 @@ impl Implementation for ProcessImpl {
     }
 }
 
-/// A worker is asked ahead of its answers (see [`Slot`]); an external program is not (its
+/// A worker is asked ahead of its answers (see `Slot`); an external program is not (its
 /// `decode_and_find` is two requests).
 impl Pipelined for ProcessImpl {
     fn decode_and_find_begin(&self, data: &[u8], pcs: &[i64]) {
