@@ -118,7 +118,7 @@ fn time_all(imps: &[&Arc<dyn Implementation>], inputs: &[(Vec<u8>, Vec<i64>)]) -
     let t = Instant::now();
     let begin = |(data, pcs): &(Vec<u8>, Vec<i64>)| {
         for imp in asked(data) {
-            imp.decode_and_find_begin(data, pcs);
+            sframe_harness::impls::begin(imp.as_ref(), data, pcs);
         }
     };
     if let Some(first) = inputs.first() {
@@ -129,7 +129,7 @@ fn time_all(imps: &[&Arc<dyn Implementation>], inputs: &[(Vec<u8>, Vec<i64>)]) -
             begin(next);
         }
         for imp in asked(data) {
-            std::hint::black_box(imp.decode_and_find_end(data, pcs));
+            std::hint::black_box(sframe_harness::impls::end(imp.as_ref(), data, pcs));
         }
     }
     t.elapsed()

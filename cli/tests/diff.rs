@@ -10,7 +10,7 @@ use sframe_harness::diff::{mutate, producer, seeds, Case, CaseResult, Engine};
 use sframe_harness::gate::{self, Corpus};
 use sframe_harness::impls::process::{Launch, ProcessImpl};
 use sframe_harness::impls::reference::Reference;
-use sframe_harness::impls::{Decoded, Found, Hosting, Implementation, Outcome};
+use sframe_harness::impls::{begin, end, Decoded, Found, Hosting, Implementation, Outcome};
 use sframe_harness::input::{corpus_cases, corpus_dir};
 use sframe_harness::ledger::Ledger;
 use sframe_harness::signature::{Op, Signal, Signature, Tool, ToolName};
@@ -258,7 +258,7 @@ fn assert_answered_as_alone(
 #[test]
 fn workers_asked_together_answer_as_asked_one_at_a_time() {
     // The engine sends every worker its request before reading any answer
-    // (`decode_and_find_begin`/`_end`); each answer must be the one a lone request gets, on
+    // (`impls::begin`/`end`); each answer must be the one a lone request gets, on
     // valid sections and on the ledger's reproducers (which crash some releases), and a
     // request begun and never ended must not shift the next answers.
     let reg = registry(false);
@@ -269,16 +269,16 @@ fn workers_asked_together_answer_as_asked_one_at_a_time() {
         let reference = Reference.decode(&c.data);
         let pcs = sframe_harness::diff::pcs_for(&c.data, reference.value(), 16);
         for w in &workers {
-            w.decode_and_find_begin(&c.data, &pcs);
+            begin(w.as_ref(), &c.data, &pcs);
         }
         let together: Vec<_> = workers
             .iter()
-            .map(|w| w.decode_and_find_end(&c.data, &pcs))
+            .map(|w| end(w.as_ref(), &c.data, &pcs))
             .collect();
         if k % 7 == 0 {
             // Begun, never ended: the next request reads past this answer.
             for w in &workers {
-                w.decode_and_find_begin(&c.data, &pcs);
+                begin(w.as_ref(), &c.data, &pcs);
             }
         }
         for (w, got) in workers.iter().zip(together) {
@@ -319,12 +319,12 @@ fn workers_asked_sections_ahead_answer_as_asked_one_at_a_time() {
         let mut answers = Vec::new();
         for k in 0..cases.len() + ahead {
             if k < cases.len() && asks(w, k) {
-                w.decode_and_find_begin(&cases[k].data, &pcs[k]);
+                begin(w.as_ref(), &cases[k].data, &pcs[k]);
             }
             if k >= ahead && asks(w, k - ahead) {
                 answers.push((
                     k - ahead,
-                    w.decode_and_find_end(&cases[k - ahead].data, &pcs[k - ahead]),
+                    end(w.as_ref(), &cases[k - ahead].data, &pcs[k - ahead]),
                 ));
             }
         }

@@ -210,13 +210,13 @@ fn server_loop(imp: &dyn Implementation, input: std::fs::File, out: i32) {
         let Ok(line) = line else { return };
         let resp = crate::recover::protected(|| match serde_json::from_str::<Request>(&line) {
             // Both halves, the section read once; each half answered as its own request.
-            Ok(Request::DecodeFind { data, pcs }) => {
+            Ok(Request::DecodeFind { data, pcs, compact }) => {
                 let go_on = |d: &str| {
                     let retire = leaked();
                     say(d, retire);
                     !retire
                 };
-                answer_decode_find(imp, &data, &pcs, go_on).1
+                answer_decode_find(imp, &data, &pcs, compact, go_on).1
             }
             Ok(req) => Some(answer_request(imp, req)),
             Err(_) => Some(answer(imp, &line)),

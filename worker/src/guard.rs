@@ -2,6 +2,14 @@
 //! preceded and whose last byte is followed by inaccessible pages, so that a read past
 //! either end faults at once (a crash the harness sees) instead of returning whatever the
 //! heap holds there.
+//!
+//! The mapping of the copy last dropped is kept for the next copy of the same shape (guard
+//! pages and data pages), which finds it as a fresh mapping would be: the bytes before the
+//! input zeroed, its guard pages untouched. A copy of another shape unmaps it first, and then
+//! maps its own, as when every copy was unmapped as it was dropped. So two copies in a row
+//! (a `decode_find` request's `decode` and `find_fre` halves) cost no `mmap`, `mprotect`,
+//! `munmap` (whose TLB shootdown was the dearest of them on a virtual machine) or fresh page
+//! faults, and lie where they lay.
 
 use std::ffi::c_void;
 
@@ -48,9 +56,45 @@ pub fn in_guard(addr: usize) -> bool {
     }
 }
 
+/// The mapping kept for the next copy: `(mapping, length, pages before)`, `(0, 0, 0)` for
+/// none. Single-threaded use (the worker's).
+static mut IDLE: (usize, usize, usize) = (0, 0, 0);
+
+/// The kept mapping when it has `map_len` bytes and `before` pages before its data;
+/// otherwise `None`, the kept mapping (of another shape) unmapped.
+fn take_idle(map_len: usize, before: usize) -> Option<*mut u8> {
+    // SAFETY: single-threaded use (the worker's); the kept mapping is owned by `IDLE` alone.
+    unsafe {
+        let idle = std::ptr::addr_of_mut!(IDLE);
+        let (map, len, b) = *idle;
+        *idle = (0, 0, 0);
+        if map == 0 {
+            return None;
+        }
+        if len == map_len && b == before {
+            return Some(map as *mut u8);
+        }
+        libc::munmap(map as *mut c_void, len);
+        None
+    }
+}
+
+/// Unmap the kept mapping (a recovered child is as a fresh one, which has none).
+fn release_idle() {
+    // SAFETY: single-threaded use (the worker's); the kept mapping is owned by `IDLE` alone.
+    unsafe {
+        let (map, len, _) = *std::ptr::addr_of!(IDLE);
+        if map != 0 {
+            libc::munmap(map as *mut c_void, len);
+        }
+        *std::ptr::addr_of_mut!(IDLE) = (0, 0, 0);
+    }
+}
+
 /// Unmap every live guarded copy: those of a call abandoned by a recovery (`recover`), whose
-/// [`Guarded`] values are never dropped.
+/// [`Guarded`] values are never dropped; and the mapping kept for the next copy.
 pub fn release_all() {
+    release_idle();
     // SAFETY: single-threaded use (the worker's); each mapping is unmapped once, its owner
     // never dropped.
     unsafe {
@@ -69,6 +113,8 @@ pub fn release_all() {
 pub struct Guarded {
     map: *mut u8,
     map_len: usize,
+    /// Inaccessible pages before the data (the shape of the mapping, with `map_len`).
+    before: usize,
     data: *const u8,
     len: usize,
 }
@@ -94,6 +140,7 @@ impl Guarded {
             return Some(Guarded {
                 map: p,
                 map_len: 0,
+                before: 0,
                 data: p,
                 len: bytes.len(),
             });
@@ -107,6 +154,27 @@ impl Guarded {
             .checked_add(data_pages)?
             .checked_add(after)?
             .checked_mul(page)?;
+        let start = (before + data_pages) * page - bytes.len();
+        if let Some(map) = take_idle(map_len, before) {
+            note(map as usize, map_len);
+            // SAFETY: the kept mapping has this shape: its data pages, `before * page` on, are
+            // writable; the bytes before the input are zeroed, as in a fresh mapping, and the
+            // input copied after them, up to the guard pages.
+            let data = unsafe {
+                let head = map.add(before * page);
+                std::ptr::write_bytes(head, 0, start - before * page);
+                let p = map.add(start);
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+                p as *const u8
+            };
+            return Some(Guarded {
+                map,
+                map_len,
+                before,
+                data,
+                len: bytes.len(),
+            });
+        }
         // SAFETY: an anonymous private mapping of a fresh range, inaccessible until the data
         // pages are opened below; the result is checked.
         let map = unsafe {
@@ -128,6 +196,7 @@ impl Guarded {
         let mut g = Guarded {
             map,
             map_len,
+            before,
             data: std::ptr::null(),
             len: bytes.len(),
         };
@@ -144,7 +213,6 @@ impl Guarded {
                 return None;
             }
         }
-        let start = (before + data_pages) * page - bytes.len();
         // SAFETY: `start..start + len` lies in the writable data pages of the mapping (an
         // empty input points at the first guard page after them and is never read).
         g.data = unsafe {
@@ -174,7 +242,65 @@ impl Drop for Guarded {
             return;
         }
         forget(self.map as usize);
-        // SAFETY: unmaps exactly the mapping made in `new`, once.
-        unsafe { libc::munmap(self.map as *mut c_void, self.map_len) };
+        // SAFETY: single-threaded use (the worker's). The mapping made in `new` is kept for
+        // the next copy when none is kept, else unmapped (once, either way).
+        unsafe {
+            let idle = std::ptr::addr_of_mut!(IDLE);
+            if (*idle).0 == 0 {
+                *idle = (self.map as usize, self.map_len, self.before);
+            } else {
+                libc::munmap(self.map as *mut c_void, self.map_len);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bytes of the data pages of `g`'s mapping, `before` pages in (readable).
+    fn data_pages(g: &Guarded, before: usize) -> Vec<u8> {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        let end = g.data as usize + g.len;
+        let start = g.map as usize + before * page;
+        // SAFETY: `start..end` are the data pages of the live mapping of `g`.
+        unsafe { std::slice::from_raw_parts(start as *const u8, end - start) }.to_vec()
+    }
+
+    #[test]
+    fn a_kept_mapping_is_given_as_a_fresh_one_would_be() {
+        let long = vec![0xaa; 3000];
+        let first = Guarded::new(&long).unwrap();
+        let at = first.map;
+        assert!(in_guard(at as usize));
+        drop(first);
+        // Kept, not live: a fault there is no guard page's.
+        assert!(!in_guard(at as usize));
+        // The same shape: the same mapping, the longer input's bytes before the short one
+        // zeroed as a fresh mapping's are.
+        let short = Guarded::new(&[1, 2, 3]).unwrap();
+        assert_eq!(short.map, at);
+        assert_eq!(short.as_slice(), [1, 2, 3]);
+        let pages = data_pages(&short, 1);
+        assert_eq!(&pages[pages.len() - 3..], [1, 2, 3]);
+        assert!(pages[..pages.len() - 3].iter().all(|&b| b == 0));
+        // Another shape alongside: a mapping of its own, then the kept one goes for a third.
+        let wide = Guarded::with_guards(&[7; 5000], 2, 2).unwrap();
+        assert_ne!(wide.map, at);
+        assert_eq!(wide.as_slice(), [7; 5000]);
+        drop(short);
+        drop(wide);
+        let other = Guarded::with_guards(&[9; 5000], 2, 2).unwrap();
+        assert!(data_pages(&other, 2)
+            .iter()
+            .take(8192 - 5000)
+            .all(|&b| b == 0));
+        assert_eq!(other.as_slice(), [9; 5000]);
+        drop(other);
+        release_all();
+        // SAFETY: single-threaded test of the module's state.
+        assert_eq!(unsafe { *std::ptr::addr_of!(IDLE) }, (0, 0, 0));
     }
 }

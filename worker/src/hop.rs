@@ -108,26 +108,36 @@ impl Record {
         let _ = self.file.write_all_at(&(p as u32).to_le_bytes(), 0);
     }
 
-    /// In the child, as it takes up a request: the input from its line on.
-    fn request(&self, line_len: usize, input: &[u8]) {
-        let mut head = [0u8; HEADER];
-        head[..4].copy_from_slice(&(Phase::Whole as u32).to_le_bytes());
+    /// The header's first words: the phase, the request line's length, the length of the
+    /// input kept, the `decode` half's answer's length.
+    fn head(phase: Phase, line_len: usize, input_len: usize, decode_len: usize) -> [u8; 24] {
+        let mut head = [0u8; 24];
+        head[..4].copy_from_slice(&(phase as u32).to_le_bytes());
         head[4..8].copy_from_slice(&(line_len as u32).to_le_bytes());
-        head[8..16].copy_from_slice(&(input.len() as u64).to_le_bytes());
-        // The input first, the header (with the phase) last.
-        let _ = self.file.write_all_at(input, HEADER as u64);
-        let _ = self.file.write_all_at(&head, 0);
+        head[8..16].copy_from_slice(&(input_len as u64).to_le_bytes());
+        head[16..24].copy_from_slice(&(decode_len as u64).to_le_bytes());
+        head
     }
 
-    /// In the child: the `decode` half's answer, and the phase that follows it.
-    fn decode_half(&self, answer: &str, then: Phase, input_len: usize) {
+    /// In the child, as it takes up a request: the input from its line on, with the header,
+    /// in one write (the child dies in the library, never inside a write).
+    fn request(&self, line_len: usize, input: &[u8]) {
+        let mut rec = Vec::with_capacity(HEADER + input.len());
+        rec.extend_from_slice(&Record::head(Phase::Whole, line_len, input.len(), 0));
+        // No clean crash recovered from on it yet (the signal word).
+        rec.extend_from_slice(&0i32.to_le_bytes());
+        rec.extend_from_slice(input);
+        let _ = self.file.write_all_at(&rec, 0);
+    }
+
+    /// In the child: the `decode` half's answer, then the header that says it is there and
+    /// the phase that follows it.
+    fn decode_half(&self, answer: &str, then: Phase, line_len: usize, input_len: usize) {
         let _ = self
             .file
             .write_all_at(answer.as_bytes(), (HEADER + input_len) as u64);
-        let _ = self
-            .file
-            .write_all_at(&(answer.len() as u64).to_le_bytes(), 16);
-        self.phase(then);
+        let head = Record::head(then, line_len, input_len, answer.len());
+        let _ = self.file.write_all_at(&head, 0);
     }
 
     /// In the child: the clean crash it recovered from on the request (0: none).
@@ -287,7 +297,7 @@ fn child_loop(
         let line = line.to_string();
         input.start = (input.start + len + 1).min(input.buf.len());
         let resp = crate::recover::protected(|| match serde_json::from_str::<Request>(&line) {
-            Ok(Request::DecodeFind { data, pcs }) => {
+            Ok(Request::DecodeFind { data, pcs, compact }) => {
                 let go_on = |d: &str| {
                     let retire = leaked();
                     let then = if retire {
@@ -295,10 +305,10 @@ fn child_loop(
                     } else {
                         Phase::FindHalf
                     };
-                    record.decode_half(d, then, kept_len);
+                    record.decode_half(d, then, len, kept_len);
                     !retire
                 };
-                match answer_decode_find(imp, &data, &pcs, go_on) {
+                match answer_decode_find(imp, &data, &pcs, compact, go_on) {
                     (d, Some(f)) => Some(join_decode_find(&d, &f)),
                     (_, None) => None,
                 }
@@ -493,10 +503,14 @@ mod tests {
         assert_eq!(got.line, "{\"op\":\"decode\"}");
         assert_eq!(got.rest, b"{\"op\":\"hello\"}\nrest");
         assert_eq!(got.recovered, 11);
-        r.decode_half("{\"status\":\"ok\"}", Phase::FindHalf, input.len());
+        r.decode_half("{\"status\":\"ok\"}", Phase::FindHalf, 16, input.len());
         let got = r.read().unwrap();
         assert_eq!(got.phase, Phase::FindHalf);
         assert_eq!(got.decode, "{\"status\":\"ok\"}");
+        // The request and the signal as they were.
+        assert_eq!(got.line, "{\"op\":\"decode\"}");
+        assert_eq!(got.rest, b"{\"op\":\"hello\"}\nrest");
+        assert_eq!(got.recovered, 11);
         r.phase(Phase::End);
         assert_eq!(r.read().unwrap().phase, Phase::End);
     }

@@ -281,10 +281,10 @@ impl CaseContext {
     }
 
     /// Send `imp` what [`CaseContext::run`] will ask of it, when it will be asked and
-    /// answers from another process ([`Implementation::decode_and_find_begin`]).
+    /// answers from another process ([`impls::begin`](crate::impls::begin)).
     fn begin(&self, imp: &dyn Implementation, case: &Case) {
         if self.version.is_none_or(|v| imp.supports(v)) {
-            imp.decode_and_find_begin(&case.data, &self.pcs);
+            crate::impls::begin(imp, &case.data, &self.pcs);
         }
     }
 
@@ -303,7 +303,7 @@ impl CaseContext {
         // Decoded already (in a batch), or decoded and looked up in one go.
         let (decoded, finds) = match decoded {
             Some(d) => (d, imp.find_fres(data, &self.pcs)),
-            None => imp.decode_and_find_end(data, &self.pcs),
+            None => crate::impls::end(imp, data, &self.pcs),
         };
         let mut ds = classify_decode(&tool, &self.verdict, &decoded);
         if ds.iter().any(value_discrepancy) {

@@ -19,6 +19,7 @@
 //! programs ([`process`]).
 
 mod build;
+pub mod compact;
 pub mod guard;
 pub mod norm;
 pub mod process;
@@ -345,23 +346,10 @@ pub trait Implementation: Send + Sync {
     ) -> (Outcome<Decoded>, Vec<Outcome<Option<Found>>>) {
         (self.decode(data), self.find_fres(data, pcs))
     }
-    /// Start [`Implementation::decode_and_find`] without waiting for its answer, so that
-    /// implementations in other processes work at the same time as this one: a worker sends
-    /// its request here and reads the answer in [`Implementation::decode_and_find_end`].
-    /// Several sections may be begun ahead of their ends (the engine runs one section
-    /// ahead), ended in the order they were begun; a worker writes as many of them as its
-    /// pipes hold without either side waiting on the other. Every other implementation does
-    /// nothing here.
-    fn decode_and_find_begin(&self, _data: &[u8], _pcs: &[i64]) {}
-    /// The answer of [`Implementation::decode_and_find`] on the section and PCs of the
-    /// oldest [`Implementation::decode_and_find_begin`] not yet ended (or, without one, asked
-    /// now): the same answer either way.
-    fn decode_and_find_end(
-        &self,
-        data: &[u8],
-        pcs: &[i64],
-    ) -> (Outcome<Decoded>, Vec<Outcome<Option<Found>>>) {
-        self.decode_and_find(data, pcs)
+    /// The implementation's way of being asked ahead of its answers ([`Pipelined`]), when
+    /// it has one (an implementation in another process); `None` for every other.
+    fn pipelined(&self) -> Option<&dyn Pipelined> {
+        None
     }
     /// Produce a section from a model (implementations with an encoder).
     fn encode(&self, _model: &Section) -> Outcome<Vec<u8>> {
@@ -370,6 +358,48 @@ pub trait Implementation: Send + Sync {
     /// Run `rounds` passes of look-ups of every PC in `pcs` and time them (benchmarks).
     fn bench_find(&self, _data: &[u8], _pcs: &[i64], _rounds: u32) -> Outcome<BenchTiming> {
         Outcome::unsupported("no benchmark loop")
+    }
+}
+
+/// An implementation asked ahead of its answers, so that implementations in other processes
+/// work at the same time as this one: a worker's request is sent in
+/// [`Pipelined::decode_and_find_begin`] and its answer read in
+/// [`Pipelined::decode_and_find_end`]. Opt-in ([`Implementation::pipelined`]); callers ask
+/// through [`begin`] and [`end`], which ask any implementation.
+pub trait Pipelined: Implementation {
+    /// Start [`Implementation::decode_and_find`] without waiting for its answer. Several
+    /// sections may be begun ahead of their ends (the engine runs one section ahead), ended
+    /// in the order they were begun; a worker writes as many of them as its pipes hold
+    /// without either side waiting on the other.
+    fn decode_and_find_begin(&self, data: &[u8], pcs: &[i64]);
+    /// The answer of [`Implementation::decode_and_find`] on the section and PCs of the
+    /// oldest [`Pipelined::decode_and_find_begin`] not yet ended (or, without one, asked
+    /// now): the same answer either way.
+    fn decode_and_find_end(
+        &self,
+        data: &[u8],
+        pcs: &[i64],
+    ) -> (Outcome<Decoded>, Vec<Outcome<Option<Found>>>);
+}
+
+/// Begin `imp`'s [`Implementation::decode_and_find`] of `data` at `pcs` when it is
+/// [`Pipelined`]; nothing for any other.
+pub fn begin(imp: &dyn Implementation, data: &[u8], pcs: &[i64]) {
+    if let Some(p) = imp.pipelined() {
+        p.decode_and_find_begin(data, pcs);
+    }
+}
+
+/// The answer of `imp`'s [`Implementation::decode_and_find`] of `data` at `pcs`: the one
+/// [`begin`] started for a [`Pipelined`] implementation, asked now for any other.
+pub fn end(
+    imp: &dyn Implementation,
+    data: &[u8],
+    pcs: &[i64],
+) -> (Outcome<Decoded>, Vec<Outcome<Option<Found>>>) {
+    match imp.pipelined() {
+        Some(p) => p.decode_and_find_end(data, pcs),
+        None => imp.decode_and_find(data, pcs),
     }
 }
 

@@ -13,8 +13,10 @@
 //!
 //! [`protocol`]: super::protocol
 
-use super::protocol::{finds_one_at_a_time, protocol_error, DecodeFind, Hello, Request};
-use super::{BenchTiming, Decoded, Found, Hosting, Implementation, Outcome};
+use super::protocol::{
+    finds_one_at_a_time, protocol_error, read_decode_find, DecodeFind, Hello, Request,
+};
+use super::{BenchTiming, Decoded, Found, Hosting, Implementation, Outcome, Pipelined};
 use serde::de::DeserializeOwned;
 use sframe_gen::hex;
 use sframe_run::{Failure, LineProcess as Running, Policy, Try};
@@ -88,7 +90,7 @@ impl Launch {
 }
 
 /// The process of a [`ProcessImpl`], and the requests begun on it whose answers are still
-/// to be taken ([`Implementation::decode_and_find_begin`]), in the order they were begun.
+/// to be taken ([`Pipelined::decode_and_find_begin`]), in the order they were begun.
 #[derive(Default)]
 struct Slot {
     process: Option<Running>,
@@ -140,6 +142,9 @@ pub struct ProcessImpl {
     launch: Launch,
     hosting: Hosting,
     hello: Hello,
+    /// Ask for `decode_find` answers in the compact form (`compact`): when the hello
+    /// offers it, unless `SFRAME_ANSWERS=json` (or [`ProcessImpl::json_answers`]).
+    compact: bool,
     running: Mutex<Slot>,
 }
 
@@ -167,9 +172,11 @@ impl ProcessImpl {
             Ok(other) => return Err(format!("`{what}` refused hello: {other:?}")),
             Err(e) => return Err(format!("`{what}` answered hello with {resp:?}: {e}")),
         };
+        let json_only = std::env::var_os("SFRAME_ANSWERS").is_some_and(|v| v == "json");
         Ok(ProcessImpl {
             launch,
             hosting,
+            compact: hello.compact && !json_only,
             hello,
             running: Mutex::new(Slot {
                 process: r,
@@ -180,6 +187,17 @@ impl ProcessImpl {
 
     pub fn hello(&self) -> &Hello {
         &self.hello
+    }
+
+    /// The same, asking for answers in JSON only (to compare them with the compact form's).
+    pub fn json_answers(mut self) -> ProcessImpl {
+        self.compact = false;
+        self
+    }
+
+    /// Whether `decode_find` answers are asked for in the compact form.
+    pub fn compact(&self) -> bool {
+        self.compact
     }
 
     fn call_once(&self, line: &str) -> Try<String> {
@@ -272,19 +290,24 @@ impl ProcessImpl {
             Err(e) => return Outcome::unsupported(format!("cannot encode request: {e}")),
         };
         let first = self.call_once(&line);
-        self.settle(&line, first)
+        self.settle(&line, first, read_json)
     }
 
     /// The outcome of the request `line` from its first answer `first`: a hang or a crash is
-    /// retried once on a fresh process (see the module docs), an answer is parsed as `T`.
-    fn settle<T: DeserializeOwned>(&self, line: &str, first: Try<String>) -> Outcome<T> {
+    /// retried once on a fresh process (see the module docs), an answer is read with `read`.
+    fn settle<T>(
+        &self,
+        line: &str,
+        first: Try<String>,
+        read: fn(&str) -> Result<Outcome<T>, String>,
+    ) -> Outcome<T> {
         // The process that ran out of time, or died, is gone: the retries go to a fresh one.
         let resp = self
             .launch
             .policy()
             .settle_after(first, |limit| self.call_within(line, limit));
         match resp {
-            Ok(text) => match serde_json::from_str::<Outcome<T>>(&text) {
+            Ok(text) => match read(&text) {
                 Ok(o) => with_site(o),
                 Err(e) => {
                     // Out of sync: start afresh next time.
@@ -308,6 +331,11 @@ impl ProcessImpl {
             Err(Failure::Hung { timeout_ms }) => Outcome::Hung { timeout_ms },
         }
     }
+}
+
+/// An answer line read as `T` (JSON).
+fn read_json<T: DeserializeOwned>(text: &str) -> Result<Outcome<T>, String> {
+    serde_json::from_str(text).map_err(|e| e.to_string())
 }
 
 /// An answer line's outcome, a crash that names no site given the one its detail names
@@ -387,20 +415,52 @@ impl Implementation for ProcessImpl {
             return (self.decode(data), self.find_fres(data, pcs));
         }
         let hex = hex::encode(data);
-        let answer = self.call::<DecodeFind>(&Request::DecodeFind {
+        let req = Request::DecodeFind {
             data: hex.clone(),
             pcs: pcs.to_vec(),
-        });
+            compact: self.compact,
+        };
+        let answer = match serde_json::to_string(&req) {
+            Ok(line) => {
+                let first = self.call_once(&line);
+                self.settle(&line, first, read_decode_find)
+            }
+            Err(e) => Outcome::unsupported(format!("cannot encode request: {e}")),
+        };
         self.decode_find_from(data, pcs, hex, answer)
     }
-    fn decode_and_find_begin(&self, data: &[u8], pcs: &[i64]) {
-        if self.hosting != Hosting::Worker {
-            return;
+    fn pipelined(&self) -> Option<&dyn Pipelined> {
+        (self.hosting == Hosting::Worker).then_some(self)
+    }
+    fn encode(&self, model: &Section) -> Outcome<Vec<u8>> {
+        match self.call::<String>(&Request::Encode {
+            model: model.clone(),
+        }) {
+            Outcome::Ok { value } => match hex::decode(&value) {
+                Some(b) => Outcome::ok(b),
+                None => Outcome::protocol_error("encode answer is not hex"),
+            },
+            other => other.map(|_| Vec::new()),
         }
+    }
+    fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
+        self.call(&Request::Bench {
+            data: hex::encode(data),
+            pcs: pcs.to_vec(),
+            rounds,
+        })
+    }
+}
+
+/// A worker is asked ahead of its answers (see `Slot`); an external program is not (its
+/// `decode_and_find` is two requests).
+impl Pipelined for ProcessImpl {
+    fn decode_and_find_begin(&self, data: &[u8], pcs: &[i64]) {
         let hex = hex::encode(data);
         let Ok(line) = serde_json::to_string(&Request::DecodeFind {
             data: hex.clone(),
             pcs: pcs.to_vec(),
+            compact: self.compact,
         }) else {
             return;
         };
@@ -422,7 +482,7 @@ impl Implementation for ProcessImpl {
     ) -> (Outcome<Decoded>, Vec<Outcome<Option<Found>>>) {
         match self.receive_pending(data, pcs) {
             Some((p, Some(first))) => {
-                let answer = self.settle::<DecodeFind>(&p.line, first);
+                let answer = self.settle(&p.line, first, read_decode_find);
                 self.decode_find_from(data, pcs, p.hex, answer)
             }
             Some((_, None)) => {
@@ -434,24 +494,6 @@ impl Implementation for ProcessImpl {
             // Nothing begun, or another section's (see `receive_pending`).
             None => self.decode_and_find(data, pcs),
         }
-    }
-    fn encode(&self, model: &Section) -> Outcome<Vec<u8>> {
-        match self.call::<String>(&Request::Encode {
-            model: model.clone(),
-        }) {
-            Outcome::Ok { value } => match hex::decode(&value) {
-                Some(b) => Outcome::ok(b),
-                None => Outcome::protocol_error("encode answer is not hex"),
-            },
-            other => other.map(|_| Vec::new()),
-        }
-    }
-    fn bench_find(&self, data: &[u8], pcs: &[i64], rounds: u32) -> Outcome<BenchTiming> {
-        self.call(&Request::Bench {
-            data: hex::encode(data),
-            pcs: pcs.to_vec(),
-            rounds,
-        })
     }
 }
 

@@ -11,6 +11,7 @@
 //! {"op":"decode","data":"e2de0201..."}
 //! {"op":"find_fre","data":"e2de0201...","pcs":[0,4,16]}
 //! {"op":"decode_find","data":"e2de0201...","pcs":[0,4,16]}           (sframe-worker)
+//! {"op":"decode_find","data":"...","pcs":[...],"compact":true}         (sframe-worker)
 //! {"op":"encode","model":{...sframe_spec::Section as JSON...}}        (optional)
 //! {"op":"bench","data":"...","pcs":[...],"rounds":10}                  (optional)
 //! ```
@@ -21,9 +22,11 @@
 //! a [`Decoded`]; of `find_fre` an array with one `Outcome<Found | null>` per PC; of
 //! `decode_find` a [`DecodeFind`], both answers at once (asked of `sframe-worker` only:
 //! an external program is asked `decode` and `find_fre`); of `encode`
-//! the section's bytes as hex; of `bench` a [`BenchTiming`].
+//! the section's bytes as hex; of `bench` a [`BenchTiming`]. A server whose hello says
+//! `"compact":true` (`sframe-worker`) is sent `decode_find` requests with `"compact":true`,
+//! answered in the [`compact`] form when both halves are plain answers.
 
-use super::{BenchTiming, Decoded, Found, Implementation, Outcome, UnsupportedReason};
+use super::{compact, BenchTiming, Decoded, Found, Implementation, Outcome, UnsupportedReason};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sframe_gen::hex;
@@ -45,6 +48,10 @@ pub enum Request {
     DecodeFind {
         data: String,
         pcs: Vec<i64>,
+        /// Answer in the compact form ([`compact`]) when both halves are plain answers
+        /// (asked of a worker whose hello says `compact`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        compact: bool,
     },
     Encode {
         model: Section,
@@ -63,6 +70,9 @@ pub struct Hello {
     pub version: String,
     /// SFrame format versions the implementation reads.
     pub versions: Vec<u8>,
+    /// It answers `decode_find` requests that ask for it in the compact form ([`compact`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compact: bool,
 }
 
 /// The value of a `decode_find` response: what `decode` and `find_fre` would answer.
@@ -77,7 +87,7 @@ pub struct DecodeFind {
 /// other request.
 pub fn split_decode_find(line: &str) -> Option<(String, String)> {
     match serde_json::from_str::<Request>(line) {
-        Ok(Request::DecodeFind { data, pcs }) => {
+        Ok(Request::DecodeFind { data, pcs, .. }) => {
             let find = json(&Request::FindFre {
                 data: data.clone(),
                 pcs,
@@ -89,9 +99,26 @@ pub fn split_decode_find(line: &str) -> Option<(String, String)> {
 }
 
 /// The `decode_find` response made of the `decode` and `find_fre` responses (JSON texts,
-/// taken as written; one that is not JSON makes the whole a protocol error).
+/// taken as written; one that is not JSON makes the whole a protocol error): compact when
+/// both are, else JSON, a compact half written as JSON.
 pub fn join_decode_find(decode: &str, finds: &str) -> String {
     use serde_json::value::RawValue;
+    match (compact::is_compact(decode), compact::is_compact(finds)) {
+        (true, true) => return format!("{decode}{finds}"),
+        (false, false) => {}
+        (d, _) => {
+            let as_json = if d {
+                compact::read_decode_half(decode).map(|o| json(&o))
+            } else {
+                compact::read_finds_half(finds).map(|o| json(&o))
+            };
+            return match as_json {
+                Ok(j) if d => join_decode_find(&j, finds),
+                Ok(j) => join_decode_find(decode, &j),
+                Err(e) => json(&Outcome::<()>::protocol_error(e)),
+            };
+        }
+    }
     #[derive(Serialize)]
     struct Halves<'a> {
         decode: &'a RawValue,
@@ -155,13 +182,22 @@ pub fn finds_one_at_a_time(
         .collect()
 }
 
+/// A `decode_find` answer line, compact or JSON, read back; `Err` says why it is not one.
+pub fn read_decode_find(text: &str) -> Result<Outcome<DecodeFind>, String> {
+    if compact::is_compact(text) {
+        let (decode, finds) = compact::read_decode_find(text)?;
+        return Ok(Outcome::ok(DecodeFind { decode, finds }));
+    }
+    serde_json::from_str(text).map_err(|e| e.to_string())
+}
+
 /// An answer line read back as `T`; a line that is not one is a protocol error.
 pub fn parse_answer<T: DeserializeOwned>(text: &str) -> Outcome<T> {
     serde_json::from_str::<Outcome<T>>(text).unwrap_or_else(|e| protocol_error(&e, text))
 }
 
 /// The outcome of an answer line `text` that could not be read: `e`, and how it begins.
-pub fn protocol_error<T>(e: &serde_json::Error, text: &str) -> Outcome<T> {
+pub fn protocol_error<T>(e: &impl std::fmt::Display, text: &str) -> Outcome<T> {
     let head: String = text.chars().take(200).collect();
     Outcome::protocol_error(format!("{e}: {head}"))
 }
@@ -185,6 +221,7 @@ pub fn answer_request(imp: &dyn Implementation, req: Request) -> String {
                 .filter(|v| imp.supports(*v))
                 .map(Version::number)
                 .collect(),
+            compact: true,
         })),
         Request::Decode { data } => match hex::decode(&data) {
             Some(d) => json(&imp.decode(&d)),
@@ -194,7 +231,13 @@ pub fn answer_request(imp: &dyn Implementation, req: Request) -> String {
             Some(d) => json(&Outcome::ok(imp.find_fres(&d, &pcs))),
             None => json(&bad_hex()),
         },
-        Request::DecodeFind { data, pcs } => match hex::decode(&data) {
+        Request::DecodeFind { data, pcs, compact } => match hex::decode(&data) {
+            Some(d) if compact => {
+                let (decode, finds) = imp.decode_and_find(&d, &pcs);
+                let mut a = compact::decode_half(&decode);
+                a.push_str(&compact::finds_half(&Outcome::ok(finds)));
+                a
+            }
             Some(d) => {
                 let (decode, finds) = imp.decode_and_find(&d, &pcs);
                 json(&Outcome::ok(DecodeFind {
@@ -218,23 +261,35 @@ fn bad_hex() -> Outcome<()> {
 
 /// The answers to the `decode` and `find_fre` halves of a `decode_find` request on `data`
 /// (hex) at `pcs`, each what [`answer`] gives that request ([`split_decode_find`]), the hex
-/// decoded once. `go_on`, asked between the halves, may end the request after the first
-/// (`None` for the second then).
+/// decoded once, each in the compact form when `compact` (see [`join_decode_find`]).
+/// `go_on`, asked between the halves, may end the request after the first (`None` for the
+/// second then).
 pub fn answer_decode_find(
     imp: &dyn Implementation,
     data: &str,
     pcs: &[i64],
+    compact: bool,
     go_on: impl FnOnce(&str) -> bool,
 ) -> (String, Option<String>) {
     let Some(d) = hex::decode(data) else {
         let a = json(&bad_hex());
         return (a.clone(), go_on(&a).then_some(a));
     };
-    let decode = json(&imp.decode(&d));
+    let decode = imp.decode(&d);
+    let decode = if compact {
+        compact::decode_half(&decode)
+    } else {
+        json(&decode)
+    };
     if !go_on(&decode) {
         return (decode, None);
     }
-    let find = json(&Outcome::ok(imp.find_fres(&d, pcs)));
+    let finds = Outcome::ok(imp.find_fres(&d, pcs));
+    let find = if compact {
+        compact::finds_half(&finds)
+    } else {
+        json(&finds)
+    };
     (decode, Some(find))
 }
 
