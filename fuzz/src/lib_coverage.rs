@@ -42,6 +42,9 @@ struct Side {
     name: String,
     worker: ProcessImpl,
     cur: std::fs::File,
+    /// The library's counters: the length of `cur` (the worker sized it at its start), at
+    /// most [`SLOT`].
+    len: usize,
 }
 
 /// The instrumented workers of a run.
@@ -102,7 +105,13 @@ fn start() -> Result<Option<LibCoverage>, String> {
             .write(true)
             .open(format!("{}.cur", prefix.display()))
             .map_err(|e| format!("{name}: the worker made no coverage file: {e}"))?;
-        sides.push(Side { name, worker, cur });
+        let len = cur.metadata().map_or(0, |m| m.len() as usize).min(SLOT);
+        sides.push(Side {
+            name,
+            worker,
+            cur,
+            len,
+        });
     }
     Ok(Some(LibCoverage { mode, dir, sides }))
 }
@@ -134,7 +143,9 @@ pub fn get() -> Option<&'static LibCoverage> {
 
 /// Give `data` to every instrumented worker (decode, then look-ups at the engine's PCs) and,
 /// when steering, copy each library's counters for it into `extra` (the target's
-/// `__libfuzzer_extra_counters`, [`SLOT`] bytes per library).
+/// `__libfuzzer_extra_counters`, [`SLOT`] bytes per library). Every worker is asked before
+/// any answer is read (as the engine asks the implementations), so that they work at the
+/// same time.
 pub fn observe(data: &[u8], extra: &[AtomicU8]) {
     let Some(c) = get() else { return };
     let decoded = match Reference.decode(data) {
@@ -142,20 +153,19 @@ pub fn observe(data: &[u8], extra: &[AtomicU8]) {
         _ => None,
     };
     let pcs = pcs_for(data, decoded.as_ref(), 64);
-    let mut buf = vec![0u8; SLOT];
+    const ZEROS: [u8; SLOT] = [0; SLOT];
+    for s in &c.sides {
+        let _ = s.cur.write_all_at(&ZEROS[..s.len], 0);
+        s.worker.decode_and_find_begin(data, &pcs);
+    }
+    let mut buf = [0u8; SLOT];
     for (k, s) in c.sides.iter().enumerate() {
-        let zeros = vec![0u8; SLOT];
-        let n = s.cur.metadata().map_or(0, |m| m.len() as usize).min(SLOT);
-        let _ = s.cur.write_all_at(&zeros[..n], 0);
-        let _ = s.worker.decode_and_find(data, &pcs);
-        if c.mode != Mode::Steer {
-            continue;
-        }
-        if s.cur.read_exact_at(&mut buf[..n], 0).is_err() {
+        let _ = s.worker.decode_and_find_end(data, &pcs);
+        if c.mode != Mode::Steer || s.cur.read_exact_at(&mut buf[..s.len], 0).is_err() {
             continue;
         }
         let base = k * SLOT;
-        for (i, &v) in buf[..n].iter().enumerate() {
+        for (i, &v) in buf[..s.len].iter().enumerate() {
             if v != 0 {
                 if let Some(e) = extra.get(base + i) {
                     e.store(v, Ordering::Relaxed);

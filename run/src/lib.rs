@@ -12,12 +12,14 @@
 //! when the second try dies on the same signal, and is marked nondeterministic (`repeated: Some(false)`, and in its
 //! detail for people) when it does not.
 
+mod at_exit;
 mod line_process;
 mod live;
 mod once;
 mod policy;
 mod signal;
 
+pub use at_exit::at_exit;
 pub use line_process::LineProcess;
 pub use once::{run, run_once, Ran};
 pub use policy::{Failure, Policy, Try, DEFAULT_TIMEOUT, HANG_RETRY_FACTOR};
