@@ -18,7 +18,7 @@
 use sframe_harness::diff::pcs_for;
 use sframe_harness::impls::process::{Launch, ProcessImpl};
 use sframe_harness::impls::reference::Reference;
-use sframe_harness::impls::{Hosting, Implementation, Outcome};
+use sframe_harness::impls::{Hosting, Implementation, Outcome, Pipelined};
 use sframe_impls::instrumented::{builds, dir as instrumented_dir};
 use sframe_impls::toolchains::worker_path;
 use std::os::unix::fs::FileExt;
