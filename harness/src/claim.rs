@@ -108,13 +108,15 @@ fn seen(ds: &[Discrepancy]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::{Answer, ImplResult, Status};
+    use crate::diff::{Answer, ImplResult, Status, Value};
+    use crate::impls::Found;
 
-    fn disagreement(found: &str, explained_by: &[&str]) -> Discrepancy {
+    /// `libsframe-2.40` finds `found` at PC 508 where the reference finds a row.
+    fn disagreement(found: Value, explained_by: &[&str]) -> Discrepancy {
         Discrepancy {
             pc: Some(508),
-            expected: Answer::Value("Found".into()),
-            found: Answer::Value(found.into()),
+            expected: Answer::Value(Value::Found(Found::default())),
+            found: Answer::Value(found),
             explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
             ..Discrepancy::new(
                 "diff:libsframe-2.40:v1:find_fre:mask.missing"
@@ -162,14 +164,17 @@ mod tests {
     fn a_value_claim_needs_that_answer_explained_by_that_finding() {
         let c = value("none");
         assert_eq!(
-            c.check_case(&f("F1"), &case(vec![disagreement("none", &["F1"])])),
+            c.check_case(&f("F1"), &case(vec![disagreement(Value::None, &["F1"])])),
             Ok(())
         );
         assert!(c
-            .check_case(&f("F1"), &case(vec![disagreement("none", &["F2"])]))
+            .check_case(&f("F1"), &case(vec![disagreement(Value::None, &["F2"])]))
             .is_err());
         assert!(c
-            .check_case(&f("F1"), &case(vec![disagreement("Found", &["F1"])]))
+            .check_case(
+                &f("F1"),
+                &case(vec![disagreement(Value::Found(Found::default()), &["F1"])])
+            )
             .is_err());
         assert!(c.check_case(&f("F1"), &case(vec![])).is_err());
         let agrees = Claim::Agrees {
@@ -178,13 +183,13 @@ mod tests {
         };
         assert_eq!(agrees.check_case(&f("F1"), &case(vec![])), Ok(()));
         assert!(agrees
-            .check_case(&f("F1"), &case(vec![disagreement("none", &["F1"])]))
+            .check_case(&f("F1"), &case(vec![disagreement(Value::None, &["F1"])]))
             .is_err());
     }
 
     #[test]
     fn a_crash_claim_needs_the_signal_and_the_site() {
-        let mut d = disagreement("SIGSEGV", &[]);
+        let mut d = disagreement(Value::None, &[]);
         d.signature = "crash:libsframe-2.40:v1:find_fre:SIGSEGV:sframe_decode"
             .parse()
             .unwrap();
