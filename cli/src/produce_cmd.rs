@@ -271,8 +271,8 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                                         SigInfo::new(
                                             case,
                                             m.pc_offset,
-                                            m.expected.clone(),
-                                            m.found.clone(),
+                                            m.expected.to_string(),
+                                            m.found.to_string(),
                                             m.unexpressible,
                                         ),
                                     )),

@@ -1,11 +1,12 @@
 //! Checking a finding's reader claims ([`Claim`], at home in `sframe-findings`) against what
 //! the differential engine saw on the reproducer ([`CaseResult`]).
 
-use crate::diff::{CaseResult, Discrepancy};
+use crate::diff::{Answer, CaseResult, Discrepancy, Value, ValueError};
 use crate::ledger::{Finding, FindingKind};
-use crate::signature::{Op, RuleClass, Signature, Tool};
+use crate::signature::{ErrorClass, Field, Op, RuleClass, Signature, Tool};
 pub use sframe_findings::ledger::claim::*;
 use sframe_spec::Rule;
+use std::fmt;
 
 /// A reader claim checked on the engine's answers.
 pub trait CheckCase {
@@ -41,7 +42,18 @@ impl CheckCase for Claim {
                 pc,
                 found,
                 ..
-            } => ds.iter().any(|d| {
+            } => {
+                let found = found
+                    .as_deref()
+                    .map(|text| claimed_answer(field, text))
+                    .transpose()
+                    .map_err(|e| {
+                        format!(
+                            "the claim file {}/finding.json: the value claim on {imp}, field {field}: {e}",
+                            finding.id
+                        )
+                    })?;
+                ds.iter().any(|d| {
                 d.op() == *op
                     && d.detail() == *field
                     && matches!(
@@ -49,10 +61,11 @@ impl CheckCase for Claim {
                         FindingKind::Disagreement | FindingKind::RejectedValid
                     )
                     && pc.is_none_or(|p| d.pc == Some(p))
-                    && found.as_ref().is_none_or(|f| d.found.to_string() == *f)
+                    && found.as_ref().is_none_or(|f| d.found == *f)
                     && (d.explained_by.contains(&finding.id)
                         || (d.op() == Op::Encode && finding.covers(&d.signature)))
-            }),
+                })
+            }
             Claim::Crash {
                 op, signal, site, ..
             } => ds.iter().any(|d| {
@@ -87,6 +100,60 @@ impl CheckCase for Claim {
     }
 }
 
+/// What a value claim's `found` text does not say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClaimedAnswerError {
+    /// Not a value of the compared field.
+    Value(ValueError),
+    /// The field names an error class (a refusal's), and the text is neither that class nor
+    /// `CLASS: what the implementation said`.
+    NotTheRefusal { text: String },
+}
+
+impl fmt::Display for ClaimedAnswerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClaimedAnswerError::Value(e) => write!(f, "found: {e}"),
+            ClaimedAnswerError::NotTheRefusal { text } => write!(
+                f,
+                "found: {text:?} is neither the refusal's error class nor that class, `: ` and what was said"
+            ),
+        }
+    }
+}
+
+/// The answer a value claim says the implementation gives, read once from the claim's
+/// `found` text: for a compared field (`fre.ra`, `mask.missing`), that field's [`Value`];
+/// otherwise the field is a refusal's error class and the text that class, with what the
+/// implementation said after `: `.
+pub fn claimed_answer(field: &str, text: &str) -> Result<Answer, ClaimedAnswerError> {
+    if let Ok(f) = field.parse::<Field>() {
+        return Value::read(f.path, text)
+            .map(Answer::Value)
+            .map_err(ClaimedAnswerError::Value);
+    }
+    let detail = match text.strip_prefix(field) {
+        Some("") => None,
+        Some(said) => match said.strip_prefix(": ") {
+            Some(said) => Some(said.to_string()),
+            None => {
+                return Err(ClaimedAnswerError::NotTheRefusal {
+                    text: text.to_string(),
+                })
+            }
+        },
+        None => {
+            return Err(ClaimedAnswerError::NotTheRefusal {
+                text: text.to_string(),
+            })
+        }
+    };
+    Ok(Answer::Refused {
+        class: ErrorClass::named(field),
+        detail,
+    })
+}
+
 /// The discrepancies, shortly, for a failure message.
 fn seen(ds: &[Discrepancy]) -> String {
     if ds.is_empty() {
@@ -108,13 +175,15 @@ fn seen(ds: &[Discrepancy]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::{Answer, ImplResult, Status};
+    use crate::diff::{ImplResult, Status};
+    use crate::impls::Found;
 
-    fn disagreement(found: &str, explained_by: &[&str]) -> Discrepancy {
+    /// `libsframe-2.40` finds `found` at PC 508 where the reference finds a row.
+    fn disagreement(found: Value, explained_by: &[&str]) -> Discrepancy {
         Discrepancy {
             pc: Some(508),
-            expected: Answer::Value("Found".into()),
-            found: Answer::Value(found.into()),
+            expected: Answer::Value(Value::Found(Found::default())),
+            found: Answer::Value(found),
             explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
             ..Discrepancy::new(
                 "diff:libsframe-2.40:v1:find_fre:mask.missing"
@@ -162,14 +231,17 @@ mod tests {
     fn a_value_claim_needs_that_answer_explained_by_that_finding() {
         let c = value("none");
         assert_eq!(
-            c.check_case(&f("F1"), &case(vec![disagreement("none", &["F1"])])),
+            c.check_case(&f("F1"), &case(vec![disagreement(Value::None, &["F1"])])),
             Ok(())
         );
         assert!(c
-            .check_case(&f("F1"), &case(vec![disagreement("none", &["F2"])]))
+            .check_case(&f("F1"), &case(vec![disagreement(Value::None, &["F2"])]))
             .is_err());
         assert!(c
-            .check_case(&f("F1"), &case(vec![disagreement("Found", &["F1"])]))
+            .check_case(
+                &f("F1"),
+                &case(vec![disagreement(Value::Found(Found::default()), &["F1"])])
+            )
             .is_err());
         assert!(c.check_case(&f("F1"), &case(vec![])).is_err());
         let agrees = Claim::Agrees {
@@ -178,13 +250,47 @@ mod tests {
         };
         assert_eq!(agrees.check_case(&f("F1"), &case(vec![])), Ok(()));
         assert!(agrees
-            .check_case(&f("F1"), &case(vec![disagreement("none", &["F1"])]))
+            .check_case(&f("F1"), &case(vec![disagreement(Value::None, &["F1"])]))
             .is_err());
+    }
+
+    /// A claim's text is read for its field once; one that does not read as the field's
+    /// value fails the check naming the claim file and the field.
+    #[test]
+    fn a_value_claim_reads_its_text_for_its_field() {
+        let c = value("Undefined");
+        let err = c
+            .check_case(&f("F1"), &case(vec![disagreement(Value::None, &["F1"])]))
+            .expect_err("Undefined is no look-up's row");
+        assert!(
+            err.contains("F1/finding.json") && err.contains("field mask.missing"),
+            "{err}"
+        );
+        assert_eq!(
+            claimed_answer("fre.ra", "SameValue"),
+            Ok(Answer::Value(Value::Rule(sframe_spec::Loc::SameValue)))
+        );
+        assert_eq!(
+            claimed_answer("SFRAME_ERR_NOMEM", "SFRAME_ERR_NOMEM: Out of Memory."),
+            Ok(Answer::Refused {
+                class: ErrorClass::named("SFRAME_ERR_NOMEM"),
+                detail: Some("Out of Memory.".into()),
+            })
+        );
+        assert_eq!(
+            claimed_answer("get_fre: -1", "get_fre: -1"),
+            Ok(Answer::Refused {
+                class: ErrorClass::call("get_fre", -1),
+                detail: None,
+            })
+        );
+        assert!(claimed_answer("SFRAME_ERR_NOMEM", "SFRAME_ERR_NOMEMORY").is_err());
+        assert!(claimed_answer("SFRAME_ERR_NOMEM", "SFRAME_ERR_BUF_INVAL").is_err());
     }
 
     #[test]
     fn a_crash_claim_needs_the_signal_and_the_site() {
-        let mut d = disagreement("SIGSEGV", &[]);
+        let mut d = disagreement(Value::None, &[]);
         d.signature = "crash:libsframe-2.40:v1:find_fre:SIGSEGV:sframe_decode"
             .parse()
             .unwrap();

@@ -40,12 +40,10 @@ pub enum Verdict {
     },
     /// A crash without a sanitizer report.
     NoReport(Signal),
-    /// The model does not say (an input outside what the triggers model).
-    NotModelled,
 }
 
 /// As the agreement table writes it: `clean`, the trigger's name,
-/// `asan:CLASS:FUNCTION:LINE`, `crashed:SIGNAL:no-sanitizer-report`, `not-modelled`.
+/// `asan:CLASS:FUNCTION:LINE`, `crashed:SIGNAL:no-sanitizer-report`.
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -57,7 +55,6 @@ impl std::fmt::Display for Verdict {
                 line,
             } => write!(f, "asan:{error:?}:{function}:{line}"),
             Verdict::NoReport(signal) => write!(f, "crashed:{signal}:no-sanitizer-report"),
-            Verdict::NotModelled => f.write_str("not-modelled"),
         }
     }
 }
@@ -178,7 +175,6 @@ fn model(e: Evaluation) -> Verdict {
     match e {
         Evaluation::Triggered(t) => Verdict::Trigger(t),
         Evaluation::Clean => Verdict::Clean,
-        Evaluation::NotModelled => Verdict::NotModelled,
     }
 }
 

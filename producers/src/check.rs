@@ -68,6 +68,7 @@ pub fn expected(abi: Abi, row: &Row, ra_column: u16) -> Expected {
     }
 }
 
+pub use crate::said::Said;
 use sframe_findings::signature::Shape;
 /// Why no SFrame row can give a CFI row: the findings' vocabulary (a crosscheck shape's
 /// `@unexpressible-<why>`).
@@ -173,8 +174,10 @@ pub struct Mismatch {
     pub kind: Kind,
     /// The CFI's shape where they disagree (the signature's function part).
     pub shape: Shape,
-    pub expected: String,
-    pub found: String,
+    /// What the CFI says there.
+    pub expected: Said,
+    /// What the SFrame section says there.
+    pub found: Said,
     /// The rules the CFI gives there and the SFrame row's, where there are rows.
     pub expected_rules: Option<Expected>,
     pub found_rules: Option<Recovery>,
@@ -232,7 +235,7 @@ pub fn compare_at(
     let why = expressible(sec.version(), abi, e).err();
     // The shape: the field, the CFI's rule and the SFrame row's rule (`offset` when both
     // have the same base and differ in the offset only).
-    let mk = |kind: Kind, want: Option<Loc>, got: Option<Recovery>, found: String| {
+    let mk = |kind: Kind, want: Option<Loc>, got: Option<Recovery>, found: Said| {
         let got_loc = got.map(|r| match kind {
             Kind::Cfa => r.cfa,
             Kind::Fp => r.fp,
@@ -262,7 +265,7 @@ pub fn compare_at(
             pc_offset,
             kind,
             shape,
-            expected: format!("{e:?}"),
+            expected: Said::Rules(*e),
             found,
             expected_rules: Some(*e),
             found_rules: got,
@@ -273,7 +276,7 @@ pub fn compare_at(
     let found = match sec.find(rel) {
         Ok(Some(f)) => f,
         Ok(None) => {
-            let mut m = mk(Kind::NoRow, e.cfa, None, "no row".into());
+            let mut m = mk(Kind::NoRow, e.cfa, None, Said::NoRow);
             if let Ok(Some(sfde)) = sec.find_fde(rel) {
                 if sfde.num_fres == 0 {
                     m.shape = Shape::new("cfi-fde-without-fres", why);
@@ -281,7 +284,14 @@ pub fn compare_at(
             }
             return Err(Box::new(m));
         }
-        Err(v) => return Err(Box::new(mk(Kind::StepError, e.cfa, None, format!("{v:?}")))),
+        Err(v) => {
+            return Err(Box::new(mk(
+                Kind::StepError,
+                e.cfa,
+                None,
+                Said::Unreadable(v),
+            )))
+        }
     };
     let rec: Recovery = match sec.recovery(&found.fde, &found.fre) {
         Ok(r) => r,
@@ -290,11 +300,11 @@ pub fn compare_at(
                 Kind::StepError,
                 e.cfa,
                 None,
-                format!("breaks {rule:?}"),
+                Said::Breaks(rule),
             )))
         }
     };
-    let found_s = format!("{rec:?}");
+    let found_s = Said::Row(rec);
     // RA undefined (outermost frame) is about the RA, whatever the CFA says.
     if e.ra == Some(Loc::Undefined) || rec.ra == Loc::Undefined {
         if Some(rec.ra) != e.ra {
@@ -329,7 +339,7 @@ pub fn compare_fde_facts(
 ) -> Result<(), Box<Mismatch>> {
     let abi = sec.abi();
     let version = sec.version();
-    let fact = |kind: Kind, shape: String, expected: String, found: String| {
+    let fact = |kind: Kind, shape: String, expected: Said, found: Said| {
         Box::new(Mismatch {
             pc_offset: 0,
             kind,
@@ -349,8 +359,8 @@ pub fn compare_fde_facts(
             } else {
                 "cfi-ordinary-frame".into()
             },
-            format!("signal = {}", fde.signal),
-            format!("signal = {}", sfde.signal(version)),
+            Said::Signal(fde.signal),
+            Said::Signal(sfde.signal(version)),
         ));
     }
     // AArch64: the key that signs the return addresses (FDE info bit `pauth_key`), where the
@@ -361,8 +371,8 @@ pub fn compare_fde_facts(
             return Err(fact(
                 Kind::PauthKey,
                 format!("cfi-key-{want:?}").to_lowercase(),
-                format!("pauth_key = {want:?}"),
-                format!("pauth_key = {:?}", sfde.pauth_key()),
+                Said::PauthKey(want),
+                Said::PauthKey(sfde.pauth_key()),
             ));
         }
     }
@@ -379,12 +389,12 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome 
         .iter()
         .find_map(|r| expressible(version, abi, &expected(abi, r, fde.ra_column)).err());
     let rel = |pc: u64| pc.wrapping_sub(vaddr) as i64;
-    let no_fde = |pc_offset, kind, shape: &str, expected: &str, found: String| {
+    let no_fde = |pc_offset, kind, shape: &str, expected: Said, found: Said| {
         Box::new(Mismatch {
             pc_offset,
             kind,
             shape: Shape::new(shape, None),
-            expected: expected.into(),
+            expected,
             found,
             expected_rules: None,
             found_rules: None,
@@ -406,8 +416,8 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome 
                 0,
                 Kind::NoRow,
                 "cfi-partly-covered",
-                "an FDE from the function's start",
-                "none".into(),
+                Said::AnFdeFromStart,
+                Said::NoFde,
             ));
         }
         Err(v) => {
@@ -415,8 +425,8 @@ pub fn check_fde(sec: &SectionRef<'_>, vaddr: u64, fde: &FdeRows) -> FdeOutcome 
                 0,
                 Kind::StepError,
                 "cfi-unreadable",
-                "a readable FDE",
-                format!("{v:?}"),
+                Said::AReadableFde,
+                Said::Unreadable(v),
             ))
         }
     };

@@ -22,6 +22,7 @@ pub mod dwarf_expr;
 pub mod gen;
 pub mod minimize;
 pub mod pattern;
+pub mod said;
 
 use asm::Producer;
 use check::{FdeOutcome, Mismatch};

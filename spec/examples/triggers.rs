@@ -1,6 +1,6 @@
 //! Print, per file and libsframe release, the first known bug the release's decode (as
 //! `sframe-worker` drives it; with `--lookup` first, its look-ups) reaches: `FILE RELEASE
-//! TRIGGER|clean|not-modelled`. `ci/check-triggers` compares these lines with what the ASan
+//! TRIGGER|clean`. `ci/check-triggers` compares these lines with what the ASan
 //! builds report. `--objdump`: the same per objdump release, `FILE objdump-RELEASE TRIGGER`, as
 //! `objdump --sframe` of that release reads the file. `--glibc FILE [PC...]`: glibc 2.43's reader on FILE, its decode and a
 //! look-up at each PC (`decode|PC TRIGGER|clean`).
@@ -10,7 +10,6 @@ fn name(e: Evaluation) -> &'static str {
     match e {
         Evaluation::Triggered(t) => t.name(),
         Evaluation::Clean => "clean",
-        Evaluation::NotModelled => "not-modelled",
     }
 }
 

@@ -10,8 +10,8 @@
 //! The walk is a model of the release's own source, cited per variant; it reads nothing out
 //! of bounds, allocates nothing but a copy of a foreign-endian section (swapped as the
 //! release's pass swaps it, `flip`; for objdump 2.47, of the section with the 0 byte its loader
-//! puts after it), and stops at the first bad access. Where a model does
-//! not read an input it says so ([`Evaluation::NotModelled`]) rather than guess. [`first_trigger`] models GNU libsframe;
+//! puts after it), and stops at the first bad access. Every model reads every input: each
+//! release's byte-swapping pass of a foreign-endian section is modelled too. [`first_trigger`] models GNU libsframe;
 //! [`glibc::first_trigger`] glibc's reader; [`simple_frame::first_trigger`] simple-frame-rs.
 
 mod flip;
@@ -268,10 +268,6 @@ pub enum Evaluation {
     Triggered(Trigger),
     /// The walk ends without reaching a known bug.
     Clean,
-    /// The model does not read this input. (Every model here reads every input since
-    /// libsframe's byte-swapping pass of foreign-endian sections is modelled, `flip`; a
-    /// model that leaves inputs aside says so with this rather than guess.)
-    NotModelled,
 }
 
 /// How many FREs of a function the worker reads (worker/src/libsframe.rs `MAX_FRES`).

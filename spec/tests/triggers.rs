@@ -31,7 +31,6 @@ fn name(e: Evaluation) -> &'static str {
     match e {
         Evaluation::Triggered(t) => t.name(),
         Evaluation::Clean => "clean",
-        Evaluation::NotModelled => "not-modelled",
     }
 }
 

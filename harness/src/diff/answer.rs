@@ -4,6 +4,7 @@
 //! the `--json` output have always read: `valid`, `breaks RULE`, `decoded`, `SIGSEGV: …`,
 //! `no answer in N ms`, a field's value.
 
+use super::Value;
 use crate::impls::Found;
 use crate::signature::{ErrorClass, Signal};
 use serde::{Serialize, Serializer};
@@ -16,8 +17,8 @@ pub enum Answer {
     /// Nothing recorded for this side (a discrepancy not yet filled in).
     #[default]
     Nothing,
-    /// A field's value, as the comparison renders it ([`super::compare::FieldDiff`]).
-    Value(String),
+    /// A field's value ([`super::compare::FieldDiff`]).
+    Value(Value),
     /// The reference's row for a PC, or its "no row" (`None`).
     Row(Option<Found>),
     /// The section breaks no error-severity rule.
@@ -64,7 +65,7 @@ impl fmt::Display for Answer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Answer::Nothing => Ok(()),
-            Answer::Value(v) => f.write_str(v),
+            Answer::Value(v) => write!(f, "{v}"),
             Answer::Row(row) => write!(f, "{row:?}"),
             Answer::Valid => f.write_str("valid"),
             Answer::Breaks(rule) => write!(f, "breaks {}", rule.id()),
@@ -96,7 +97,7 @@ mod tests {
     fn each_answer_reads_as_before() {
         let cases: Vec<(Answer, &str)> = vec![
             (Answer::Nothing, ""),
-            (Answer::Value("Some(3)".into()), "Some(3)"),
+            (Answer::Value(Value::Number(3)), "3"),
             (Answer::Row(None), "None"),
             (Answer::Valid, "valid"),
             (Answer::Breaks(Rule::FdeFreType), "breaks FDE-FRE-TYPE"),

@@ -2,15 +2,15 @@
 //!
 //! Only fields both sides report are compared (`None` = not reported). Each difference names
 //! its field with a stable dotted path (`header.flags`, `function.start`, `fre.ra`, ...), the
-//! function and FRE index where it was seen, and both values.
+//! function and FRE index where it was seen, and both values ([`Value`]).
 
+use super::value::Value;
 use crate::impls::{Decoded, Found, Row};
 use crate::signature::field::{RowField, RowOf};
 use crate::signature::FieldPath;
 use serde::Serialize;
 use sframe_spec::Stored;
 use std::collections::BTreeSet;
-use std::fmt::Debug;
 
 /// One differing field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -20,13 +20,9 @@ pub struct FieldDiff {
     pub function: Option<usize>,
     pub fre: Option<usize>,
     /// The reference's value.
-    pub expected: String,
+    pub expected: Value,
     /// The implementation's value.
-    pub found: String,
-}
-
-fn show<T: Debug>(v: &T) -> String {
-    format!("{v:?}")
+    pub found: Value,
 }
 
 struct Acc {
@@ -43,7 +39,7 @@ impl Acc {
             fields_only: None,
         }
     }
-    fn opt<T: PartialEq + Debug>(
+    fn opt<T: PartialEq + Clone + Into<Value>>(
         &mut self,
         field: FieldPath,
         f: Option<usize>,
@@ -57,7 +53,7 @@ impl Acc {
                     set.insert(field);
                     return;
                 }
-                self.push(field, f, k, show(a), show(b));
+                self.push(field, f, k, a.clone().into(), b.clone().into());
             }
         }
     }
@@ -66,8 +62,8 @@ impl Acc {
         field: FieldPath,
         function: Option<usize>,
         fre: Option<usize>,
-        expected: String,
-        found: String,
+        expected: Value,
+        found: Value,
     ) {
         if let Some(set) = &mut self.fields_only {
             set.insert(field);
@@ -151,8 +147,8 @@ fn compare_decoded(acc: &mut Acc, a: &Decoded, b: &Decoded) {
             FieldPath::FunctionCount,
             None,
             None,
-            a.functions.len().to_string(),
-            b.functions.len().to_string(),
+            a.functions.len().into(),
+            b.functions.len().into(),
         );
     }
     for (i, (fa, fb)) in a.functions.iter().zip(&b.functions).enumerate() {
@@ -201,8 +197,8 @@ fn compare_decoded(acc: &mut Acc, a: &Decoded, b: &Decoded) {
                     FieldPath::FunctionError,
                     f,
                     None,
-                    "none".into(),
-                    e.to_string(),
+                    Value::None,
+                    Value::Error(e.clone()),
                 );
             }
         }
@@ -213,8 +209,8 @@ fn compare_decoded(acc: &mut Acc, a: &Decoded, b: &Decoded) {
                 FieldPath::FreCount,
                 f,
                 None,
-                fa.fres.len().to_string(),
-                fb.fres.len().to_string(),
+                fa.fres.len().into(),
+                fb.fres.len().into(),
             );
         }
         for (k, (ra, rb)) in fa.fres.iter().zip(&fb.fres).enumerate() {
@@ -229,8 +225,20 @@ pub fn found(a: &Option<Found>, b: &Option<Found>) -> Vec<FieldDiff> {
     let mut acc = Acc::new();
     match (a, b) {
         (None, None) => {}
-        (Some(x), None) => acc.push(FieldPath::Missing, None, None, show(x), "none".into()),
-        (None, Some(y)) => acc.push(FieldPath::Extra, None, None, "none".into(), show(y)),
+        (Some(x), None) => acc.push(
+            FieldPath::Missing,
+            None,
+            None,
+            Value::Found(x.clone()),
+            Value::None,
+        ),
+        (None, Some(y)) => acc.push(
+            FieldPath::Extra,
+            None,
+            None,
+            Value::None,
+            Value::Found(y.clone()),
+        ),
         (Some(x), Some(y)) => {
             acc.opt(
                 FieldPath::FoundFunctionStart,
@@ -318,11 +326,17 @@ mod tests {
         let d = decoded(&a, &b);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].field, FieldPath::FunctionFreType);
-        assert_eq!((d[0].expected.as_str(), d[0].found.as_str()), ("2", "3"));
+        assert_eq!(
+            (&d[0].expected, &d[0].found),
+            (&Value::Number(2), &Value::Number(3))
+        );
         b.functions[0].fre_type = a.functions[0].fre_type;
         b.functions[0].pc_type = Some(PcType::Inc.into());
         let d = decoded(&a, &b);
         assert_eq!(d[0].field, FieldPath::FunctionPcType);
-        assert_eq!((d[0].expected.as_str(), d[0].found.as_str()), ("1", "0"));
+        assert_eq!(
+            (&d[0].expected, &d[0].found),
+            (&Value::Number(1), &Value::Number(0))
+        );
     }
 }

@@ -58,6 +58,7 @@ mod reference_view;
 pub mod report;
 pub mod seeds;
 pub mod triggers;
+mod value;
 
 pub use crate::signature::Op;
 pub use answer::Answer;
@@ -70,6 +71,7 @@ pub use judge::{judge, Judgement};
 pub use reference_view::{
     aliased_32, overlap_zones, reference_view, reference_view_of, version_tag, ReferenceView,
 };
+pub use value::{Value, ValueError};
 
 #[cfg(test)]
 mod tests {

@@ -203,8 +203,8 @@ mod tests {
             .expect("a signature");
         Discrepancy {
             pc: Some(0),
-            expected: Answer::Value("a".into()),
-            found: Answer::Value("b".into()),
+            expected: Answer::Value(crate::diff::Value::Rule(sframe_spec::Loc::SameValue)),
+            found: Answer::Value(crate::diff::Value::Rule(sframe_spec::Loc::Undefined)),
             explained_by: explained_by.iter().map(|s| s.to_string()).collect(),
             ..Discrepancy::new(sig)
         }

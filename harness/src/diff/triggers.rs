@@ -8,7 +8,7 @@
 //! `objdump-<release>` is read as that release's `objdump --sframe` reads the input
 //! ([`Caller::Objdump`]: libsframe's decode, then its dump's calls in their order, with the
 //! dump's own assertions). Where
-//! the model does not read the input ([`Evaluation::NotModelled`]) or the ledger has no trigger
+//! no model reads the implementation's inputs or the ledger has no trigger
 //! for the implementation, its crash site is matched against the findings' patterns, as
 //! before triggers.
 
@@ -86,7 +86,7 @@ impl TriggerTable {
 
     /// What the triggers say of a crash or hang of `implementation` in `op` on `data` (a
     /// look-up's at `pc`): `None` when they cannot say (no trigger for it in the ledger, or
-    /// an input the model does not read).
+    /// an implementation or operation no model reads).
     pub fn check(
         &self,
         implementation: &str,
@@ -96,7 +96,6 @@ impl TriggerTable {
     ) -> Option<TriggerCheck> {
         let known = self.by_impl.get(implementation)?;
         match evaluate(implementation, op, pc, data)? {
-            Evaluation::NotModelled => None,
             Evaluation::Clean => Some(TriggerCheck::NoneHolds),
             Evaluation::Triggered(t) => Some(match known.iter().find(|(k, _)| *k == t) {
                 Some((_, finding)) => TriggerCheck::Holds {

@@ -23,4 +23,4 @@ mod score;
 pub use classify::classify;
 pub use export::{export, sources, ExportSettings, ExportSummary};
 pub use format::{case_name, fnv1a, read_suite, Broken, CaseFile, Class, Lookup, MAX_PCS};
-pub use score::{score, Answer, Failure, Report, Tally, Why};
+pub use score::{score, Failure, OutcomeKind, Report, Tally, Why};

@@ -48,9 +48,11 @@ fn as_text<S: serde::Serializer>(why: &Why, s: S) -> Result<S::Ok, S::Error> {
     s.collect_str(why)
 }
 
-/// What an implementation answered where no value was compared: accepted, or why not.
+/// How an implementation's [`Outcome`] ended where no value was compared: it accepted the
+/// input, or refused it, did not support it, crashed or hung. (The differential engine's answer, the
+/// value or refusal a discrepancy shows, is [`crate::diff::Answer`].)
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
+pub enum OutcomeKind {
     Accepted,
     Refused(ErrorClass),
     Unsupported(UnsupportedReason),
@@ -58,28 +60,28 @@ pub enum Answer {
     Hung { timeout_ms: u64 },
 }
 
-impl Answer {
-    fn of<T>(o: &Outcome<T>) -> Answer {
+impl OutcomeKind {
+    fn of<T>(o: &Outcome<T>) -> OutcomeKind {
         match o {
-            Outcome::Ok { .. } => Answer::Accepted,
-            Outcome::Rejected { class, .. } => Answer::Refused(class.clone()),
-            Outcome::Unsupported { reason } => Answer::Unsupported(reason.clone()),
-            Outcome::Crashed { signal, .. } => Answer::Crashed(signal.clone()),
-            Outcome::Hung { timeout_ms } => Answer::Hung {
+            Outcome::Ok { .. } => OutcomeKind::Accepted,
+            Outcome::Rejected { class, .. } => OutcomeKind::Refused(class.clone()),
+            Outcome::Unsupported { reason } => OutcomeKind::Unsupported(reason.clone()),
+            Outcome::Crashed { signal, .. } => OutcomeKind::Crashed(signal.clone()),
+            Outcome::Hung { timeout_ms } => OutcomeKind::Hung {
                 timeout_ms: *timeout_ms,
             },
         }
     }
 }
 
-impl fmt::Display for Answer {
+impl fmt::Display for OutcomeKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Answer::Accepted => f.write_str("accepted"),
-            Answer::Refused(class) => write!(f, "refused ({class})"),
-            Answer::Unsupported(reason) => write!(f, "unsupported ({reason})"),
-            Answer::Crashed(signal) => write!(f, "crashed ({signal})"),
-            Answer::Hung { timeout_ms } => write!(f, "hung ({timeout_ms} ms)"),
+            OutcomeKind::Accepted => f.write_str("accepted"),
+            OutcomeKind::Refused(class) => write!(f, "refused ({class})"),
+            OutcomeKind::Unsupported(reason) => write!(f, "unsupported ({reason})"),
+            OutcomeKind::Crashed(signal) => write!(f, "crashed ({signal})"),
+            OutcomeKind::Hung { timeout_ms } => write!(f, "hung ({timeout_ms} ms)"),
         }
     }
 }
@@ -90,11 +92,11 @@ pub enum Why {
     /// The section's format version is not one the implementation reads.
     VersionUnsupported,
     /// `decode` answered so.
-    Decode(Answer),
+    Decode(OutcomeKind),
     /// `decode`'s value differs: the first field that differs, and how many do.
     DecodeValue { first: FieldDiff, differing: usize },
     /// `find_fre` at `pc` answered so.
-    FindFre { pc: i64, answer: Answer },
+    FindFre { pc: i64, kind: OutcomeKind },
     /// `find_fre`'s row at `pc` differs: the first field that differs.
     FindFreValue { pc: i64, first: FieldDiff },
     /// Fewer answers than PCs asked.
@@ -119,7 +121,7 @@ impl fmt::Display for Why {
                     first.expected, first.found
                 )
             }
-            Why::FindFre { pc, answer } => write!(f, "find_fre at pc {pc} {answer}"),
+            Why::FindFre { pc, kind } => write!(f, "find_fre at pc {pc} {kind}"),
             Why::FindFreValue { pc, first } => write!(
                 f,
                 "find_fre at pc {pc}: {}: expected {}, found {}",
@@ -211,7 +213,7 @@ fn score_valid(imp: &dyn Implementation, data: &[u8], case: &CaseFile) -> (Res, 
                 }
             }
         }
-        j => worst.note(Res::of(&j), || Why::Decode(Answer::of(&d))),
+        j => worst.note(Res::of(&j), || Why::Decode(OutcomeKind::of(&d))),
     }
     if worst.res == Res::Crashed {
         return (worst.res, worst.why);
@@ -232,7 +234,7 @@ fn score_valid(imp: &dyn Implementation, data: &[u8], case: &CaseFile) -> (Res, 
                 }
                 j => worst.note(Res::of(&j), || Why::FindFre {
                     pc: l.pc,
-                    answer: Answer::of(o),
+                    kind: OutcomeKind::of(o),
                 }),
             }
         }
@@ -276,7 +278,7 @@ pub fn score(dir: &Path, imp: &dyn Implementation) -> Result<Report, String> {
             let o = imp.decode(&data);
             (
                 Res::of(&judge(&o, false)),
-                Some(Why::Decode(Answer::of(&o))),
+                Some(Why::Decode(OutcomeKind::of(&o))),
             )
         };
         match res {
@@ -394,7 +396,7 @@ mod tests {
             case: "valid/x".into(),
             class: Class::Valid,
             result: "failed",
-            why: Why::Decode(Answer::Refused(ErrorClass::Named(
+            why: Why::Decode(OutcomeKind::Refused(ErrorClass::Named(
                 "SFRAME_ERR_BUF_INVAL".into(),
             ))),
         };
@@ -402,7 +404,7 @@ mod tests {
         assert_eq!(json["why"], "decode refused (SFRAME_ERR_BUF_INVAL)");
         let crashed = Why::FindFre {
             pc: 16,
-            answer: Answer::Crashed(Signal::from_number(11)),
+            kind: OutcomeKind::Crashed(Signal::from_number(11)),
         };
         assert_eq!(crashed.to_string(), "find_fre at pc 16 crashed (SIGSEGV)");
         let few = Why::TooFewAnswers { answers: 1, pcs: 3 };
