@@ -100,23 +100,25 @@ pub fn split_decode_find(line: &str) -> Option<(String, String)> {
 
 /// The `decode_find` response made of the `decode` and `find_fre` responses (JSON texts,
 /// taken as written; one that is not JSON makes the whole a protocol error): compact when
-/// both are, else JSON, a compact half written as JSON.
+/// either is, the other (a crash, a half asked alone: small) rewritten in the compact form,
+/// else JSON. A compact `decode` half is about a tenth of its JSON, so one crashed half does
+/// not cost the other's JSON, written here and read back in the harness.
 pub fn join_decode_find(decode: &str, finds: &str) -> String {
     use serde_json::value::RawValue;
     match (compact::is_compact(decode), compact::is_compact(finds)) {
         (true, true) => return format!("{decode}{finds}"),
         (false, false) => {}
-        (d, _) => {
-            let as_json = if d {
-                compact::read_decode_half(decode).map(|o| json(&o))
-            } else {
-                compact::read_finds_half(finds).map(|o| json(&o))
-            };
-            return match as_json {
-                Ok(j) if d => join_decode_find(&j, finds),
-                Ok(j) => join_decode_find(decode, &j),
-                Err(e) => json(&Outcome::<()>::protocol_error(e)),
-            };
+        (true, false) => {
+            return match serde_json::from_str::<Outcome<Vec<Outcome<Option<Found>>>>>(finds) {
+                Ok(o) => format!("{decode}{}", compact::finds_half(&o)),
+                Err(e) => json(&protocol_error::<()>(&e, finds)),
+            }
+        }
+        (false, true) => {
+            return match serde_json::from_str::<Outcome<Decoded>>(decode) {
+                Ok(o) => format!("{}{finds}", compact::decode_half(&o)),
+                Err(e) => json(&protocol_error::<()>(&e, decode)),
+            }
         }
     }
     #[derive(Serialize)]
@@ -377,6 +379,38 @@ mod tests {
             matches!(value.decode, Outcome::Crashed { ref signal, .. } if *signal == Signal::Named("SIGSEGV".into()))
         );
         assert!(matches!(value.finds, Outcome::Ok { ref value } if value.len() == 1));
+    }
+
+    #[test]
+    fn a_compact_half_beside_a_json_half_keeps_the_answer_compact() {
+        let decoded = Outcome::ok(Decoded {
+            functions: vec![Default::default()],
+            ..Decoded::default()
+        });
+        let crash = r#"{"status":"crashed","signal":"SIGSEGV","site":"sframe_find_fre","repeated":true,"detail":"d"}"#;
+        let finds: Outcome<Vec<Outcome<Option<Found>>>> = serde_json::from_str(crash).unwrap();
+        // A decode half that ran, then a find_fre half that crashed.
+        let joined = join_decode_find(&compact::decode_half(&decoded), crash);
+        assert!(compact::is_compact(&joined), "{joined}");
+        let Outcome::Ok { value } = read_decode_find(&joined).unwrap() else {
+            panic!("not ok: {joined}")
+        };
+        assert_eq!((value.decode, value.finds), (decoded.clone(), finds));
+        // A decode half that crashed, then a find_fre half that ran.
+        let ran = Outcome::ok(vec![Outcome::ok(None)]);
+        let decode: Outcome<Decoded> = serde_json::from_str(crash).unwrap();
+        let joined = join_decode_find(crash, &compact::finds_half(&ran));
+        assert!(compact::is_compact(&joined), "{joined}");
+        let Outcome::Ok { value } = read_decode_find(&joined).unwrap() else {
+            panic!("not ok: {joined}")
+        };
+        assert_eq!((value.decode, value.finds), (decode, ran));
+        // A half that is not an answer makes the whole a protocol error, as in JSON.
+        let bad = join_decode_find(&compact::decode_half(&decoded), "{");
+        assert!(
+            matches!(read_decode_find(&bad), Ok(o) if o.value().is_none()),
+            "{bad}"
+        );
     }
 
     #[test]
