@@ -6,8 +6,9 @@
 //! A server child, forked from the clean worker, answers requests one after another: a
 //! `fork` per request was most of a request's cost. libsframe keeps no state between calls
 //! but its heap blocks, which live on guard pages (`guarded_heap`) and which
-//! `sframe_decoder_free` frees; the child retires after any request that leaves one alive,
-//! so every request meets the same empty guarded heap, as a fresh child's would be. When
+//! `sframe_decoder_free` frees; the child releases those a request leaves alive (leaked:
+//! nothing the library reads points to them, `guarded_heap::release_leaked`), so every
+//! request meets the same empty guarded heap, as a fresh child's would be. When
 //! the server child dies on a request (signal, abort, non-zero exit, or no answer), that
 //! was the first try; the parent tries once more in a fresh server child, and answers
 //! `{"status":"crashed","signal":...,"site":...,"repeated":...,"detail":...}` itself: the
@@ -174,8 +175,8 @@ fn finds_after_decoder_crash(pcs: &[i64], signal: &Signal, detail: &str) -> Stri
 
 /// A server child: requests go down `to`, answers come up `from`, one line each (two for a
 /// `decode_find` request: its `decode` half, then its `find_fre` half), every answer
-/// prefixed with `A` (go on) or `R` (answered, and retiring: a guarded block leaked, or
-/// `recover::RECOVERIES` crashes recovered from); a crash recovered from is the line
+/// prefixed with `A` (go on) or `R` (answered, and retiring: `recover::RECOVERIES`
+/// crashes recovered from); a crash recovered from is the line
 /// `C<signal number>` instead of an answer. Its
 /// stderr goes to a pipe the parent empties after each answer, so that what is left there
 /// when the child dies is what it said on the request it died on.
@@ -204,7 +205,6 @@ fn server_loop(imp: &dyn Implementation, input: std::fs::File, out: i32) {
         framed.push('\n');
         write_all_fd(out, framed.as_bytes());
     };
-    let leaked = || crate::guarded_heap::live_blocks() != 0;
     let mut recovered = 0;
     for line in BufReader::new(input).lines() {
         let Ok(line) = line else { return };
@@ -212,9 +212,9 @@ fn server_loop(imp: &dyn Implementation, input: std::fs::File, out: i32) {
             // Both halves, the section read once; each half answered as its own request.
             Ok(Request::DecodeFind { data, pcs, compact }) => {
                 let go_on = |d: &str| {
-                    let retire = leaked();
-                    say(d, retire);
-                    !retire
+                    crate::guarded_heap::release_leaked();
+                    say(d, false);
+                    true
                 };
                 answer_decode_find(imp, &data, &pcs, compact, go_on).1
             }
@@ -231,7 +231,8 @@ fn server_loop(imp: &dyn Implementation, input: std::fs::File, out: i32) {
                 continue;
             }
         };
-        let retire = leaked() || recovered >= crate::recover::RECOVERIES;
+        crate::guarded_heap::release_leaked();
+        let retire = recovered >= crate::recover::RECOVERIES;
         say(&resp, retire);
         if retire {
             return;

@@ -100,11 +100,6 @@ type FindFn = unsafe extern "C" fn(*mut c_void, i32, *mut GsRow) -> c_int;
 /// At most this many rows are read per function (counts are taken from the section).
 const MAX_FRES: u32 = 4096;
 
-/// Pages of guard on each side: the reader's pointers can land up to 2 GiB before the
-/// section (`int fidx_size` wraps) and tens of GiB after it (`sfd_funcdesc[mid]` with a
-/// 32-bit count, plus a 32-bit FRE offset); 64 GiB of address space covers both.
-const GUARD_PAGES: usize = 16 << 20;
-
 /// `_URC_NO_REASON`.
 const URC_NO_REASON: c_int = 0;
 /// What gs_fde and gs_fres return for an entry that does not lie inside the section.
@@ -236,7 +231,7 @@ impl Glibc {
                 )));
             }
         }
-        let g = Guarded::with_guards(data, GUARD_PAGES, GUARD_PAGES)
+        let g = Guarded::far(data)
             .ok_or_else(|| Outcome::unsupported("cannot map a guarded buffer"))?;
         let mut ctx = Ctx {
             g: self,

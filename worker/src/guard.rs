@@ -107,6 +107,13 @@ pub fn release_all() {
     }
 }
 
+/// Pages of guard on each side of a [`Guarded::far`] copy: a reader's pointers can land up
+/// to 2 GiB before the section (glibc's `int fidx_size` wraps) and tens of GiB after it (an
+/// entry of a 32-bit count of 20-byte FDEs, plus a 32-bit FRE offset: libsframe's
+/// `sframe_decode` copies from `hdrsz + sfh_fdeoff`, glibc's `sfd_funcdesc[mid]`); 64 GiB of
+/// address space (`PROT_NONE`, `MAP_NORESERVE`: no memory) covers both.
+pub const FAR_GUARD_PAGES: usize = 16 << 20;
+
 /// A copy of the input whose last byte is followed (and first byte preceded) by an
 /// inaccessible page, so that a read past either end faults at once instead of returning
 /// whatever the heap holds there.
@@ -120,8 +127,12 @@ pub struct Guarded {
 }
 
 impl Guarded {
-    pub fn new(bytes: &[u8]) -> Option<Guarded> {
-        Guarded::with_guards(bytes, 1, 1)
+    /// A copy with [`FAR_GUARD_PAGES`] on each side: for readers that compute where to read
+    /// from counts and offsets in the section, so that such a read faults on the copy's own
+    /// guard (a clean crash, `recover`) rather than in whatever else is mapped there, or in
+    /// nothing (a fault the child cannot be proven clean after, so it dies).
+    pub fn far(bytes: &[u8]) -> Option<Guarded> {
+        Guarded::with_guards(bytes, FAR_GUARD_PAGES, FAR_GUARD_PAGES)
     }
 
     /// A copy with `before` inaccessible pages before it and `after` after it, for readers
@@ -272,7 +283,7 @@ mod tests {
     #[test]
     fn a_kept_mapping_is_given_as_a_fresh_one_would_be() {
         let long = vec![0xaa; 3000];
-        let first = Guarded::new(&long).unwrap();
+        let first = Guarded::with_guards(&long, 1, 1).unwrap();
         let at = first.map;
         assert!(in_guard(at as usize));
         drop(first);
@@ -280,7 +291,7 @@ mod tests {
         assert!(!in_guard(at as usize));
         // The same shape: the same mapping, the longer input's bytes before the short one
         // zeroed as a fresh mapping's are.
-        let short = Guarded::new(&[1, 2, 3]).unwrap();
+        let short = Guarded::with_guards(&[1, 2, 3], 1, 1).unwrap();
         assert_eq!(short.map, at);
         assert_eq!(short.as_slice(), [1, 2, 3]);
         let pages = data_pages(&short, 1);

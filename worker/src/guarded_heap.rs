@@ -17,8 +17,8 @@
 //! allocator (`__libc_malloc` and friends). The worker binary exports these functions as
 //! `malloc`, `calloc`, `realloc` and `free` ([`export_guarded_heap!`](crate::export_guarded_heap)),
 //! so that the `dlopen`ed library's calls reach them; the worker is single-threaded and
-//! serves requests in forked children (`forking`), each retiring when a request leaves a
-//! guarded block alive ([`live_blocks`]).
+//! serves requests in forked children (`forking`), which release what a request leaves
+//! alive ([`release_leaked`]).
 
 use libc::c_void;
 use std::cell::Cell;
@@ -91,8 +91,6 @@ impl Drop for Guarding {
 }
 
 /// How many guarded blocks are alive: none once the library has freed what it allocated.
-/// A long-lived server child retires when a request leaves some behind (see `forking`), so
-/// that leaks never fill the table and let later blocks go unguarded.
 pub fn live_blocks() -> usize {
     // SAFETY: single-threaded use (the worker's); reads one word of the table.
     unsafe { (*std::ptr::addr_of!(TABLE)).count }
@@ -102,6 +100,16 @@ pub fn live_blocks() -> usize {
 /// (`recover`) left undropped.
 pub fn stop_guarding() {
     GUARDING.with(|g| g.set(false));
+}
+
+/// Release the guarded blocks a request's calls left alive after they returned: what the
+/// library leaked (libsframe keeps no state between calls, so no pointer to them is left
+/// anywhere it reads), so that the next request meets an empty table, as a fresh child's
+/// is, and leaks never fill the table and let later blocks go unguarded. A server child
+/// (`forking`) calls it after each answer, and after a `decode_find` request's `decode`
+/// half: before, it retired and the worker forked a new one.
+pub fn release_leaked() {
+    release_all();
 }
 
 /// Release every live guarded block: those of a call abandoned by a recovery (`recover`),

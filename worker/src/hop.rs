@@ -6,8 +6,8 @@
 //!
 //! The child hands a request over to the worker whenever it is not a plain answer: when the
 //! library crashed on it, cleanly (recovered from, `recover`: the child tells the worker on
-//! a control pipe and waits) or not (the child dies), and when a guarded block outlived it
-//! (the child retires). The worker reads where the child was from its [`Record`] and answers
+//! a control pipe and waits) or not (the child dies), and when it retires (after
+//! `recover::RECOVERIES` recoveries). The worker reads where the child was from its [`Record`] and answers
 //! as `forking` answers its server child's death or retirement: the child's crash is the
 //! first try, and the second opinion, the look-ups PC by PC, the `find_fre` half asked alone
 //! are `forking`'s. So every answer is the one `forking`'s server behind the worker gives.
@@ -268,7 +268,6 @@ fn child_loop(
     err_r: i32,
     ctl: &Control,
 ) -> ! {
-    let leaked = || crate::guarded_heap::live_blocks() != 0;
     let end = |p: Phase| -> ! {
         record.phase(p);
         // SAFETY: leaves without running the parent's atexit handlers or destructors.
@@ -299,14 +298,9 @@ fn child_loop(
         let resp = crate::recover::protected(|| match serde_json::from_str::<Request>(&line) {
             Ok(Request::DecodeFind { data, pcs, compact }) => {
                 let go_on = |d: &str| {
-                    let retire = leaked();
-                    let then = if retire {
-                        Phase::RetiredMidway
-                    } else {
-                        Phase::FindHalf
-                    };
-                    record.decode_half(d, then, len, kept_len);
-                    !retire
+                    crate::guarded_heap::release_leaked();
+                    record.decode_half(d, Phase::FindHalf, len, kept_len);
+                    true
                 };
                 match answer_decode_find(imp, &data, &pcs, compact, go_on) {
                     (d, Some(f)) => Some(join_decode_find(&d, &f)),
@@ -321,9 +315,7 @@ fn child_loop(
                 let mut out = resp.into_bytes();
                 out.push(b'\n');
                 forking::write_all_fd(1, &out);
-                if leaked() {
-                    end(Phase::Retired);
-                }
+                crate::guarded_heap::release_leaked();
             }
             Ok(None) => end(Phase::RetiredMidway),
             Err(signal) => {

@@ -16,7 +16,9 @@
 //!   `sframe_get_fre_udata`; sid `sframe_fre_get_ra_undefined_p` marks outermost frames.
 //! - `encode`: the encoder API of the release, as a producer.
 //!
-//! Sections are passed in a guarded buffer ([`Guarded`]): a read past their end crashes.
+//! Sections are passed in a guarded buffer with wide guards ([`Guarded::far`]): a read past
+//! their end, or from an offset the section gives that lands outside it, faults on the
+//! buffer's own guard (a clean crash, recovered from: `recover`).
 
 use crate::ffi::{Api, Decoder, EncFunction, FreBuf, Lib};
 use crate::guard::Guarded;
@@ -288,7 +290,7 @@ impl Implementation for Libsframe {
                 return Outcome::unsupported(format!("{} does not read SFrame {v}", self.name()));
             }
         }
-        let Some(guarded) = Guarded::new(data) else {
+        let Some(guarded) = Guarded::far(data) else {
             return Outcome::unsupported("cannot map a guarded buffer");
         };
         let d = match self.lib.decoder(guarded.as_slice()) {
@@ -370,7 +372,7 @@ impl Implementation for Libsframe {
                 return pcs.iter().map(|_| o.clone()).collect();
             }
         }
-        let Some(guarded) = Guarded::new(data) else {
+        let Some(guarded) = Guarded::far(data) else {
             return pcs
                 .iter()
                 .map(|_| Outcome::unsupported("cannot map a guarded buffer"))

@@ -2,10 +2,13 @@
 //! clean, instead of letting it die: the crash is answered as before, and the child goes on
 //! serving with no `fork` of a fresh child on the request's path.
 //!
-//! Two kinds of crash are clean:
+//! Three kinds of crash are clean:
 //! - a fault (`SIGSEGV`, `SEGV_ACCERR`) on a guard page: past a live guarded heap block
 //!   (`guarded_heap`) or around the input's guarded copy (`guard`). The faulting access did
 //!   not happen: a read returned nothing, a write landed nowhere.
+//! - an integer division trap (`SIGFPE`, `FPE_INTDIV`): a divisor of 0 taken from the section
+//!   (a PC-mask function's repetition size). The trapping instruction wrote nothing, and no
+//!   pointer went astray before it: the library computed with a value it read.
 //! - a failed assertion (`__assert_fail`, which the worker exports in place of glibc's, see
 //!   [`export_assert_fail!`](crate::export_assert_fail)): the library checked a condition
 //!   before acting on it, and stops instead of acting. The message is glibc's, word for word,
@@ -20,8 +23,8 @@
 //! installed again. The library keeps no state between calls but those blocks. What stays is
 //! leaked memory of glibc's heap (the request's own buffers, never read again), bounded by
 //! retiring the child after [`RECOVERIES`] recoveries. Every other crash (an `abort` of
-//! glibc's own, a fault anywhere else, a stack protector's report, a division by zero) still
-//! ends the child, and the worker forks a fresh one as before.
+//! glibc's own, a fault anywhere else, a stack protector's report, any other
+//! trap) still ends the child, and the worker forks a fresh one as before.
 //!
 //! The jump back is `siglongjmp` (`recover.c`) to the request loop, over the frames of the
 //! library and of the one request's answer, whose destructors do not run (their memory is
@@ -104,6 +107,10 @@ fn undo_abandoned_call() {
 /// `si_code` of a fault on a mapped page the access is not allowed to (asm-generic/siginfo.h).
 const SEGV_ACCERR: c_int = 2;
 
+/// `si_code` of an integer division trap (asm-generic/siginfo.h): on x86-64 a `div` or
+/// `idiv` by zero, or of the most negative value by -1.
+const FPE_INTDIV: c_int = 1;
+
 /// Whether a crash may be recovered from now: a protected call is running.
 fn armed() -> bool {
     // SAFETY: reads a flag; async-signal-safe.
@@ -117,15 +124,19 @@ fn armed() -> bool {
 /// # Safety
 /// Only from the fault signal handler, with the `siginfo_t` it was given.
 pub unsafe fn after_fault(sig: c_int, info: *const libc::siginfo_t) {
-    if sig != libc::SIGSEGV || info.is_null() || !armed() {
+    if info.is_null() || !armed() {
         return;
     }
     let info = &*info;
-    if info.si_code != SEGV_ACCERR {
-        return;
-    }
-    let addr = info.si_addr() as usize;
-    if crate::guarded_heap::in_guard(addr) || crate::guard::in_guard(addr) {
+    let clean = match sig {
+        libc::SIGSEGV if info.si_code == SEGV_ACCERR => {
+            let addr = info.si_addr() as usize;
+            crate::guarded_heap::in_guard(addr) || crate::guard::in_guard(addr)
+        }
+        libc::SIGFPE => info.si_code == FPE_INTDIV,
+        _ => false,
+    };
+    if clean {
         sframe_worker_recover(sig);
     }
 }
