@@ -3,13 +3,17 @@
 //! either end faults at once (a crash the harness sees) instead of returning whatever the
 //! heap holds there.
 //!
-//! The mapping of the copy last dropped is kept for the next copy of the same shape (guard
-//! pages and data pages), which finds it as a fresh mapping would be: the bytes before the
-//! input zeroed, its guard pages untouched. A copy of another shape unmaps it first, and then
-//! maps its own, as when every copy was unmapped as it was dropped. So two copies in a row
-//! (a `decode_find` request's `decode` and `find_fre` halves) cost no `mmap`, `mprotect`,
-//! `munmap` (whose TLB shootdown was the dearest of them on a virtual machine) or fresh page
-//! faults, and lie where they lay.
+//! The mapping of the copy last dropped is kept for the next copy whose guards it has room
+//! for, which finds it as a fresh mapping would be: the bytes before the input zeroed, its
+//! guard pages untouched. The writable pages are reshaped to the new input's (`mprotect` of
+//! the pages between, when their count differs), so that they end where the guard after
+//! them begins, as in a fresh mapping; a fresh mapping leaves room for inputs of up to
+//! [`ROOM_PAGES`] pages, inaccessible until used. A copy the kept mapping has no room for
+//! unmaps it first, and then maps its own. So a run of copies (a `decode_find` request's
+//! `decode` and `find_fre` halves, the next request's, a recovered crash's next request)
+//! costs no `mmap` or `munmap` (whose TLB shootdown was the dearest of them on a virtual
+//! machine, and whose page tables over 128 GiB of a [`Guarded::far`] guard were the next),
+//! and lies where the last one lay.
 
 use std::ffi::c_void;
 
@@ -17,15 +21,15 @@ use std::ffi::c_void;
 /// for [`release_all`]. A fixed table: it is read in a signal handler. Past its capacity a
 /// copy is still guarded, only not recovered from (`recover`).
 const SLOTS: usize = 16;
-static mut LIVE: [(usize, usize); SLOTS] = [(0, 0); SLOTS];
+static mut LIVE: [Layout; SLOTS] = [Layout::NONE; SLOTS];
 static mut COUNT: usize = 0;
 
-fn note(map: usize, len: usize) {
+fn note(l: Layout) {
     // SAFETY: single-threaded use (the worker's).
     unsafe {
         let n = *std::ptr::addr_of!(COUNT);
         if n < SLOTS {
-            (*std::ptr::addr_of_mut!(LIVE))[n] = (map, len);
+            (*std::ptr::addr_of_mut!(LIVE))[n] = l;
             *std::ptr::addr_of_mut!(COUNT) = n + 1;
         }
     }
@@ -36,7 +40,7 @@ fn forget(map: usize) {
     unsafe {
         let n = *std::ptr::addr_of!(COUNT);
         let live = &mut *std::ptr::addr_of_mut!(LIVE);
-        if let Some(i) = live[..n].iter().position(|e| e.0 == map) {
+        if let Some(i) = live[..n].iter().position(|e| e.map == map) {
             live[i] = live[n - 1];
             *std::ptr::addr_of_mut!(COUNT) = n - 1;
         }
@@ -52,56 +56,110 @@ pub fn in_guard(addr: usize) -> bool {
         let live = &*std::ptr::addr_of!(LIVE);
         live[..n]
             .iter()
-            .any(|&(map, len)| addr >= map && addr < map + len)
+            .any(|l| addr >= l.map && addr < l.map + l.len)
     }
 }
 
-/// The mapping kept for the next copy: `(mapping, length, pages before)`, `(0, 0, 0)` for
-/// none. Single-threaded use (the worker's).
-static mut IDLE: (usize, usize, usize) = (0, 0, 0);
+/// A mapping's layout, in pages: its data pages are the `writable` pages before page `end`,
+/// the guard after them runs from `end` to the mapping's end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Layout {
+    map: usize,
+    len: usize,
+    end: usize,
+    writable: usize,
+}
 
-/// The kept mapping when it has `map_len` bytes and `before` pages before its data;
-/// otherwise `None`, the kept mapping (of another shape) unmapped.
-fn take_idle(map_len: usize, before: usize) -> Option<*mut u8> {
+impl Layout {
+    const NONE: Layout = Layout {
+        map: 0,
+        len: 0,
+        end: 0,
+        writable: 0,
+    };
+}
+
+/// A fresh mapping's pages between its guard before and its guard after, however short the
+/// input: so that the next inputs, of up to this many pages, fit in it when it is kept.
+pub const ROOM_PAGES: usize = 16;
+
+/// The mapping kept for the next copy ([`Layout::NONE`] for none). Single-threaded use (the
+/// worker's).
+static mut IDLE: Layout = Layout::NONE;
+
+/// The kept mapping, reshaped to `data` writable pages with at least `before` pages of guard
+/// before them and `after` after, when it has room for them; otherwise `None`, the kept
+/// mapping unmapped.
+fn take_idle(page: usize, before: usize, data: usize, after: usize) -> Option<Layout> {
     // SAFETY: single-threaded use (the worker's); the kept mapping is owned by `IDLE` alone.
     unsafe {
         let idle = std::ptr::addr_of_mut!(IDLE);
-        let (map, len, b) = *idle;
-        *idle = (0, 0, 0);
-        if map == 0 {
+        let k = *idle;
+        *idle = Layout::NONE;
+        if k.map == 0 {
             return None;
         }
-        if len == map_len && b == before {
-            return Some(map as *mut u8);
+        let fits = k.len / page - k.end >= after && k.end >= before + data;
+        let (want, have) = (k.end - data.min(k.end), k.end - k.writable);
+        let reshaped = fits
+            && match want.cmp(&have) {
+                std::cmp::Ordering::Equal => true,
+                std::cmp::Ordering::Less => {
+                    // More pages: these were never written (or zeroed below when reused).
+                    protect(k.map + want * page, (have - want) * page, true)
+                }
+                std::cmp::Ordering::Greater => {
+                    protect(k.map + have * page, (want - have) * page, false)
+                }
+            };
+        if !reshaped {
+            libc::munmap(k.map as *mut c_void, k.len);
+            return None;
         }
-        libc::munmap(map as *mut c_void, len);
-        None
+        Some(Layout {
+            writable: data,
+            ..k
+        })
     }
 }
 
-/// Unmap the kept mapping (a recovered child is as a fresh one, which has none).
-fn release_idle() {
-    // SAFETY: single-threaded use (the worker's); the kept mapping is owned by `IDLE` alone.
+/// `mprotect` of `len` bytes at `addr`: readable and writable, or inaccessible.
+fn protect(addr: usize, len: usize, open: bool) -> bool {
+    let prot = if open {
+        libc::PROT_READ | libc::PROT_WRITE
+    } else {
+        libc::PROT_NONE
+    };
+    // SAFETY: called on pages of a mapping this module owns.
+    unsafe { libc::mprotect(addr as *mut c_void, len, prot) == 0 }
+}
+
+/// Keep the mapping of a copy no longer used for the next copy, when none is kept; else
+/// unmap it.
+fn keep_or_unmap(l: Layout) {
+    // SAFETY: single-threaded use (the worker's); the mapping is owned by the caller, which
+    // hands it over.
     unsafe {
-        let (map, len, _) = *std::ptr::addr_of!(IDLE);
-        if map != 0 {
-            libc::munmap(map as *mut c_void, len);
+        let idle = std::ptr::addr_of_mut!(IDLE);
+        if (*idle).map == 0 {
+            *idle = l;
+        } else {
+            libc::munmap(l.map as *mut c_void, l.len);
         }
-        *std::ptr::addr_of_mut!(IDLE) = (0, 0, 0);
     }
 }
 
-/// Unmap every live guarded copy: those of a call abandoned by a recovery (`recover`), whose
-/// [`Guarded`] values are never dropped; and the mapping kept for the next copy.
+/// Give up every live guarded copy: those of a call abandoned by a recovery (`recover`),
+/// whose [`Guarded`] values are never dropped. Their mappings are kept or unmapped as a
+/// dropped copy's are: the next copy finds a kept mapping as a fresh one would be.
 pub fn release_all() {
-    release_idle();
-    // SAFETY: single-threaded use (the worker's); each mapping is unmapped once, its owner
-    // never dropped.
+    // SAFETY: single-threaded use (the worker's); each mapping is handed over once, its
+    // owner never dropped.
     unsafe {
         let n = *std::ptr::addr_of!(COUNT);
         let live = &*std::ptr::addr_of!(LIVE);
-        for &(map, len) in &live[..n] {
-            libc::munmap(map as *mut c_void, len);
+        for l in &live[..n] {
+            keep_or_unmap(*l);
         }
         *std::ptr::addr_of_mut!(COUNT) = 0;
     }
@@ -118,10 +176,8 @@ pub const FAR_GUARD_PAGES: usize = 16 << 20;
 /// inaccessible page, so that a read past either end faults at once instead of returning
 /// whatever the heap holds there.
 pub struct Guarded {
-    map: *mut u8,
-    map_len: usize,
-    /// Inaccessible pages before the data (the shape of the mapping, with `map_len`).
-    before: usize,
+    /// Its mapping ([`Layout::NONE`] for a block of ASan's heap, see `asan_input`).
+    layout: Layout,
     data: *const u8,
     len: usize,
 }
@@ -135,13 +191,13 @@ impl Guarded {
         Guarded::with_guards(bytes, FAR_GUARD_PAGES, FAR_GUARD_PAGES)
     }
 
-    /// A copy with `before` inaccessible pages before it and `after` after it, for readers
-    /// that may jump far from the section (a length they take from it, not from the caller):
-    /// the guard is address space only (`PROT_NONE`, `MAP_NORESERVE`), however large.
+    /// A copy with at least `before` inaccessible pages before it and `after` after it, for
+    /// readers that may jump far from the section (a length they take from it, not from the
+    /// caller): the guard is address space only (`PROT_NONE`, `MAP_NORESERVE`), however large.
     pub fn with_guards(bytes: &[u8], before: usize, after: usize) -> Option<Guarded> {
         if let Some(heap) = crate::asan_input::heap() {
             // SAFETY: ASan's malloc; the block (at least one byte) is filled from `bytes`
-            // and freed by `Drop` with ASan's free (`map_len` 0 marks it).
+            // and freed by `Drop` with ASan's free.
             let p = unsafe { (heap.malloc)(bytes.len().max(1)) } as *mut u8;
             if p.is_null() {
                 return None;
@@ -149,9 +205,10 @@ impl Guarded {
             // SAFETY: `p` holds at least `bytes.len()` bytes and does not overlap `bytes`.
             unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
             return Some(Guarded {
-                map: p,
-                map_len: 0,
-                before: 0,
+                layout: Layout {
+                    map: p as usize,
+                    ..Layout::NONE
+                },
                 data: p,
                 len: bytes.len(),
             });
@@ -161,79 +218,61 @@ impl Guarded {
             .ok()
             .filter(|p| *p > 0)?;
         let data_pages = bytes.len().div_ceil(page);
-        let map_len = before
-            .checked_add(data_pages)?
-            .checked_add(after)?
-            .checked_mul(page)?;
-        let start = (before + data_pages) * page - bytes.len();
-        if let Some(map) = take_idle(map_len, before) {
-            note(map as usize, map_len);
-            // SAFETY: the kept mapping has this shape: its data pages, `before * page` on, are
-            // writable; the bytes before the input are zeroed, as in a fresh mapping, and the
-            // input copied after them, up to the guard pages.
-            let data = unsafe {
-                let head = map.add(before * page);
-                std::ptr::write_bytes(head, 0, start - before * page);
-                let p = map.add(start);
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
-                p as *const u8
-            };
-            return Some(Guarded {
-                map,
-                map_len,
-                before,
-                data,
-                len: bytes.len(),
-            });
-        }
-        // SAFETY: an anonymous private mapping of a fresh range, inaccessible until the data
-        // pages are opened below; the result is checked.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if map == libc::MAP_FAILED {
-            return None;
-        }
-        let map = map as *mut u8;
-        note(map as usize, map_len);
-        // Owns the mapping from here on (unmapped on every return path).
-        let mut g = Guarded {
-            map,
-            map_len,
-            before,
-            data: std::ptr::null(),
-            len: bytes.len(),
-        };
-        if data_pages > 0 {
-            // SAFETY: the data pages lie inside the mapping just made.
-            let ok = unsafe {
-                libc::mprotect(
-                    map.add(before * page) as *mut c_void,
-                    data_pages * page,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                ) == 0
-            };
-            if !ok {
-                return None;
+        let layout = match take_idle(page, before, data_pages, after) {
+            Some(l) => l,
+            None => {
+                let end = before.checked_add(data_pages.max(ROOM_PAGES))?;
+                let len = end.checked_add(after)?.checked_mul(page)?;
+                // SAFETY: an anonymous private mapping of a fresh range, inaccessible until
+                // the data pages are opened below; the result is checked.
+                let map = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        len,
+                        libc::PROT_NONE,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                        -1,
+                        0,
+                    )
+                };
+                if map == libc::MAP_FAILED {
+                    return None;
+                }
+                let l = Layout {
+                    map: map as usize,
+                    len,
+                    end,
+                    writable: data_pages,
+                };
+                if data_pages > 0
+                    && !protect(l.map + (end - data_pages) * page, data_pages * page, true)
+                {
+                    // SAFETY: the mapping just made, owned by nobody else.
+                    unsafe { libc::munmap(map, len) };
+                    return None;
+                }
+                l
             }
-        }
-        // SAFETY: `start..start + len` lies in the writable data pages of the mapping (an
+        };
+        note(layout);
+        let first = layout.map + (layout.end - data_pages) * page;
+        let start = layout.map + layout.end * page - bytes.len();
+        // SAFETY: `first..start + len` are the writable data pages of the mapping, ending
+        // where its guard begins: the bytes before the input are zeroed (a kept mapping's
+        // held an earlier input), as in a fresh mapping, and the input copied after them (an
         // empty input points at the first guard page after them and is never read).
-        g.data = unsafe {
-            let p = map.add(start);
+        let data = unsafe {
+            std::ptr::write_bytes(first as *mut u8, 0, start - first);
             if !bytes.is_empty() {
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), start as *mut u8, bytes.len());
             }
-            p as *const u8
+            start as *const u8
         };
-        Some(g)
+        Some(Guarded {
+            layout,
+            data,
+            len: bytes.len(),
+        })
     }
 
     pub fn as_slice(&self) -> &[u8] {
@@ -245,24 +284,15 @@ impl Guarded {
 
 impl Drop for Guarded {
     fn drop(&mut self) {
-        if self.map_len == 0 {
+        if self.layout.len == 0 {
             if let Some(heap) = crate::asan_input::heap() {
                 // SAFETY: the block ASan's malloc gave in `with_guards`, freed once.
-                unsafe { (heap.free)(self.map as *mut c_void) };
+                unsafe { (heap.free)(self.layout.map as *mut c_void) };
             }
             return;
         }
-        forget(self.map as usize);
-        // SAFETY: single-threaded use (the worker's). The mapping made in `new` is kept for
-        // the next copy when none is kept, else unmapped (once, either way).
-        unsafe {
-            let idle = std::ptr::addr_of_mut!(IDLE);
-            if (*idle).0 == 0 {
-                *idle = (self.map as usize, self.map_len, self.before);
-            } else {
-                libc::munmap(self.map as *mut c_void, self.map_len);
-            }
-        }
+        forget(self.layout.map);
+        keep_or_unmap(self.layout);
     }
 }
 
@@ -270,48 +300,90 @@ impl Drop for Guarded {
 mod tests {
     use super::*;
 
-    /// The bytes of the data pages of `g`'s mapping, `before` pages in (readable).
-    fn data_pages(g: &Guarded, before: usize) -> Vec<u8> {
+    fn page() -> usize {
         // SAFETY: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        unsafe { libc::sysconf(libc::_SC_PAGESIZE) as usize }
+    }
+
+    /// The readable and writable ranges of `g`'s mapping, as the kernel lists them.
+    fn writable(g: &Guarded) -> Vec<(usize, usize)> {
+        let (map, len) = (g.layout.map, g.layout.len);
+        std::fs::read_to_string("/proc/self/maps")
+            .unwrap()
+            .lines()
+            .filter_map(|l| {
+                let (range, rest) = l.split_once(' ')?;
+                let (a, b) = range.split_once('-')?;
+                let (a, b) = (
+                    usize::from_str_radix(a, 16).ok()?,
+                    usize::from_str_radix(b, 16).ok()?,
+                );
+                (a >= map && b <= map + len && rest.starts_with("rw")).then_some((a, b))
+            })
+            .collect()
+    }
+
+    /// The bytes of `g`'s data pages, which must be exactly its mapping's writable range.
+    fn data_pages(g: &Guarded) -> Vec<u8> {
         let end = g.data as usize + g.len;
-        let start = g.map as usize + before * page;
+        let start = end - g.len.div_ceil(page()).max(1) * page();
+        assert_eq!(
+            writable(g),
+            [(start, end)],
+            "the data pages alone are writable, up to the guard"
+        );
         // SAFETY: `start..end` are the data pages of the live mapping of `g`.
         unsafe { std::slice::from_raw_parts(start as *const u8, end - start) }.to_vec()
     }
 
+    // One test: the kept mapping is the module's state, shared by the test threads.
     #[test]
     fn a_kept_mapping_is_given_as_a_fresh_one_would_be() {
         let long = vec![0xaa; 3000];
         let first = Guarded::with_guards(&long, 1, 1).unwrap();
-        let at = first.map;
-        assert!(in_guard(at as usize));
+        let at = first.layout.map;
+        assert!(in_guard(at));
+        assert_eq!(data_pages(&first)[page() - 3000..], long[..]);
         drop(first);
         // Kept, not live: a fault there is no guard page's.
-        assert!(!in_guard(at as usize));
-        // The same shape: the same mapping, the longer input's bytes before the short one
-        // zeroed as a fresh mapping's are.
+        assert!(!in_guard(at));
+        // A shorter input: the same mapping, the longer input's bytes before it zeroed as a
+        // fresh mapping's are.
         let short = Guarded::with_guards(&[1, 2, 3], 1, 1).unwrap();
-        assert_eq!(short.map, at);
+        assert_eq!(short.layout.map, at);
         assert_eq!(short.as_slice(), [1, 2, 3]);
-        let pages = data_pages(&short, 1);
+        let pages = data_pages(&short);
         assert_eq!(&pages[pages.len() - 3..], [1, 2, 3]);
         assert!(pages[..pages.len() - 3].iter().all(|&b| b == 0));
-        // Another shape alongside: a mapping of its own, then the kept one goes for a third.
-        let wide = Guarded::with_guards(&[7; 5000], 2, 2).unwrap();
-        assert_ne!(wide.map, at);
-        assert_eq!(wide.as_slice(), [7; 5000]);
         drop(short);
-        drop(wide);
-        let other = Guarded::with_guards(&[9; 5000], 2, 2).unwrap();
-        assert!(data_pages(&other, 2)
+        // A longer input, of more pages: the same mapping, its writable pages grown to end
+        // where the guard begins; then fewer again.
+        let wide = Guarded::with_guards(&[7; 3 * 4096 + 5], 1, 1).unwrap();
+        assert_eq!(wide.layout.map, at);
+        let pages = data_pages(&wide);
+        assert!(pages[..pages.len() - (3 * 4096 + 5)]
             .iter()
-            .take(8192 - 5000)
             .all(|&b| b == 0));
+        drop(wide);
+        let again = Guarded::with_guards(&[8; 10], 1, 1).unwrap();
+        assert_eq!(again.layout.map, at);
+        assert_eq!(data_pages(&again)[page() - 10..], [8; 10]);
+        // Another alongside: a mapping of its own. Dropped second, it is unmapped.
+        let other = Guarded::with_guards(&[9; 5000], 2, 2).unwrap();
+        assert_ne!(other.layout.map, at);
         assert_eq!(other.as_slice(), [9; 5000]);
+        drop(again);
         drop(other);
+        // No room for the guard asked: the kept mapping goes, a fresh one comes.
+        let guarded = Guarded::with_guards(&[5; 100], 1, 3).unwrap();
+        assert_ne!(guarded.layout.map, at);
+        assert!(data_pages(&guarded)[..page() - 100].iter().all(|&b| b == 0));
+        // A copy a recovery abandons (never dropped) is kept as a dropped one is.
+        let abandoned = guarded.layout;
+        std::mem::forget(guarded);
         release_all();
+        assert!(!in_guard(abandoned.map));
         // SAFETY: single-threaded test of the module's state.
-        assert_eq!(unsafe { *std::ptr::addr_of!(IDLE) }, (0, 0, 0));
+        assert_eq!(unsafe { *std::ptr::addr_of!(IDLE) }, abandoned);
     }
 }
