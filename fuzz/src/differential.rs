@@ -111,6 +111,19 @@ pub fn init() {
             std::env::set_var(CACHE_VAR, c);
         }
     }
+    if crate::settings::pin() && !supervises_jobs(std::env::args()) {
+        // Before the workers start: they run where this process does.
+        let slots = crate::settings::findings_dir().join("cpu-slots");
+        match sframe_run::cpu_slot::take(&slots) {
+            Ok(Some(cpu)) => {
+                eprintln!("sframe-fuzz: SFRAME_FUZZ_PIN=1: on CPU {cpu}, with its workers")
+            }
+            Ok(None) => eprintln!(
+                "sframe-fuzz: SFRAME_FUZZ_PIN=1: every CPU has a job; this one is not pinned"
+            ),
+            Err(e) => eprintln!("sframe-fuzz: SFRAME_FUZZ_PIN=1: not pinned: {e}"),
+        }
+    }
     match build(&crate::settings::excluded()) {
         Ok(d) => {
             for line in d.selection.render().lines() {
@@ -129,6 +142,17 @@ pub fn init() {
         }
         Err(e) => refuse(&e),
     }
+}
+
+/// Whether libFuzzer's command line `args` makes this process the supervisor of fuzzing
+/// jobs (`-fork=N`, `-jobs=N`), which runs no input: its jobs, which it starts without those
+/// flags, take the CPUs, and must not inherit one from it.
+fn supervises_jobs(args: impl Iterator<Item = String>) -> bool {
+    args.filter_map(|a| {
+        let (flag, n) = a.split_once('=')?;
+        matches!(flag, "-fork" | "-jobs").then(|| n.parse::<u32>().is_ok_and(|n| n > 0))
+    })
+    .any(|yes| yes)
 }
 
 /// Refuse to fuzz: say why on stderr and exit 1, before the first input. Every line starts
@@ -296,6 +320,31 @@ pub fn require_all() {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_supervisor_of_jobs_is_told_by_its_flags() {
+        let args = |a: &[&str]| {
+            a.iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .into_iter()
+        };
+        // ci/fuzz-long's supervisor; libFuzzer's -jobs.
+        assert!(super::supervises_jobs(args(&[
+            "decode_diff",
+            "corpus",
+            "-fork=2",
+            "-timeout=60"
+        ])));
+        assert!(super::supervises_jobs(args(&["decode_diff", "-jobs=4"])));
+        // A job fork mode starts (its flags without -fork), a plain run, -fork=0.
+        assert!(!super::supervises_jobs(args(&[
+            "decode_diff",
+            "-max_total_time=20",
+            "/tmp/c"
+        ])));
+        assert!(!super::supervises_jobs(args(&["decode_diff", "-fork=0"])));
+    }
+
     #[test]
     fn every_line_of_a_refusal_carries_the_mark_fork_mode_copies() {
         let t = super::refusal("sframe-fuzz: 1 implementation(s) cannot be tested here\n  glibc-2.43: run ci/glibc-reader\n");

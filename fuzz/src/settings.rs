@@ -9,6 +9,9 @@
 //!   the input and the run ends) instead of being logged;
 //! - `SFRAME_FUZZ_FINDINGS`: the directory new discrepancies are logged in (see
 //!   [`crate::findings_log`]);
+//! - `SFRAME_FUZZ_PIN=1`: each fuzzing process takes a CPU of its own, with its workers (see
+//!   `sframe_run::cpu_slot`), while CPUs are free: for as many jobs as CPUs (`ci/fuzz-long
+//!   --jobs 2` on 2 cores);
 //! - `SFRAME_CONFORM_CACHE`: where the provisioned libraries are (an OSS-Fuzz build carries
 //!   them in `$OUT/sframe-cache`; see `differential::init`).
 
@@ -39,6 +42,11 @@ pub fn from_text(text: &str, name: &str) -> Option<String> {
 /// `SFRAME_FUZZ_STRICT=1`.
 pub fn strict() -> bool {
     get("SFRAME_FUZZ_STRICT").is_some_and(|v| v == "1")
+}
+
+/// `SFRAME_FUZZ_PIN=1`.
+pub fn pin() -> bool {
+    get("SFRAME_FUZZ_PIN").is_some_and(|v| v == "1")
 }
 
 /// `SFRAME_FUZZ_EXCLUDE`, split at commas.

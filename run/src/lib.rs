@@ -13,6 +13,7 @@
 //! detail for people) when it does not.
 
 mod at_exit;
+pub mod cpu_slot;
 mod line_process;
 mod live;
 mod once;
