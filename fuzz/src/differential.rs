@@ -113,7 +113,10 @@ pub fn init() {
     }
     if crate::settings::pin() && !supervises_jobs(std::env::args()) {
         // Before the workers start: they run where this process does.
-        let slots = crate::settings::findings_dir().join("cpu-slots");
+        // One directory of slots per user for the machine: every fuzzing process pinned
+        // here takes a CPU no other one has.
+        let user = std::env::var("USER").unwrap_or_else(|_| "user".into());
+        let slots = std::env::temp_dir().join(format!("sframe-fuzz-cpu-slots-{user}"));
         match sframe_run::cpu_slot::take(&slots) {
             Ok(Some(cpu)) => {
                 eprintln!("sframe-fuzz: SFRAME_FUZZ_PIN=1: on CPU {cpu}, with its workers")

@@ -9,9 +9,10 @@
 //!   the input and the run ends) instead of being logged;
 //! - `SFRAME_FUZZ_FINDINGS`: the directory new discrepancies are logged in (see
 //!   [`crate::findings_log`]);
-//! - `SFRAME_FUZZ_PIN=1`: each fuzzing process takes a CPU of its own, with its workers (see
-//!   `sframe_run::cpu_slot`), while CPUs are free: for as many jobs as CPUs (`ci/fuzz-long
-//!   --jobs 2` on 2 cores);
+//! - `SFRAME_FUZZ_PIN=1`: each fuzzing process takes a CPU no other one pinned on the machine
+//!   has (slots in `$TMPDIR/sframe-fuzz-cpu-slots-$USER`, see `sframe_run::cpu_slot`), with
+//!   its workers, while CPUs are free: for as many jobs as CPUs (`ci/fuzz-long --jobs 2` on
+//!   2 cores);
 //! - `SFRAME_CONFORM_CACHE`: where the provisioned libraries are (an OSS-Fuzz build carries
 //!   them in `$OUT/sframe-cache`; see `differential::init`).
 
