@@ -123,6 +123,24 @@ fn take_idle(page: usize, before: usize, data: usize, after: usize) -> Option<La
     }
 }
 
+/// A fresh anonymous private mapping of `len` bytes, inaccessible: address space only,
+/// never backed by memory until a page is opened (`PROT_NONE`, `MAP_NORESERVE`). Allocates
+/// nothing (the guarded heap's `malloc` calls it).
+pub(crate) fn reserve(len: usize) -> Option<usize> {
+    // SAFETY: an anonymous mapping of a range the kernel chooses; the result is checked.
+    let map = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    (map != libc::MAP_FAILED).then_some(map as usize)
+}
+
 /// `mprotect` of `len` bytes at `addr`: readable and writable, or inaccessible.
 fn protect(addr: usize, len: usize, open: bool) -> bool {
     let prot = if open {
@@ -223,21 +241,8 @@ impl Guarded {
             None => {
                 let end = before.checked_add(data_pages.max(ROOM_PAGES))?;
                 let len = end.checked_add(after)?.checked_mul(page)?;
-                // SAFETY: an anonymous private mapping of a fresh range, inaccessible until
-                // the data pages are opened below; the result is checked.
-                let map = unsafe {
-                    libc::mmap(
-                        std::ptr::null_mut(),
-                        len,
-                        libc::PROT_NONE,
-                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                        -1,
-                        0,
-                    )
-                };
-                if map == libc::MAP_FAILED {
-                    return None;
-                }
+                // Inaccessible until the data pages are opened below.
+                let map = reserve(len)? as *mut c_void;
                 let l = Layout {
                     map: map as usize,
                     len,

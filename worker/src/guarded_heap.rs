@@ -187,17 +187,10 @@ unsafe fn guarded(n: usize) -> *mut c_void {
         return block as *mut c_void;
     }
     // Address space only: the guard is never backed by memory.
-    let map = libc::mmap(
-        std::ptr::null_mut(),
-        len,
-        libc::PROT_NONE,
-        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-        -1,
-        0,
-    );
-    if map == libc::MAP_FAILED {
+    let Some(map) = crate::guard::reserve(len) else {
         return std::ptr::null_mut();
-    }
+    };
+    let map = map as *mut c_void;
     if libc::mprotect(map, data_len, libc::PROT_READ | libc::PROT_WRITE) != 0 {
         libc::munmap(map, len);
         return std::ptr::null_mut();
