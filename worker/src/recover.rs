@@ -16,10 +16,11 @@
 //!
 //! Why the child that goes on is uncorrupted: what the library did in that call before the
 //! failing access or check is what it does in a call that returns, after which the child
-//! already goes on serving (it retires only when a guarded block stays alive). The abandoned
-//! call's leftovers are then undone: its guarded blocks are released (the table is empty
-//! again, as a fresh child's is; their pages are zeroed when reused), its guarded input copies
-//! unmapped, guarding switched off, and the crash reporter's handler (reset on delivery)
+//! already goes on serving (releasing what it leaked, `guarded_heap::release_leaked`). The
+//! abandoned call's leftovers are then undone: its guarded blocks are released (the table is
+//! empty again, as a fresh child's is; their pages are zeroed when reused), its guarded input
+//! copies given up as dropped ones are (`guard::release_all`: the next copy finds a kept
+//! mapping as a fresh one would be), guarding switched off, and the crash reporter's handler (reset on delivery)
 //! installed again. The library keeps no state between calls but those blocks. What stays is
 //! leaked memory of glibc's heap (the request's own buffers, never read again), bounded by
 //! retiring the child after [`RECOVERIES`] recoveries. Every other crash (an `abort` of
