@@ -196,7 +196,7 @@ pub(crate) fn set_nonblocking(fd: i32) {
 }
 
 /// The server child's loop: answer request lines from `input` on `out` until the input
-/// ends or a request leaves a guarded block alive.
+/// ends or it retires (after `recover::RECOVERIES` recoveries).
 fn server_loop(imp: &dyn Implementation, input: std::fs::File, out: i32) {
     let say = |resp: &str, retire: bool| {
         let mut framed = String::with_capacity(resp.len() + 2);
@@ -211,19 +211,17 @@ fn server_loop(imp: &dyn Implementation, input: std::fs::File, out: i32) {
         let resp = crate::recover::protected(|| match serde_json::from_str::<Request>(&line) {
             // Both halves, the section read once; each half answered as its own request.
             Ok(Request::DecodeFind { data, pcs, compact }) => {
-                let go_on = |d: &str| {
+                let decode_done = |d: &str| {
                     crate::guarded_heap::release_leaked();
                     say(d, false);
-                    true
                 };
-                answer_decode_find(imp, &data, &pcs, compact, go_on).1
+                answer_decode_find(imp, &data, &pcs, compact, decode_done).1
             }
-            Ok(req) => Some(answer_request(imp, req)),
-            Err(_) => Some(answer(imp, &line)),
+            Ok(req) => answer_request(imp, req),
+            Err(_) => answer(imp, &line),
         });
         let resp = match resp {
-            Ok(Some(resp)) => resp,
-            Ok(None) => return,
+            Ok(resp) => resp,
             Err(signal) => {
                 // A clean crash, its words on stderr: said, and the next request awaited.
                 recovered += 1;
@@ -505,13 +503,6 @@ impl Serving<'_> {
         Ok(join_decode_find(decode, &f))
     }
 
-    /// The answer to the `decode_find` request `line` after a first try answered its
-    /// `decode` half with `decode` and retired: its `find_fre` half asked on its own.
-    pub(crate) fn find_half(&mut self, line: &str, decode: &str) -> std::io::Result<String> {
-        let f = self.one(&halves(line)?.1)?;
-        Ok(join_decode_find(decode, &f))
-    }
-
     fn respond(&mut self, line: &str) -> std::io::Result<String> {
         if !is_decode_find(line) {
             return self.one(line);
@@ -534,7 +525,10 @@ impl Serving<'_> {
                 Ok(f) => Ok(join_decode_find(&d, &f)),
                 Err(death) => self.after_find_half_death(line, &d, death),
             },
-            None => self.find_half(line, &d),
+            // A server says a `decode` half with `A` always (`server_loop`).
+            None => Err(std::io::Error::other(
+                "a server child retired between the halves of a decode_find request",
+            )),
         }
     }
 }

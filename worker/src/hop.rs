@@ -7,9 +7,9 @@
 //! The child hands a request over to the worker whenever it is not a plain answer: when the
 //! library crashed on it, cleanly (recovered from, `recover`: the child tells the worker on
 //! a control pipe and waits) or not (the child dies), and when it retires (after
-//! `recover::RECOVERIES` recoveries). The worker reads where the child was from its [`Record`] and answers
-//! as `forking` answers its server child's death or retirement: the child's crash is the
-//! first try, and the second opinion, the look-ups PC by PC, the `find_fre` half asked alone
+//! `recover::RECOVERIES` recoveries). The worker reads where the child was from its
+//! [`Record`] and answers as `forking` answers its server child's death or retirement:
+//! the child's crash is the first try, and the second opinion, the look-ups PC by PC, the `find_fre` half asked alone
 //! are `forking`'s. So every answer is the one `forking`'s server behind the worker gives.
 //! After a clean crash the child, as clean as a fresh one (`recover`), goes on when the
 //! worker has written its answer; after a death or a retirement the worker forks the next
@@ -39,9 +39,6 @@ enum Phase {
     FindHalf = 2,
     /// Retiring after it answered the request the record holds.
     Retired = 3,
-    /// Retiring after the `decode` half of the `decode_find` request the record holds, its
-    /// answer in the record: the `find_fre` half is the worker's.
-    RetiredMidway = 4,
     /// Its input ended.
     End = 5,
     /// Its input is not text (what `BufRead::lines` refuses).
@@ -55,7 +52,6 @@ impl Phase {
             Phase::Whole,
             Phase::FindHalf,
             Phase::Retired,
-            Phase::RetiredMidway,
             Phase::End,
             Phase::NotText,
         ]
@@ -170,7 +166,7 @@ impl Record {
         if self.file.read_exact_at(&mut input, HEADER as u64).is_err() || line_len > input_len {
             return None;
         }
-        if matches!(phase, Phase::FindHalf | Phase::RetiredMidway) {
+        if phase == Phase::FindHalf {
             let mut decode = vec![0u8; decode_len];
             self.file
                 .read_exact_at(&mut decode, (HEADER + input_len) as u64)
@@ -297,27 +293,23 @@ fn child_loop(
         input.start = (input.start + len + 1).min(input.buf.len());
         let resp = crate::recover::protected(|| match serde_json::from_str::<Request>(&line) {
             Ok(Request::DecodeFind { data, pcs, compact }) => {
-                let go_on = |d: &str| {
+                let decode_done = |d: &str| {
                     crate::guarded_heap::release_leaked();
                     record.decode_half(d, Phase::FindHalf, len, kept_len);
-                    true
                 };
-                match answer_decode_find(imp, &data, &pcs, compact, go_on) {
-                    (d, Some(f)) => Some(join_decode_find(&d, &f)),
-                    (_, None) => None,
-                }
+                let (d, f) = answer_decode_find(imp, &data, &pcs, compact, decode_done);
+                join_decode_find(&d, &f)
             }
-            Ok(req) => Some(answer_request(imp, req)),
-            Err(_) => Some(answer(imp, &line)),
+            Ok(req) => answer_request(imp, req),
+            Err(_) => answer(imp, &line),
         });
         match resp {
-            Ok(Some(resp)) => {
+            Ok(resp) => {
                 let mut out = resp.into_bytes();
                 out.push(b'\n');
                 forking::write_all_fd(1, &out);
                 crate::guarded_heap::release_leaked();
             }
-            Ok(None) => end(Phase::RetiredMidway),
             Err(signal) => {
                 // A clean crash, its words on stderr: the worker answers the request, and
                 // this child, as clean as a fresh one, goes on when told.
@@ -456,7 +448,6 @@ pub fn serve(serving: &mut Serving<'_>) -> std::io::Result<()> {
                 ))
             }
             (Phase::Retired, true) => None,
-            (Phase::RetiredMidway, true) => Some(serving.find_half(&at.line, &at.decode)?),
             (Phase::Whole | Phase::FindHalf, false) => {
                 let death = Death {
                     signal: forking::ended(status),

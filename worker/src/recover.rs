@@ -20,8 +20,8 @@
 //! abandoned call's leftovers are then undone: its guarded blocks are released (the table is
 //! empty again, as a fresh child's is; their pages are zeroed when reused), its guarded input
 //! copies given up as dropped ones are (`guard::release_all`: the next copy finds a kept
-//! mapping as a fresh one would be), guarding switched off, and the crash reporter's handler (reset on delivery)
-//! installed again. The library keeps no state between calls but those blocks. What stays is
+//! mapping as a fresh one would be), guarding switched off, and the crash reporter's handler
+//! (reset on delivery) installed again. The library keeps no state between calls but those blocks. What stays is
 //! leaked memory of glibc's heap (the request's own buffers, never read again), bounded by
 //! retiring the child after [`RECOVERIES`] recoveries. Every other crash (an `abort` of
 //! glibc's own, a fault anywhere else, a stack protector's report, any other

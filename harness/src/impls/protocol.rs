@@ -264,18 +264,19 @@ fn bad_hex() -> Outcome<()> {
 /// The answers to the `decode` and `find_fre` halves of a `decode_find` request on `data`
 /// (hex) at `pcs`, each what [`answer`] gives that request ([`split_decode_find`]), the hex
 /// decoded once, each in the compact form when `compact` (see [`join_decode_find`]).
-/// `go_on`, asked between the halves, may end the request after the first (`None` for the
-/// second then).
+/// `decode_done` is given the `decode` half before the `find_fre` half is asked (a server
+/// says or records it first, so that a crash on the second half finds it said).
 pub fn answer_decode_find(
     imp: &dyn Implementation,
     data: &str,
     pcs: &[i64],
     compact: bool,
-    go_on: impl FnOnce(&str) -> bool,
-) -> (String, Option<String>) {
+    decode_done: impl FnOnce(&str),
+) -> (String, String) {
     let Some(d) = hex::decode(data) else {
         let a = json(&bad_hex());
-        return (a.clone(), go_on(&a).then_some(a));
+        decode_done(&a);
+        return (a.clone(), a);
     };
     let decode = imp.decode(&d);
     let decode = if compact {
@@ -283,16 +284,14 @@ pub fn answer_decode_find(
     } else {
         json(&decode)
     };
-    if !go_on(&decode) {
-        return (decode, None);
-    }
+    decode_done(&decode);
     let finds = Outcome::ok(imp.find_fres(&d, pcs));
     let find = if compact {
         compact::finds_half(&finds)
     } else {
         json(&finds)
     };
-    (decode, Some(find))
+    (decode, find)
 }
 
 /// Whether `line` is a `decode_find` request (its other fields unread).
